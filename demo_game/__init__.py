@@ -1,0 +1,1 @@
+"""The dig-a-channel demo game (pyglet)."""

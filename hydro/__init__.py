@@ -1,0 +1,13 @@
+"""hydro: GPU water and smoke for Python games, on moderngl compute shaders.
+
+    import hydro
+    ctx = hydro.create_context()                 # or a game window's moderngl context
+    grid = hydro.WaterGrid(ctx, terrain)         # terrain: (ny, nx) heights
+    grid.step(1 / 60)
+"""
+from ._gl import HydroGLError, ShaderError, create_context
+from .params import WaterParams
+from .water import WaterGrid
+
+__all__ = ["create_context", "WaterGrid", "WaterParams", "HydroGLError", "ShaderError"]
+__version__ = "0.1.0"

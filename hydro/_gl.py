@@ -1,0 +1,199 @@
+"""OpenGL plumbing shared by every grid: contexts, shader loading, dispatch, ping-pong images.
+
+- `create_context()` makes a standalone GL >= 4.3 context (EGL on Linux, so it works with no display);
+  `require_compute()` checks a caller's context once and names what it found when it falls short.
+- Shaders are files under the `hydro.shaders` package (the repository's `shaders/`), one pass each.
+  `#include "common/x.glsl"` pulls in shared snippets (never copies); defines are inserted after
+  `#version` and are strict: a define the shader never mentions is an error, not a silent no-op.
+  One program is compiled per (context, file, defines) and cached for the context's lifetime.
+- Binding points live once, in `shaders/common/bindings.glsl`; Python reads them from there.
+- `dispatch()` rounds the group count up (edge cells are never dropped) and puts a memory barrier
+  after every pass, so the next pass, and whoever samples the textures next, sees the result.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import weakref
+from importlib import resources
+
+import moderngl
+
+__all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
+           "BINDINGS", "PingPong"]
+
+REQUIRED_VERSION = 430          # compute shaders and image load/store
+
+
+class HydroGLError(RuntimeError):
+    """The OpenGL context cannot run hydro (too old, or no compute shaders)."""
+
+
+class ShaderError(RuntimeError):
+    """A hydro shader failed to compile or link; the message has the file, defines and a numbered listing."""
+
+
+def create_context(*, require: int = REQUIRED_VERSION, backend: str | None = None) -> moderngl.Context:
+    """A standalone (windowless) OpenGL context able to run hydro's compute shaders.
+
+    On Linux EGL is tried first, so this works on servers and CI machines with no display
+    (Mesa's llvmpipe gives GL 4.5 on the CPU; NVIDIA's driver gives the GPU). `backend` forces one.
+    Raises `HydroGLError` naming the version and renderer found when GL < 4.3.
+    """
+    if not isinstance(require, int) or require < REQUIRED_VERSION:
+        raise ValueError(f"require: expected an int >= {REQUIRED_VERSION} (GL 4.3), got {require!r}")
+    attempts = [backend] if backend else (["egl", None] if sys.platform.startswith("linux") else [None])
+    errors = []
+    for attempt in attempts:
+        kwargs = {"backend": attempt} if attempt else {}
+        try:
+            ctx = moderngl.create_standalone_context(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
+            errors.append(f"{attempt or 'default'}: {exc}")
+            continue
+        try:
+            require_compute(ctx, require)
+        except HydroGLError:
+            ctx.release()
+            raise
+        return ctx
+    raise HydroGLError("could not create an OpenGL context: " + "; ".join(errors))
+
+
+_checked: "weakref.WeakSet[moderngl.Context]" = weakref.WeakSet()
+
+
+def require_compute(ctx, require: int = REQUIRED_VERSION) -> None:
+    """Raise once, clearly, if `ctx` cannot run GL 4.3 compute shaders."""
+    if not isinstance(ctx, moderngl.Context):
+        raise TypeError(f"ctx: expected a moderngl.Context, got {type(ctx).__name__}")
+    if ctx in _checked:
+        return
+    version = ctx.version_code
+    if version < require:
+        info = ctx.info
+        raise HydroGLError(
+            f"ctx: hydro needs OpenGL {require // 100}.{require % 100 // 10} with compute shaders; this context is "
+            f"OpenGL {version // 100}.{version % 100 // 10} on '{info.get('GL_RENDERER', '?')}' "
+            f"({info.get('GL_VENDOR', '?')}). Ask for a core 4.3 context (pyglet: "
+            f"gl.Config(major_version=4, minor_version=3, forward_compatible=True)), or use hydro.create_context(). "
+            f"macOS stops at OpenGL 4.1 and cannot run hydro.")
+    _checked.add(ctx)
+
+
+# ---------------------------------------------------------------------------------------------- shaders
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.M)
+_IDENT = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+
+
+def _shader_root():
+    return resources.files("hydro.shaders")
+
+
+def _read(name: str) -> str:
+    path = _shader_root().joinpath(name)
+    if not path.is_file():
+        raise FileNotFoundError(f"shader '{name}' not found in the hydro.shaders package")
+    return path.read_text(encoding="utf-8")
+
+
+def _expand(name: str, seen: tuple[str, ...] = ()) -> str:
+    if name in seen:
+        raise ShaderError(f"{name}: include cycle {' -> '.join(seen + (name,))}")
+
+    def include(match):
+        return _expand(match.group(1), seen + (name,)) + "\n"
+
+    return _INCLUDE.sub(include, _read(name))
+
+
+def source(name: str, defines: dict | None = None) -> str:
+    """The full GLSL text of shader file `name` with includes expanded and `defines` inserted."""
+    text = _expand(name)
+    defines = dict(defines or {})
+    for key in defines:
+        if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", str(key)):
+            raise ValueError(f"defines: {key!r} is not an upper-case GLSL macro name")
+        if not re.search(_IDENT.format(key), text):
+            raise ValueError(f"defines: shader '{name}' does not use {key!r}")
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("#version"):
+        raise ShaderError(f"{name}: the first line must be #version")
+    block = [f"#define {k} {_glsl_value(v)}" for k, v in sorted(defines.items())]
+    return "\n".join([lines[0], *block, *lines[1:]]) + "\n"
+
+
+def _glsl_value(value) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    raise TypeError(f"defines: values must be bool, int or float, got {value!r}")
+
+
+_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
+
+
+def program(ctx: moderngl.Context, name: str, defines: dict | None = None) -> moderngl.ComputeShader:
+    """The compute program for shader file `name` (e.g. "water/accelerate.comp"), compiled once per context."""
+    cache = _programs.setdefault(ctx, {})
+    key = (name, tuple(sorted((defines or {}).items())))
+    prog = cache.get(key)
+    if prog is None:
+        text = source(name, defines)
+        try:
+            prog = ctx.compute_shader(text)
+        except Exception as exc:  # moderngl.Error carries the driver's log
+            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1))
+            raise ShaderError(f"{name} (defines {dict(defines or {})}) failed to compile:\n{exc}\n{listing}") from None
+        prog.extra = text            # kept for set_uniforms' check and for error reports
+        cache[key] = prog
+    return prog
+
+
+def set_uniforms(prog: moderngl.ComputeShader, **values) -> None:
+    """Set uniforms by name. A name the driver optimised away is skipped; a name absent from the
+    source is a bug and raises."""
+    for name, value in values.items():
+        try:
+            prog[name].value = value
+        except KeyError:
+            if not re.search(_IDENT.format(name), prog.extra or ""):
+                raise KeyError(f"uniform {name!r} is not declared in this shader") from None
+
+
+
+def _parse_bindings() -> dict[str, int]:
+    text = _read("common/bindings.glsl")
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define\s+(B_[A-Z0-9_]+)\s+(\d+)", text)}
+
+
+BINDINGS: dict[str, int] = _parse_bindings()
+
+LOCAL_SIZE = 16     # must match `local_size_x/y` in the 2D passes (shaders/common/grid.glsl)
+
+
+def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: int = 1,
+             local: tuple[int, int] = (LOCAL_SIZE, LOCAL_SIZE)) -> None:
+    """Run `prog` over an nx-by-ny domain (groups rounded up; shaders bounds-check), then a barrier."""
+    prog.run(-(-nx // local[0]), -(-ny // local[1]), 1)
+    ctx.memory_barrier()
+
+
+class PingPong:
+    """Two same-shaped textures: passes read `read` and write `write`, then `swap()`."""
+
+    __slots__ = ("read", "write")
+
+    def __init__(self, read, write):
+        self.read, self.write = read, write
+
+    def swap(self) -> None:
+        self.read, self.write = self.write, self.read
+
+    def release(self) -> None:
+        for tex in (self.read, self.write):
+            tex.release()

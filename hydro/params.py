@@ -1,0 +1,76 @@
+"""Water model parameters: one frozen dataclass, validated on creation; derived values in Python."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import _validate as check
+
+
+@dataclass(frozen=True)
+class WaterParams:
+    cell_size: float = 1.0          # world size of a cell (hex: lattice spacing), world units; > 0
+    gravity: float = 9.81           # world units/s^2; > 0; waves travel at sqrt(gravity * depth)
+    friction: float = 0.02          # fraction of flow lost per second, in [0, 1]; 0 = none, 1 = flow stops each step
+    pipe_area: str | float = "depth"  # "depth": A = h_face * w (waves at sqrt(g h));
+    #                                   a float > 0: constant A in world units^2 (the classic game model)
+
+    def __post_init__(self):
+        check.positive("cell_size", self.cell_size)
+        check.positive("gravity", self.gravity)
+        check.real("friction", self.friction, low=0.0, high=1.0)
+        if isinstance(self.pipe_area, str):
+            check.choice("pipe_area", self.pipe_area, ("depth",))
+        else:
+            try:
+                check.positive("pipe_area", self.pipe_area)
+            except TypeError:
+                raise TypeError(f"pipe_area: expected 'depth' or a number > 0, got {self.pipe_area!r}") from None
+
+    @property
+    def depth_area(self) -> bool:
+        return self.pipe_area == "depth"
+
+    def friction_factor(self, dt: float) -> float:
+        """(1 - friction)^dt: what is left of a flow after dt seconds of drag."""
+        return (1.0 - self.friction) ** dt if self.friction < 1.0 else 0.0
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Per-lattice constants of the pipe network (square grid or triangular lattice)."""
+    cell_area: float                # S, world units^2
+    face_width: float               # w
+    pipe_length: float              # l
+    mu: float                       # largest eigenvalue of the dimensionless graph Laplacian
+    faces_per_cell: int             # 4 (square) or 6 (hex)
+
+    @staticmethod
+    def square(cell_size: float) -> "Geometry":
+        return Geometry(cell_size * cell_size, cell_size, cell_size, 8.0, 4)
+
+    @staticmethod
+    def hexagonal(spacing: float) -> "Geometry":
+        return Geometry(math.sqrt(3.0) / 2.0 * spacing * spacing, spacing / math.sqrt(3.0), spacing, 9.0, 6)
+
+
+def stable(dt: float, coupling: float, geometry: Geometry, params: WaterParams) -> bool:
+    """The symplectic-Euler pipe step is stable iff dt^2 * (K/S) * mu <= 2 (1 + r), r = (1-f)^dt,
+    where `coupling` = K/S = g A / (l S) for the widest pipe (DESIGN section 3)."""
+    r = params.friction_factor(dt)
+    return dt * dt * coupling * geometry.mu <= 2.0 * (1.0 + r)
+
+
+def max_stable_dt(coupling: float, geometry: Geometry, params: WaterParams) -> float:
+    """The largest stable substep (bisection on `stable`, which is monotone in dt)."""
+    if coupling <= 0.0:
+        return math.inf
+    lo = math.sqrt(2.0 / (coupling * geometry.mu))          # r = 0 always passes
+    hi = math.sqrt(4.0 / (coupling * geometry.mu))          # r = 1 is the best case
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if stable(mid, coupling, geometry, params):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,402 @@
+"""WaterGrid: virtual-pipes shallow water over a terrain heightmap, as GLSL compute passes.
+
+One substep is three passes, each a shader file named after the method that dispatches it
+(shaders/water/): `_accelerate` (surface-height differences accelerate the flow in every pipe,
+friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends out more than it
+holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
+conserved). Water and terrain are r32f images a game can sample; flows are storage buffers, one
+signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
+(DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
+the volume and deepest water that the next call reads to choose its substeps.
+
+The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
+"""
+from __future__ import annotations
+
+import math
+
+import moderngl
+import numpy as np
+
+from . import _gl
+from . import _validate as check
+from . import boundary as bnd
+from .params import Geometry, WaterParams, max_stable_dt, stable
+from .reference import water as ref
+
+STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4")])
+AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
+DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
+MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
+MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
+
+
+class _PipeGrid:
+    """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
+
+    _hexagonal = False
+    _kind = "WaterGrid"
+
+    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
+                 water=None):
+        self._released = True                     # until every resource exists
+        self.params = WaterParams(cell_size, gravity, friction, pipe_area)
+        terrain = check.field("terrain", terrain)
+        if terrain.ndim != 2 or min(terrain.shape) < 2:
+            raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 2, got shape {terrain.shape}")
+        self.ny, self.nx = terrain.shape
+        water = (np.zeros_like(terrain) if water is None
+                 else check.field("water", water, terrain.shape, nonnegative=True))
+        owns_ctx = ctx is None
+        ctx = _gl.create_context() if owns_ctx else ctx
+        _gl.require_compute(ctx)
+        self.ctx, self._owns_ctx = ctx, owns_ctx
+        self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
+        self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
+        self._table = bnd.new_table(self._layout)
+        self._defines = {"HEX": self._hexagonal}
+        self._programs = {name: _gl.program(ctx, f"water/{name}.comp", defs) for name, defs in (
+            ("accelerate", {**self._defines, "PIPE_AREA_DEPTH": self.params.depth_area}),
+            ("scale_outflow", self._defines), ("move", self._defines),
+            ("dig", self._defines), ("add_water", self._defines),
+            ("stats", {}), ("stats_final", {}))}
+
+        size = (self.nx, self.ny)
+        self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
+        self.water_texture = ctx.texture(size, 1, water.tobytes(), dtype="f4")
+        for tex in (self.terrain_texture, self.water_texture):
+            tex.repeat_x = tex.repeat_y = False
+        self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
+        if self._hexagonal:
+            self._flow_shapes.append((self.ny + 1, self.nx + 1))
+        self._flows = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
+        self._flows_tmp = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
+        for buf in self._flows + self._flows_tmp:
+            buf.clear()
+        self._boundary = ctx.buffer(self._table.tobytes())
+        self._ledger_faces = ctx.buffer(reserve=8 * self._layout.size)
+        self._ledger_faces.clear()
+        tiles = -(-self.nx // _gl.LOCAL_SIZE) * -(-self.ny // _gl.LOCAL_SIZE)
+        self._tiles = tiles
+        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * tiles)
+        self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
+        self._released = False
+
+        self.sim_time = 0.0
+        self.iteration = 0                          # substeps advanced so far
+        self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
+        self._ledger_edits = {"brushes": 0.0, "assigned": 0.0}
+        self._queue_stats()
+        self._initial_volume = self._read_stats()["volume"]
+
+    # ------------------------------------------------------------------------------------ state access
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.ny, self.nx)
+
+    def _alive(self):
+        if self._released:
+            raise RuntimeError(f"{self._kind}: used after release()")
+
+    @property
+    def water(self) -> np.ndarray:
+        """Water depth (ny, nx), world units; a NumPy copy."""
+        self._alive()
+        return np.frombuffer(self.water_texture.read(), np.float32).reshape(self.shape).copy()
+
+    @water.setter
+    def water(self, depth):
+        self._alive()
+        depth = check.field("water", depth, self.shape, nonnegative=True)
+        old = self._read_stats()["volume"]
+        self.water_texture.write(depth.tobytes())
+        self._ledger_edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
+        self._queue_stats()
+
+    @property
+    def terrain(self) -> np.ndarray:
+        """Terrain height (ny, nx), world units; a NumPy copy."""
+        self._alive()
+        return np.frombuffer(self.terrain_texture.read(), np.float32).reshape(self.shape).copy()
+
+    @terrain.setter
+    def terrain(self, height):
+        self._alive()
+        height = check.field("terrain", height, self.shape)
+        self.terrain_texture.write(height.tobytes())
+        self._queue_stats()
+
+    def _flow(self, k):
+        self._alive()
+        return np.frombuffer(self._flows[k].read(), np.float32).reshape(self._flow_shapes[k]).copy()
+
+    @property
+    def flow_x(self) -> np.ndarray:
+        """Signed flow (ny, nx+1), volume/s, from cell [y, x-1] to [y, x]; a NumPy copy."""
+        return self._flow(0)
+
+    @property
+    def flow_y(self) -> np.ndarray:
+        """Signed flow (ny+1, nx), volume/s, from cell [y-1, x] to [y, x]; a NumPy copy."""
+        return self._flow(1)
+
+    @property
+    def surface(self) -> np.ndarray:
+        """Water surface height terrain + water (ny, nx)."""
+        return self.terrain.astype(np.float64) + self.water
+
+    def volume(self) -> float:
+        """Total water volume (depth * cell area), world units^3, reduced on the GPU in fp64."""
+        self._alive()
+        self._queue_stats()
+        return self._read_stats()["volume"]
+
+    def ledger(self) -> dict:
+        """Where the water came from: the start volume, what crossed each kind of boundary (+ in,
+        - out), what brushes and assignments added; `expected` is their sum, which volume() matches
+        to float precision."""
+        self._alive()
+        totals = dict(self._ledger_totals)
+        faces = np.frombuffer(self._ledger_faces.read(), np.float64)
+        names = {v: k for k, v in bnd.KINDS.items()}
+        for code in np.unique(self._table["kind"]):
+            if names[int(code)] != "wall":
+                totals[names[int(code)]] += float(faces[self._table["kind"] == code].sum())
+        out = {"initial": self._initial_volume, **totals, **self._ledger_edits}
+        out["expected"] = math.fsum(out.values())
+        return out
+
+    # ------------------------------------------------------------------------------------- boundaries
+
+    def set_boundary(self, side, kind, value=0.0, span=None) -> None:
+        """Set what happens at one side of the grid, or at `span=(first, stop)` cells along it.
+
+        side: "left" | "right" | "bottom" | "top".
+        kind: "wall" (no flow; value unused), "inflow" / "outflow" (value = total discharge through
+        the span in volume/s, spread evenly over its faces; inflow is exact, outflow is limited by the
+        water present), "level" (value = height of an outside water surface, e.g. a sea).
+        """
+        self._alive()
+        table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
+        self._fold_ledger()
+        self._table = table
+        self._boundary.write(table.tobytes())
+
+    @property
+    def boundaries(self) -> dict:
+        """Per side, runs of (kind, first cell, stop cell, value)."""
+        return bnd.describe(self._table, self._layout)
+
+    def _fold_ledger(self):
+        """Move the per-face ledger into per-kind totals before the kinds change."""
+        faces = np.frombuffer(self._ledger_faces.read(), np.float64)
+        names = {v: k for k, v in bnd.KINDS.items()}
+        for code in np.unique(self._table["kind"]):
+            if names[int(code)] != "wall":
+                self._ledger_totals[names[int(code)]] += float(faces[self._table["kind"] == code].sum())
+        self._ledger_faces.clear()
+
+    # ---------------------------------------------------------------------------------------- brushes
+
+    def _brush(self, x, y, radius):
+        x, y = check.real("x", x), check.real("y", y)
+        radius = check.positive("radius", radius)
+        # Box of cells the brush can touch, clipped to the grid (hex: the circle in axial coordinates).
+        ry = radius / (math.sqrt(3.0) / 2.0) if self._hexagonal else radius
+        rx = radius + 0.5 * ry if self._hexagonal else radius
+        x0, x1 = max(math.floor(x - rx), 0), min(math.ceil(x + rx), self.nx - 1)
+        y0, y1 = max(math.floor(y - ry), 0), min(math.ceil(y + ry), self.ny - 1)
+        weights = np.zeros((0, 0))
+        if x0 <= x1 and y0 <= y1:
+            weights = ref.brush_weights((y1 - y0 + 1, x1 - x0 + 1), x - x0, y - y0, radius, self._hexagonal)
+        total = float(weights.sum())
+        if total <= 0.0:
+            raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) touches no cell of the "
+                             f"{self.nx} x {self.ny} grid")
+        return (x0, y0, x1 - x0 + 1, y1 - y0 + 1), total
+
+    def _run_brush(self, name, box, x, y, radius, **uniforms):
+        x0, y0, w, h = box
+        prog = self._programs[name]
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_center=(x, y),
+                         u_radius=radius, **uniforms)
+        tex = self.terrain_texture if name == "dig" else self.water_texture
+        tex.bind_to_image(_gl.BINDINGS["B_TERRAIN" if name == "dig" else "B_WATER"], read=True, write=True)
+        _gl.dispatch(self.ctx, prog, w, h)
+
+    def dig(self, x, y, radius, depth) -> None:
+        """Lower the terrain by `depth` (world units) at the centre of a smooth round brush of `radius`
+        cells around grid point (x, y); a negative depth raises it. Water depth is kept."""
+        self._alive()
+        box, _ = self._brush(x, y, radius)
+        depth = check.real("depth", depth)
+        self._run_brush("dig", box, float(x), float(y), float(radius), u_depth=depth)
+        self._queue_stats()
+
+    def add_water(self, x, y, radius, volume) -> None:
+        """Add exactly `volume` (world units^3, >= 0) of water under a smooth round brush."""
+        self._alive()
+        box, total = self._brush(x, y, radius)
+        volume = check.real("volume", volume, low=0.0)
+        amount = volume / (total * self.geometry.cell_area)
+        self._run_brush("add_water", box, float(x), float(y), float(radius), u_amount=amount)
+        self._ledger_edits["brushes"] += volume
+        self._queue_stats()
+
+    # --------------------------------------------------------------------------------------- stepping
+
+    def _coupling(self, stats, dt, margin=1.0) -> float:
+        """Upper bound of K/S = g A / (l S) over every pipe during the coming `dt`, the deepest water
+        taken `margin` times deeper than measured."""
+        p, geo = self.params, self.geometry
+        if not p.depth_area:
+            return p.gravity * float(p.pipe_area) / (geo.pipe_length * geo.cell_area)
+        depth = stats["max_depth"] * margin
+        inflow = self._table["value"][self._table["kind"] == bnd.KINDS["inflow"]]
+        if inflow.size:       # water an inflow can pile into one cell during dt
+            depth += float(inflow.max()) * geo.faces_per_cell * dt / geo.cell_area
+        level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
+        if level.size:        # a level face's pipe is as deep as the outside surface over the lowest bed
+            depth = max(depth, float(level.max()) - stats["min_terrain"])
+        return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+
+    def max_stable_dt(self) -> float:
+        """The largest stable substep for the water as it is now (seconds; inf when dry)."""
+        self._alive()
+        return max_stable_dt(self._coupling(self._read_stats(), 0.0), self.geometry, self.params)
+
+    def step(self, dt, substeps=None) -> int:
+        """Advance the simulation by `dt` seconds; returns the number of substeps taken.
+
+        Without `substeps`, stable substeps are chosen from the exact bound of DESIGN section 3 for the
+        deepest water (measured on the GPU after the previous call, with a margin). With `substeps`,
+        dt/substeps must be stable or ValueError is raised before anything runs.
+        """
+        self._alive()
+        dt = check.positive("dt", dt)
+        stats = self._read_stats()
+        if substeps is not None:
+            substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
+            h = dt / substeps
+            coupling = self._coupling(stats, dt)
+            if not stable(h, coupling, self.geometry, self.params):
+                limit = max_stable_dt(coupling, self.geometry, self.params)
+                raise ValueError(f"substeps: dt/substeps = {h:.4g} s is beyond the stable limit {limit:.4g} s for "
+                                 f"the deepest water now; use substeps >= {math.ceil(dt / limit)} or omit substeps")
+            self._run_substeps(h, substeps)
+            done = substeps
+        else:
+            done, remaining = 0, dt
+            while True:
+                limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, remaining, DEPTH_MARGIN), self.geometry, self.params)
+                n = max(1, math.ceil(remaining / limit - 1e-9))
+                if done + n > MAX_SUBSTEPS:
+                    raise ValueError(f"dt: {dt} s needs more than {MAX_SUBSTEPS} substeps on this grid; "
+                                     f"call step() more often with a smaller dt")
+                h = remaining / n
+                chunk = min(n, MAX_CHUNK)
+                self._run_substeps(h, chunk)
+                done += chunk
+                if chunk == n:
+                    break
+                remaining -= h * chunk
+                self._queue_stats()
+                stats = self._read_stats()
+        self.sim_time += dt
+        self._queue_stats()
+        return done
+
+    def _bind_step(self):
+        self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
+        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
+        names = ("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z")
+        for name, buf, tmp in zip(names, self._flows, self._flows_tmp):
+            buf.bind_to_storage_buffer(_gl.BINDINGS[name])
+            tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
+        self._boundary.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY"])
+        self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
+
+    def _set_step_uniforms(self, h: float) -> None:
+        p, geo = self.params, self.geometry
+        size = (self.nx, self.ny)
+        acc, scale, move = (self._programs[k] for k in ("accelerate", "scale_outflow", "move"))
+        _gl.set_uniforms(acc, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
+                         u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
+                         u_pipe_area=0.0 if p.depth_area else float(p.pipe_area))
+        _gl.set_uniforms(scale, u_size=size, u_dt=h, u_cell_area=geo.cell_area)
+        _gl.set_uniforms(move, u_size=size, u_dt=h, u_cell_area=geo.cell_area)
+
+    def _run_substeps(self, h: float, n: int) -> None:
+        """Record n substeps of length h: uniforms and bindings once, then three dispatches each."""
+        self._set_step_uniforms(h)
+        self._bind_step()
+        for _ in range(n):
+            self._accelerate()
+            self._scale_outflow()
+            self._move()
+        self.iteration += n
+
+    def _accelerate(self):
+        _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face
+
+    def _scale_outflow(self):
+        _gl.dispatch(self.ctx, self._programs["scale_outflow"], self.nx + 1, self.ny + 1)
+
+    def _move(self):
+        _gl.dispatch(self.ctx, self._programs["move"], self.nx, self.ny)
+
+    def _queue_stats(self):
+        """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here)."""
+        self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
+        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
+        self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
+        self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
+        tiles = self._programs["stats"]
+        _gl.set_uniforms(tiles, u_size=(self.nx, self.ny))
+        _gl.dispatch(self.ctx, tiles, self.nx, self.ny)
+        final = self._programs["stats_final"]
+        _gl.set_uniforms(final, u_count=self._tiles)
+        final.run(1, 1, 1)
+        self.ctx.memory_barrier()
+
+    def _read_stats(self) -> dict:
+        rec = np.frombuffer(self._stats_buffer.read(), STATS_DTYPE)[0]
+        return {"volume": float(rec["depth_sum"]) * self.geometry.cell_area,
+                "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"])}
+
+    # -------------------------------------------------------------------------------------- lifetime
+
+    def release(self) -> None:
+        """Free every GPU resource (idempotent). Programs stay cached with the context."""
+        if self._released:
+            return
+        self._released = True
+        for obj in (self.terrain_texture, self.water_texture, *self._flows, *self._flows_tmp, self._boundary,
+                    self._ledger_faces, self._partials, self._stats_buffer):
+            obj.release()
+        if self._owns_ctx:
+            self.ctx.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __del__(self):
+        # Resources belong to the context; release them only when asked, never from the GC thread.
+        pass
+
+    def __repr__(self):
+        state = "released" if self._released else f"t={self.sim_time:.3f}s"
+        return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
+
+
+class WaterGrid(_PipeGrid):
+    """Virtual-pipes water on a square grid. Cell [y, x] covers world [x, x+1] x [y, y+1] * cell_size.
+
+    ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
+    terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
+    water: optional initial depths (ny, nx), >= 0.
+    """

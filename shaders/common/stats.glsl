@@ -1,0 +1,21 @@
+// Totals and extremes of the water state, reduced on the GPU in two passes (tiles, then one group).
+// volume: sum of depths in fp64 (times the cell area on the CPU); max_depth and min_terrain feed the
+// stable-substep bound.
+struct Stats { double depth_sum; float max_depth; float min_terrain; };
+#define STATS_GROUP 256
+shared double s_sum[STATS_GROUP];
+shared float s_max[STATS_GROUP];
+shared float s_min[STATS_GROUP];
+
+// Tree reduction of the shared arrays into slot 0; every invocation of the group must call it.
+void reduce_shared(uint i) {
+    barrier();
+    for (uint stride = STATS_GROUP / 2; stride > 0; stride >>= 1) {
+        if (i < stride) {
+            s_sum[i] += s_sum[i + stride];
+            s_max[i] = max(s_max[i], s_max[i + stride]);
+            s_min[i] = min(s_min[i], s_min[i + stride]);
+        }
+        barrier();
+    }
+}

@@ -1,0 +1,26 @@
+#version 430
+// WaterGrid._stats, pass 2 of 2: one group folds the tile records into u_stats.
+#include "common/bindings.glsl"
+#include "common/stats.glsl"
+layout(local_size_x = STATS_GROUP) in;
+
+layout(std430, binding = B_PARTIALS) restrict readonly buffer Partials { Stats u_partials[]; };
+layout(std430, binding = B_STATS) restrict writeonly buffer Result { Stats u_stats; };
+uniform int u_count;                // number of tile records
+
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    double total = 0.0;
+    float hi = 0.0, lo = 3.0e38;
+    for (int k = int(i); k < u_count; k += STATS_GROUP) {
+        Stats s = u_partials[k];
+        total += s.depth_sum;
+        hi = max(hi, s.max_depth);
+        lo = min(lo, s.min_terrain);
+    }
+    s_sum[i] = total;
+    s_max[i] = hi;
+    s_min[i] = lo;
+    reduce_shared(i);
+    if (i == 0) u_stats = Stats(s_sum[0], s_max[0], s_min[0]);
+}

@@ -1,0 +1,179 @@
+"""The public surface of the water grids: bad input is refused with a message naming the argument and
+the grid untouched; lifetime (release, context manager, no leaks); contexts; shader loading."""
+import math
+import os
+import subprocess
+import sys
+
+import moderngl
+import numpy as np
+import pytest
+
+import hydro
+from hydro import _gl
+from water_cases import GRIDS, random_state
+
+KINDS = list(GRIDS)
+
+
+def _snapshot(g):
+    return (g.water, g.terrain, [f.copy() for f in (g.flow_x, g.flow_y)], g.boundaries, g.sim_time,
+            g.iteration, g.ledger())
+
+
+def _same(a, b):
+    for x, y in zip(a, b):
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y)
+        elif isinstance(x, list):
+            for u, v in zip(x, y):
+                np.testing.assert_array_equal(u, v)
+        else:
+            assert x == y
+
+
+BAD_CALLS = [
+    # (what, call, exception, name in the message)
+    ("nan water", lambda g: setattr(g, "water", np.full(g.shape, np.nan)), ValueError, "water"),
+    ("inf terrain", lambda g: setattr(g, "terrain", np.full(g.shape, np.inf)), ValueError, "terrain"),
+    ("negative depth", lambda g: setattr(g, "water", -np.ones(g.shape)), ValueError, "water"),
+    ("wrong shape", lambda g: setattr(g, "water", np.ones((3, 3))), ValueError, "water"),
+    ("transposed", lambda g: setattr(g, "terrain", np.ones(g.shape[::-1])), ValueError, "terrain"),
+    ("text water", lambda g: setattr(g, "water", "deep"), TypeError, "water"),
+    ("bool water", lambda g: setattr(g, "water", np.ones(g.shape, bool)), TypeError, "water"),
+    ("zero dt", lambda g: g.step(0.0), ValueError, "dt"),
+    ("nan dt", lambda g: g.step(float("nan")), ValueError, "dt"),
+    ("string dt", lambda g: g.step("0.1"), TypeError, "dt"),
+    ("zero substeps", lambda g: g.step(0.1, substeps=0), ValueError, "substeps"),
+    ("float substeps", lambda g: g.step(0.1, substeps=2.5), TypeError, "substeps"),
+    ("unstable substeps", lambda g: g.step(50.0, substeps=1), ValueError, "substeps"),
+    ("huge dt", lambda g: g.step(1e9), ValueError, "dt"),
+    ("bad side", lambda g: g.set_boundary("north", "wall"), ValueError, "side"),
+    ("bad kind", lambda g: g.set_boundary("left", "sea"), ValueError, "kind"),
+    ("negative inflow", lambda g: g.set_boundary("left", "inflow", -1.0), ValueError, "value"),
+    ("nan level", lambda g: g.set_boundary("top", "level", math.nan), ValueError, "value"),
+    ("wall with value", lambda g: g.set_boundary("top", "wall", 2.0), ValueError, "value"),
+    ("span reversed", lambda g: g.set_boundary("left", "inflow", 1.0, span=(5, 2)), ValueError, "span"),
+    ("span too long", lambda g: g.set_boundary("left", "inflow", 1.0, span=(0, 99)), ValueError, "span"),
+    ("span not a pair", lambda g: g.set_boundary("left", "inflow", 1.0, span=3), TypeError, "span"),
+    ("dig nan", lambda g: g.dig(math.nan, 2, 2, 1), ValueError, "x"),
+    ("dig zero radius", lambda g: g.dig(3, 3, 0.0, 1), ValueError, "radius"),
+    ("dig inf depth", lambda g: g.dig(3, 3, 2, math.inf), ValueError, "depth"),
+    ("dig off the grid", lambda g: g.dig(500, 500, 2, 1), ValueError, "x, y"),
+    ("water negative", lambda g: g.add_water(3, 3, 2, -1.0), ValueError, "volume"),
+    ("water none", lambda g: g.add_water(3, 3, None, 1.0), TypeError, "radius"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind):
+    terrain, water = random_state(rng, (12, 14))
+    g = GRIDS[kind](ctx, terrain, water=water)
+    g.set_boundary("left", "inflow", 1.0)
+    g.step(0.3)
+    before = _snapshot(g)
+    for what, call, exc, name in BAD_CALLS:
+        with pytest.raises(exc) as info:
+            call(g)
+        assert str(info.value).startswith((name + ":", name + "[")), f"{what}: message {info.value!r} does not name {name!r}"
+        _same(before, _snapshot(g))
+    g.release()
+
+
+@pytest.mark.parametrize("kwargs, exc, name", [
+    ({"friction": 1.5}, ValueError, "friction"),
+    ({"friction": -0.1}, ValueError, "friction"),
+    ({"gravity": 0.0}, ValueError, "gravity"),
+    ({"cell_size": -1.0}, ValueError, "cell_size"),
+    ({"cell_size": math.inf}, ValueError, "cell_size"),
+    ({"pipe_area": "wide"}, ValueError, "pipe_area"),
+    ({"pipe_area": -2.0}, ValueError, "pipe_area"),
+    ({"water": np.ones((2, 2))}, ValueError, "water"),
+])
+def test_bad_constructor_arguments(ctx, kwargs, exc, name):
+    with pytest.raises(exc, match=f"^{name}:"):
+        hydro.WaterGrid(ctx, np.zeros((6, 7)), **kwargs)
+
+
+def test_bad_terrain_and_context(ctx):
+    with pytest.raises(ValueError, match="^terrain:"):
+        hydro.WaterGrid(ctx, np.zeros(7))
+    with pytest.raises(ValueError, match="^terrain:"):
+        hydro.WaterGrid(ctx, np.full((4, 4), np.nan))
+    with pytest.raises(TypeError, match="^ctx:"):
+        hydro.WaterGrid("not a context", np.zeros((4, 4)))
+
+
+def test_release_is_idempotent_and_use_after_release_is_clear(ctx):
+    with hydro.WaterGrid(ctx, np.zeros((5, 6))) as g:
+        g.step(0.1)
+    g.release()
+    for call in (lambda: g.step(0.1), lambda: g.water, lambda: g.volume(), lambda: g.dig(1, 1, 1, 1)):
+        with pytest.raises(RuntimeError, match="after release"):
+            call()
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_create_step_release_cycles_leak_nothing(ctx):
+    terrain = np.zeros((256, 256))
+    def cycle():
+        g = hydro.WaterGrid(ctx, terrain, water=np.ones((256, 256)))
+        g.step(0.05)
+        g.volume()
+        g.release()
+    for _ in range(5):
+        cycle()
+    start = _rss_mb()
+    for _ in range(40):                  # each grid holds ~2.5 MB of textures and buffers
+        cycle()
+    assert _rss_mb() - start < 20
+
+
+def test_grid_on_a_host_context_leaves_its_framebuffer_usable(ctx):
+    fbo = ctx.simple_framebuffer((8, 8))
+    fbo.use()
+    g = hydro.WaterGrid(ctx, np.zeros((6, 6)), water=np.ones((6, 6)))
+    g.step(0.1)
+    fbo.clear(0.25, 0.5, 0.75, 1.0)
+    pixel = np.frombuffer(fbo.read(components=4), np.uint8)[:4]
+    assert list(pixel) == [64, 128, 191, 255]
+    g.release()
+    fbo.release()
+
+
+def test_a_context_without_compute_shaders_is_refused_clearly():
+    code = "import hydro\ntry:\n    hydro.create_context()\nexcept hydro.HydroGLError as e:\n    print(e)\n"
+    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="4.1", MESA_GLSL_VERSION_OVERRIDE="410")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert "OpenGL 4.1" in out.stdout and "needs OpenGL 4.3" in out.stdout, out.stdout + out.stderr
+
+
+def test_strict_defines_and_compile_errors(ctx, monkeypatch):
+    with pytest.raises(ValueError, match="does not use 'NOT_THERE'"):
+        _gl.source("water/move.comp", {"HEX": 0, "NOT_THERE": 1})
+    with pytest.raises(FileNotFoundError):
+        _gl.program(ctx, "water/nope.comp")
+    broken = "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_call(); }\n"
+    real_read = _gl._read
+    monkeypatch.setattr(_gl, "_read", lambda name: broken if name == "test/broken.comp" else real_read(name))
+    with pytest.raises(_gl.ShaderError) as info:
+        _gl.program(ctx, "test/broken.comp")
+    text = str(info.value)
+    assert "test/broken.comp" in text and "   3  void main() { undefined_call(); }" in text
+    ctx.error                                          # a failed compile may leave an error flag: clear it
+
+
+def test_bindings_come_from_the_shared_glsl_file():
+    assert _gl.BINDINGS["B_WATER"] == 1 and _gl.BINDINGS["B_LEDGER"] == 7
+
+
+def test_readme_embedding_example_runs_on_a_host_context():
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
+    block = readme.split("<!-- embedding-example -->")[1].split("```python")[1].split("```")[0]
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["grid"].volume() > 0

@@ -1,0 +1,155 @@
+"""Physics the water grids must get right: conservation with every kind of boundary, positivity, a lake
+at rest, the discrete seiche period, friction decay, and the level two basins settle at."""
+import math
+
+import numpy as np
+import pytest
+
+from hydro.params import max_stable_dt
+from water_cases import GRIDS, random_state, solve_level
+
+KINDS = list(GRIDS)
+
+
+def _new(ctx, kind, terrain, water, **kw):
+    return GRIDS[kind](ctx, terrain, water=water, **kw)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_volume_matches_ledger_with_every_boundary_and_brush(ctx, rng, kind):
+    terrain, water = random_state(rng, (18, 22))
+    g = _new(ctx, kind, terrain, water, friction=0.05)
+    v0 = g.volume()
+    g.set_boundary("left", "inflow", 2.0, span=(4, 10))
+    g.set_boundary("right", "outflow", 1.5)
+    g.set_boundary("bottom", "level", 0.7)
+    g.set_boundary("top", "level", 0.1)
+    for i in range(40):
+        g.step(0.05)
+        if i == 10:
+            g.add_water(11.0, 9.0, 4.0, 5.0)
+            g.dig(6.0, 12.0, 3.0, 0.5)
+        if i == 20:
+            g.set_boundary("right", "wall")             # the ledger keeps what crossed before
+            g.set_boundary("left", "inflow", 1.0)
+    led = g.ledger()
+    assert led["inflow"] == pytest.approx(2.0 * 1.05 + 1.0 * 0.95, rel=1e-6)   # inflow is exact
+    assert led["outflow"] < 0 and led["level"] != 0
+    assert led["brushes"] == 5.0 and led["initial"] == pytest.approx(v0)
+    assert g.volume() == pytest.approx(led["expected"], rel=2e-6)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_water_set_directly_is_ledgered(ctx, rng, kind):
+    terrain, water = random_state(rng, (8, 9))
+    g = _new(ctx, kind, terrain, water)
+    g.step(0.1)
+    g.water = water * 2.0
+    g.step(0.1)
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, rng, kind):
+    terrain = rng.uniform(0.0, 8.0, (20, 24))
+    water = rng.uniform(0.0, 2e-3, (20, 24))
+    water[::3, ::2] = 0.5                             # a few deep columns set the stable limit
+    g = _new(ctx, kind, terrain, water, friction=0.0)
+    g.set_boundary("bottom", "outflow", 3.0)
+    mins = []
+    for _ in range(30):
+        g.step(0.97 * g.max_stable_dt() * 4, substeps=4)
+        mins.append(g.water.min())
+    assert min(mins) >= 0.0
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_lake_at_rest_around_an_emerged_bump(ctx, kind):
+    ny, nx = 12, 24
+    x = np.arange(nx) + 0.5
+    z1 = np.where(np.abs(x - 12) < 4, 0.8 - 0.05 * (x - 12) ** 2, 0.0)   # rises above the surface
+    terrain = np.tile(z1, (ny, 1)).astype(np.float32).astype(np.float64)
+    water = np.maximum(np.float32(0.5) - terrain, 0.0).astype(np.float32).astype(np.float64)
+    g = _new(ctx, kind, terrain, water, friction=0.0)
+    for _ in range(20):
+        g.step(0.5)
+    eta = g.surface
+    wet = g.water > 0
+    assert np.abs(eta[wet] - 0.5).max() < 2e-6
+    assert np.abs(g.flow_x).max() < 1e-5 and np.abs(g.flow_y).max() < 1e-5
+    assert np.all(g.water[~(water > 0)] == 0.0)       # the bump stays dry
+    g.release()
+
+
+def _seiche(ctx, kind, friction, steps_per_sample, samples, dt=0.05, n=32, depth=1.0, amp=1e-3):
+    """A standing wave in a closed 1D channel (walls all round); returns times and mode amplitudes."""
+    ny = 3
+    x = np.arange(n)
+    mode = np.cos(math.pi * (x + 0.5) / n)
+    water = np.tile(depth + amp * mode, (ny, 1))
+    g = GRIDS[kind](ctx, np.zeros((ny, n)), water=water, friction=friction)
+    a = [float((g.water.mean(axis=0) - depth) @ mode / (mode @ mode))]
+    for _ in range(samples):
+        g.step(dt * steps_per_sample, substeps=steps_per_sample)
+        a.append(float((g.water.mean(axis=0) - depth) @ mode / (mode @ mode)))
+    g.release()
+    return np.arange(samples + 1) * dt * steps_per_sample, np.array(a)
+
+
+def test_seiche_period_matches_discrete_dispersion(ctx):
+    dt, n, depth, g = 0.05, 32, 1.0, 9.81
+    t, a = _seiche(ctx, "square", 0.0, 2, 500, dt=dt, n=n, depth=depth)
+    c = math.sqrt(g * depth)
+    omega = 2.0 / dt * math.asin(c * dt * math.sin(math.pi / (2 * n)))      # cell size 1
+    crossings = [t[i] - a[i] * (t[i + 1] - t[i]) / (a[i + 1] - a[i])
+                 for i in range(len(a) - 1) if a[i] > 0 >= a[i + 1]]
+    periods = np.diff(crossings)
+    assert len(periods) >= 2
+    assert periods.mean() == pytest.approx(2 * math.pi / omega, rel=2e-3)
+    assert 2 * math.pi / omega == pytest.approx(2 * n / c, rel=0.01)      # and Merian's 2L/sqrt(gh)
+
+
+def test_small_waves_decay_as_friction_predicts(ctx):
+    f = 0.15
+    t, a = _seiche(ctx, "square", f, 1, 1100)
+    peaks = [i for i in range(1, len(a) - 1) if a[i] >= a[i - 1] and a[i] > a[i + 1] and a[i] > 0]
+    assert len(peaks) >= 2
+    i0, i1 = peaks[0], peaks[-1]
+    measured = a[i1] / a[i0]
+    assert measured == pytest.approx((1 - f) ** ((t[i1] - t[i0]) / 2), rel=0.01)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, kind):
+    ny, nx = 10, 26
+    terrain = np.zeros((ny, nx))
+    terrain[:, 12:14] = 2.0                           # a ridge between two basins
+    water = np.zeros((ny, nx))
+    water[:, :12] = 1.0
+    g = _new(ctx, kind, terrain, water, friction=0.3)
+    g.step(2.0)
+    assert np.all(g.water[:, 14:] == 0.0)             # the ridge holds
+    cx = 12.5 - (ny / 2) / 2 if kind == "hex" else 12.5   # hex rows shear right: aim at the ridge
+    g.dig(cx, ny / 2, 4.0, 3.0)
+    for _ in range(100):
+        g.step(4.0)
+    eta_star = solve_level(g.terrain.astype(np.float64), g.volume(), g.geometry.cell_area)
+    wet = g.water > 1e-3
+    assert wet[:, 20:].all(), "water did not reach the far basin"
+    assert np.abs(g.surface[wet] - eta_star).max() < 2e-3
+    g.release()
+
+
+def test_stability_bound_is_the_exact_one():
+    from hydro.params import Geometry, WaterParams, stable
+    p = WaterParams(friction=0.5, gravity=10.0)
+    geo = Geometry.square(1.0)
+    coupling = p.gravity * 1.0 * geo.face_width / (geo.pipe_length * geo.cell_area)   # depth 1
+    dt = max_stable_dt(coupling, geo, p)
+    assert stable(dt, coupling, geo, p) and not stable(dt * 1.001, coupling, geo, p)
+    r = p.friction_factor(dt)
+    assert dt == pytest.approx(math.sqrt(2 * (1 + r) / (coupling * 8)), rel=1e-9)
