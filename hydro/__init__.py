@@ -8,6 +8,7 @@
 from ._gl import HydroGLError, ShaderError, create_context
 from .params import WaterParams
 from .water import WaterGrid
+from .hex import HexWaterGrid
 
-__all__ = ["create_context", "WaterGrid", "WaterParams", "HydroGLError", "ShaderError"]
+__all__ = ["create_context", "WaterGrid", "HexWaterGrid", "WaterParams", "HydroGLError", "ShaderError"]
 __version__ = "0.1.0"

@@ -133,8 +133,7 @@ def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, kind):
     g = _new(ctx, kind, terrain, water, friction=0.3)
     g.step(2.0)
     assert np.all(g.water[:, 14:] == 0.0)             # the ridge holds
-    cx = 12.5 - (ny / 2) / 2 if kind == "hex" else 12.5   # hex rows shear right: aim at the ridge
-    g.dig(cx, ny / 2, 4.0, 3.0)
+    g.dig(12.5, ny / 2, 4.0, 3.0)                     # brush centres are grid (axial) coordinates
     for _ in range(100):
         g.step(4.0)
     eta_star = solve_level(g.terrain.astype(np.float64), g.volume(), g.geometry.cell_area)

@@ -1,0 +1,101 @@
+"""HexWaterGrid: virtual-pipes water on a triangular lattice (the dual of pointy-top hexagons).
+
+Water lives at lattice vertices in axial coordinates: vertex (x, y) sits at world
+x*(s, 0) + y*(s/2, s*sqrt(3)/2), s = cell_size (the lattice spacing), and exchanges with six
+neighbours (x+-1, y), (x, y+-1), (x+1, y-1), (x-1, y+1) through three flow arrays:
+  flow_x (ny, nx+1)    from (x-1, y) to (x, y)
+  flow_y (ny+1, nx)    from (x, y-1) to (x, y)
+  flow_z (ny+1, nx+1)  from (x, y-1) to (x-1, y)      (corners [0, 0] and [ny, nx] unused)
+Each vertex owns a hexagon of area S = (sqrt(3)/2) s^2; faces are w = s/sqrt(3) wide and pipes
+l = s long, so with A = h*w waves travel at sqrt(g h) as on the square grid, and more isotropically.
+The passes are the square grid's shaders compiled with HEX=1 (shaders/common/water.glsl holds the
+lattice-specific indexing); the stability bound uses mu = 9. The (nx, ny) index range covers a
+rhombus in the world; `sample_heightmap` fills it from a square heightmap.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _validate as check
+from .water import _PipeGrid
+
+SQRT3_2 = math.sqrt(3.0) / 2.0
+
+
+class HexWaterGrid(_PipeGrid):
+    """Virtual-pipes water on a triangular lattice; the same API as WaterGrid plus `flow_z`.
+
+    terrain: (ny, nx) heights at the lattice vertices, indexed [y, x] in axial coordinates.
+    cell_size: lattice spacing s (world units). Brush radii are world distances in lattice spacings.
+    """
+
+    _hexagonal = True
+    _kind = "HexWaterGrid"
+
+    @property
+    def flow_z(self) -> np.ndarray:
+        """Signed flow (ny+1, nx+1), volume/s, from vertex (x, y-1) to (x-1, y); a NumPy copy."""
+        return self._flow(2)
+
+    def grid_to_world(self, x, y):
+        """World position of grid point (x, y) (axial, floats allowed); arrays broadcast."""
+        return grid_to_world(x, y, self.params.cell_size)
+
+    def world_to_grid(self, wx, wy):
+        """Axial grid coordinates (floats) of a world position; round with `nearest_vertex`."""
+        return world_to_grid(wx, wy, self.params.cell_size)
+
+
+def grid_to_world(x, y, spacing=1.0):
+    """World (wx, wy) of axial lattice point (x, y): x*(s, 0) + y*(s/2, s*sqrt(3)/2)."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    return spacing * (x + 0.5 * y), spacing * SQRT3_2 * y
+
+
+def world_to_grid(wx, wy, spacing=1.0):
+    """Axial (x, y), floats, of world position (wx, wy); the inverse of grid_to_world."""
+    wx, wy = np.asarray(wx, np.float64), np.asarray(wy, np.float64)
+    y = wy / (spacing * SQRT3_2)
+    return wx / spacing - 0.5 * y, y
+
+
+def nearest_vertex(x, y):
+    """The lattice vertex nearest to axial point (x, y) (cube-coordinate rounding), as ints."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    cz = -x - y
+    rx, ry, rz = np.round(x), np.round(y), np.round(cz)
+    dx, dy, dz = np.abs(rx - x), np.abs(ry - y), np.abs(rz - cz)
+    fix_x = (dx > dy) & (dx > dz)
+    fix_y = ~fix_x & (dy > dz)
+    rx = np.where(fix_x, -ry - rz, rx)
+    ry = np.where(fix_y, -rx - rz, ry)
+    return rx.astype(np.int64), ry.astype(np.int64)
+
+
+def sample_heightmap(heights, cell_size, shape, spacing, origin=(0.0, 0.0)):
+    """Resample a square heightmap onto a lattice of `shape` = (ny, nx) vertices.
+
+    heights: (H, W) square-grid heights; sample [j, i] is the centre of the square cell at world
+    ((i + 0.5) * cell_size, (j + 0.5) * cell_size). Vertex (x, y) is read at world origin +
+    grid_to_world(x, y, spacing), bilinearly; points outside the map take the nearest edge value.
+    """
+    heights = check.field("heights", heights, dtype=np.float64)
+    if heights.ndim != 2:
+        raise ValueError(f"heights: expected a 2D array (H, W), got shape {heights.shape}")
+    cell_size, spacing = check.positive("cell_size", cell_size), check.positive("spacing", spacing)
+    try:
+        ny, nx = (check.integer("shape", v, low=2) for v in shape)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"shape: expected (ny, nx) with both >= 2, got {shape!r}") from None
+    ox, oy = (check.real("origin", v) for v in origin)
+    gy, gx = np.mgrid[0:ny, 0:nx]
+    wx, wy = grid_to_world(gx, gy, spacing)
+    u = np.clip((wx + ox) / cell_size - 0.5, 0, heights.shape[1] - 1)
+    v = np.clip((wy + oy) / cell_size - 0.5, 0, heights.shape[0] - 1)
+    i0, j0 = np.minimum(u.astype(int), heights.shape[1] - 2), np.minimum(v.astype(int), heights.shape[0] - 2)
+    fu, fv = u - i0, v - j0
+    h = heights
+    return ((h[j0, i0] * (1 - fu) + h[j0, i0 + 1] * fu) * (1 - fv)
+            + (h[j0 + 1, i0] * (1 - fu) + h[j0 + 1, i0 + 1] * fu) * fv)
