@@ -45,11 +45,15 @@ def create_context(*, require: int = REQUIRED_VERSION, backend: str | None = Non
     attempts = [backend] if backend else (["egl", None] if sys.platform.startswith("linux") else [None])
     errors = []
     for attempt in attempts:
-        kwargs = {"backend": attempt} if attempt else {}
-        try:
-            ctx = moderngl.create_standalone_context(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
-            errors.append(f"{attempt or 'default'}: {exc}")
+        base = {"backend": attempt} if attempt else {}
+        ctx = None
+        for kwargs in ({**base, "require": require}, base):   # the second only to name what is there
+            try:
+                ctx = moderngl.create_standalone_context(**kwargs)
+                break
+            except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
+                errors.append(f"{attempt or 'default'}: {exc}")
+        if ctx is None:
             continue
         try:
             require_compute(ctx, require)
@@ -88,7 +92,16 @@ _IDENT = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
 
 
 def _shader_root():
-    return resources.files("hydro.shaders")
+    """`hydro.shaders` when installed (wheel or editable); the repository's shaders/ when hydro is
+    imported straight from a source tree on PYTHONPATH."""
+    try:
+        return resources.files("hydro.shaders")
+    except ModuleNotFoundError:
+        from pathlib import Path
+        root = Path(__file__).resolve().parent.parent / "shaders"
+        if not (root / "common" / "bindings.glsl").is_file():
+            raise
+        return root
 
 
 def _read(name: str) -> str:

@@ -38,7 +38,7 @@ class _PipeGrid:
     _kind = "WaterGrid"
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None):
+                 water=None, fused=None):
         self._released = True                     # until every resource exists
         self.params = WaterParams(cell_size, gravity, friction, pipe_area)
         terrain = check.field("terrain", terrain)
@@ -54,17 +54,26 @@ class _PipeGrid:
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
-        self._defines = {"HEX": self._hexagonal}
-        self._programs = {name: _gl.program(ctx, f"water/{name}.comp", defs) for name, defs in (
-            ("accelerate", {**self._defines, "PIPE_AREA_DEPTH": self.params.depth_area}),
-            ("scale_outflow", self._defines), ("move", self._defines),
-            ("dig", self._defines), ("add_water", self._defines),
-            ("stats", {}), ("stats_final", {}))}
+        if fused is None:       # measured: the fused tile kernel wins on GPUs, loses on CPU rasterisers
+            renderer = ctx.info.get("GL_RENDERER", "").lower()
+            fused = not any(cpu in renderer for cpu in ("llvmpipe", "softpipe", "swiftshader"))
+        if not isinstance(fused, bool):
+            raise TypeError(f"fused: expected True, False or None (choose for this GPU), got {fused!r}")
+        self.fused = fused
+        hexa = {"HEX": self._hexagonal}
+        pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
+        self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
+            ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
+            ("move", "move", hexa), ("step_fused", "step_fused", pipes), ("copy", "copy", {}),
+            ("dig", "dig", hexa), ("add_water", "add_water", hexa),
+            ("stats", "stats", {}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
         self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
         self.water_texture = ctx.texture(size, 1, water.tobytes(), dtype="f4")
-        for tex in (self.terrain_texture, self.water_texture):
+        # the fused step ping-pongs depth through two scratch textures, ending in water_texture
+        self._scratch = [ctx.texture(size, 1, dtype="f4") for _ in range(2)]
+        for tex in (self.terrain_texture, self.water_texture, *self._scratch):
             tex.repeat_x = tex.repeat_y = False
         self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
         if self._hexagonal:
@@ -310,32 +319,57 @@ class _PipeGrid:
     def _bind_step(self):
         self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
         self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
-        names = ("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z")
-        for name, buf, tmp in zip(names, self._flows, self._flows_tmp):
-            buf.bind_to_storage_buffer(_gl.BINDINGS[name])
-            tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
+        self._bind_flows()
         self._boundary.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY"])
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
 
     def _set_step_uniforms(self, h: float) -> None:
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
-        acc, scale, move = (self._programs[k] for k in ("accelerate", "scale_outflow", "move"))
-        _gl.set_uniforms(acc, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
-                         u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
-                         u_pipe_area=0.0 if p.depth_area else float(p.pipe_area))
-        _gl.set_uniforms(scale, u_size=size, u_dt=h, u_cell_area=geo.cell_area)
-        _gl.set_uniforms(move, u_size=size, u_dt=h, u_cell_area=geo.cell_area)
+        for key in ("accelerate", "step_fused"):
+            _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
+                             u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
+                             u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area)
+        for key in ("scale_outflow", "move"):
+            _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
 
     def _run_substeps(self, h: float, n: int) -> None:
-        """Record n substeps of length h: uniforms and bindings once, then three dispatches each."""
+        """Record n substeps of length h, nothing read back. Fused: one dispatch a substep plus one to
+        settle the last move; otherwise the three passes, one dispatch each."""
         self._set_step_uniforms(h)
         self._bind_step()
-        for _ in range(n):
-            self._accelerate()
-            self._scale_outflow()
-            self._move()
+        if self.fused:
+            self._step_fused(h, n)
+        else:
+            for _ in range(n):
+                self._accelerate()
+                self._scale_outflow()
+                self._move()
         self.iteration += n
+
+    def _bind_flows(self):
+        for name, buf, tmp in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), self._flows, self._flows_tmp):
+            buf.bind_to_storage_buffer(_gl.BINDINGS[name])
+            tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
+
+    def _step_fused(self, h: float, n: int):
+        """Depth ping-pongs so that the last substep writes the water texture: water -> scratch ... ->
+        water (a single substep goes to scratch and is copied back). Flows ping-pong by swapping."""
+        prog = self._programs["step_fused"]
+        targets = [self._scratch[k % 2] for k in range(n - 1)] + [self.water_texture] if n > 1 else [self._scratch[0]]
+        depth_in = self.water_texture
+        for depth_out in targets:
+            depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
+            depth_out.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
+            self._bind_flows()
+            _gl.dispatch(self.ctx, prog, self.nx, self.ny)
+            self._flows, self._flows_tmp = self._flows_tmp, self._flows
+            depth_in = depth_out
+        if n == 1:
+            self._scratch[0].bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
+            self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
+            _gl.set_uniforms(self._programs["copy"], u_size=(self.nx, self.ny))
+            _gl.dispatch(self.ctx, self._programs["copy"], self.nx, self.ny)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face
@@ -372,7 +406,8 @@ class _PipeGrid:
         if self._released:
             return
         self._released = True
-        for obj in (self.terrain_texture, self.water_texture, *self._flows, *self._flows_tmp, self._boundary,
+        for obj in (self.terrain_texture, self.water_texture, *self._scratch, *self._flows, *self._flows_tmp,
+                    self._boundary,
                     self._ledger_faces, self._partials, self._stats_buffer):
             obj.release()
         if self._owns_ctx:

@@ -19,9 +19,10 @@ def _no_gl_errors(request):
         yield
         return
     context = request.getfixturevalue("ctx")
-    assert context.error == "GL_NO_ERROR", "a GL error was pending before the test"
-    yield
-    assert context.error == "GL_NO_ERROR", "the test left a GL error"
+    with context:              # current for this test, whatever window another test left current
+        assert context.error == "GL_NO_ERROR", "a GL error was pending before the test"
+        yield
+        assert context.error == "GL_NO_ERROR", "the test left a GL error"
 
 
 @pytest.fixture

@@ -15,10 +15,14 @@ def _new(ctx, kind, terrain, water, **kw):
     return GRIDS[kind](ctx, terrain, water=water, **kw)
 
 
+FUSED = pytest.mark.parametrize("fused", [True, False], ids=["fused", "three-pass"])
+
+
+@FUSED
 @pytest.mark.parametrize("kind", KINDS)
-def test_volume_matches_ledger_with_every_boundary_and_brush(ctx, rng, kind):
+def test_volume_matches_ledger_with_every_boundary_and_brush(ctx, fused, rng, kind):
     terrain, water = random_state(rng, (18, 22))
-    g = _new(ctx, kind, terrain, water, friction=0.05)
+    g = _new(ctx, kind, terrain, water, friction=0.05, fused=fused)
     v0 = g.volume()
     g.set_boundary("left", "inflow", 2.0, span=(4, 10))
     g.set_boundary("right", "outflow", 1.5)
@@ -51,12 +55,13 @@ def test_water_set_directly_is_ledgered(ctx, rng, kind):
     g.release()
 
 
+@FUSED
 @pytest.mark.parametrize("kind", KINDS)
-def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, rng, kind):
+def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, fused, rng, kind):
     terrain = rng.uniform(0.0, 8.0, (20, 24))
     water = rng.uniform(0.0, 2e-3, (20, 24))
     water[::3, ::2] = 0.5                             # a few deep columns set the stable limit
-    g = _new(ctx, kind, terrain, water, friction=0.0)
+    g = _new(ctx, kind, terrain, water, friction=0.0, fused=fused)
     g.set_boundary("bottom", "outflow", 3.0)
     mins = []
     for _ in range(30):
@@ -67,14 +72,15 @@ def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, rng, kind):
     g.release()
 
 
+@FUSED
 @pytest.mark.parametrize("kind", KINDS)
-def test_lake_at_rest_around_an_emerged_bump(ctx, kind):
+def test_lake_at_rest_around_an_emerged_bump(ctx, fused, kind):
     ny, nx = 12, 24
     x = np.arange(nx) + 0.5
     z1 = np.where(np.abs(x - 12) < 4, 0.8 - 0.05 * (x - 12) ** 2, 0.0)   # rises above the surface
     terrain = np.tile(z1, (ny, 1)).astype(np.float32).astype(np.float64)
     water = np.maximum(np.float32(0.5) - terrain, 0.0).astype(np.float32).astype(np.float64)
-    g = _new(ctx, kind, terrain, water, friction=0.0)
+    g = _new(ctx, kind, terrain, water, friction=0.0, fused=fused)
     for _ in range(20):
         g.step(0.5)
     eta = g.surface
@@ -123,14 +129,15 @@ def test_small_waves_decay_as_friction_predicts(ctx):
     assert measured == pytest.approx((1 - f) ** ((t[i1] - t[i0]) / 2), rel=0.01)
 
 
+@FUSED
 @pytest.mark.parametrize("kind", KINDS)
-def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, kind):
+def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, fused, kind):
     ny, nx = 10, 26
     terrain = np.zeros((ny, nx))
     terrain[:, 12:14] = 2.0                           # a ridge between two basins
     water = np.zeros((ny, nx))
     water[:, :12] = 1.0
-    g = _new(ctx, kind, terrain, water, friction=0.3)
+    g = _new(ctx, kind, terrain, water, friction=0.3, fused=fused)
     g.step(2.0)
     assert np.all(g.water[:, 14:] == 0.0)             # the ridge holds
     g.dig(12.5, ny / 2, 4.0, 3.0)                     # brush centres are grid (axial) coordinates

@@ -31,6 +31,7 @@ float outgoing(ivec2 c) {
     return total;
 }
 
+// K = min(1, h S / (dt * outgoing)); step_fused.comp computes the same from shared memory.
 float outflow_scale(ivec2 c) {
     float out_volume = outgoing(c) * u_dt;
     float held = imageLoad(u_water, c).r * u_cell_area;
