@@ -3,6 +3,6 @@
     from hydro import reference
     state = reference.water.State(...)
 """
-from . import water
+from . import smoke, water
 
-__all__ = ["water"]
+__all__ = ["smoke", "water"]

@@ -17,3 +17,32 @@
 #define B_LEDGER 7
 #define B_PARTIALS 8
 #define B_STATS 9
+
+// smoke (hydro/smoke.py) ------------------------------------------------------------------------
+// texture units: read-only inputs, fetched with texelFetch
+#define B_SMOKE_VX 0
+#define B_SMOKE_VY 1
+#define B_SMOKE_S 2
+#define B_SMOKE_VX_HAT 3
+#define B_SMOKE_VY_HAT 4
+#define B_SMOKE_S_HAT 5
+#define B_SMOKE_VX_BACK 6
+#define B_SMOKE_VY_BACK 7
+#define B_SMOKE_S_BACK 8
+#define B_SMOKE_SOLID 9
+#define B_SMOKE_CURL 10
+#define B_SMOKE_COEF 11
+#define B_SMOKE_RHS 12
+#define B_SMOKE_Q 13
+#define B_SMOKE_COARSE_Q 14
+#define B_SMOKE_COARSE_COEF 15
+// image units: outputs (and the in-place red-black Gauss-Seidel iterates)
+#define B_SMOKE_VX_OUT 0
+#define B_SMOKE_VY_OUT 1
+#define B_SMOKE_S_OUT 2
+#define B_SMOKE_Q_OUT 3
+#define B_SMOKE_RHS_OUT 4
+#define B_SMOKE_CENTRE_OUT 5
+// shader storage buffers
+#define B_SMOKE_PARTIALS 10
+#define B_SMOKE_NORMS 11

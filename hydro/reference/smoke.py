@@ -1,0 +1,447 @@
+"""NumPy float64 twin of every SmokeGrid pass (Stable Fluids on a staggered MAC grid).
+
+Each function mirrors one shader in shaders/smoke/ and the SmokeGrid method that dispatches it
+(`advect` <-> advect.comp <-> SmokeGrid._advect, ...). Conventions (DESIGN section 5):
+  vx (ny, nx+1): x-velocity on vertical faces; face [j, i] sits at grid point (i - 1/2, j)
+  vy (ny+1, nx): y-velocity on horizontal faces; face [j, i] sits at grid point (i, j - 1/2)
+  s  (ny, nx, 3): density, temperature, fuel at cell centres, cell [j, i] at grid point (i, j)
+  solid (ny, nx) bool; y points up (row 0 is the bottom side).
+Grid points are in cells; `dt_h` = dt / cell_size turns world velocities into cells per second * dt.
+
+Pressure: with q = p dt / (rho h) (a cell-unit potential) the projection is v_face -= q_to - q_from,
+and the discrete Poisson equation is L q = D v with (L q)_c = sum_faces W (q_nb - q_c) - D_c q_c,
+W = 1 between fluid cells, D_c = number of open (p = 0) sides. On the MAC grid D G == L, so the
+projected field's divergence equals the solver residual exactly (Harlow & Welch 1965; Bridson 2015).
+References: Stam, Stable Fluids (SIGGRAPH 1999); Selle et al., An Unconditionally Stable MacCormack
+Method (J. Sci. Comput. 2008); Fedkiw, Stam & Jensen, Visual Simulation of Smoke (SIGGRAPH 2001);
+Nguyen, Fedkiw & Jensen, Physically Based Modeling and Animation of Fire (SIGGRAPH 2002);
+Trottenberg, Oosterlee & Schueller, Multigrid (2001) for the V-cycle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FREE_SLIP, NO_SLIP, OPEN = 0, 1, 2
+KINDS = {"free-slip": FREE_SLIP, "no-slip": NO_SLIP, "open": OPEN}
+SIDES = ("left", "right", "bottom", "top")
+FACE_FLUID, FACE_FIXED, FACE_OPEN = 0, 1, 2
+NORMAL_EPS = 1e-6           # |grad |w|| below this (1/s per cell) gives no confinement direction
+
+
+@dataclass
+class Bc:
+    """Per side (left, right, bottom, top): kind code and the wall's tangential velocity
+    (v for left/right walls, u for bottom/top walls; used by no-slip walls: a sliding lid)."""
+    kind: tuple = (FREE_SLIP,) * 4
+    tangent: tuple = (0.0,) * 4
+
+
+# ------------------------------------------------------------------------------------------ geometry
+
+def face_types(solid: np.ndarray, bc: Bc):
+    """FACE_FLUID / FACE_FIXED (wall or obstacle: velocity 0) / FACE_OPEN for every vx and vy face."""
+    ny, nx = solid.shape
+    tx = np.full((ny, nx + 1), FACE_FLUID, np.int32)
+    tx[:, 1:-1][solid[:, :-1] | solid[:, 1:]] = FACE_FIXED
+    for col, side, cell in ((0, 0, 0), (nx, 1, nx - 1)):
+        tx[:, col] = np.where((bc.kind[side] == OPEN) & ~solid[:, cell], FACE_OPEN, FACE_FIXED)
+    ty = np.full((ny + 1, nx), FACE_FLUID, np.int32)
+    ty[1:-1][solid[:-1] | solid[1:]] = FACE_FIXED
+    for row, side, cell in ((0, 2, 0), (ny, 3, ny - 1)):
+        ty[row] = np.where((bc.kind[side] == OPEN) & ~solid[cell], FACE_OPEN, FACE_FIXED)
+    return tx, ty
+
+
+def ghost_rows_vx(vx, bc: Bc):
+    """vx padded with one ghost row below and above: no-slip 2 u_wall - u, else u (zero shear)."""
+    below = 2.0 * bc.tangent[2] - vx[0] if bc.kind[2] == NO_SLIP else vx[0]
+    above = 2.0 * bc.tangent[3] - vx[-1] if bc.kind[3] == NO_SLIP else vx[-1]
+    return np.vstack([below[None], vx, above[None]])
+
+
+def ghost_cols_vy(vy, bc: Bc):
+    """vy padded with one ghost column left and right, as ghost_rows_vx."""
+    left = 2.0 * bc.tangent[0] - vy[:, 0] if bc.kind[0] == NO_SLIP else vy[:, 0]
+    right = 2.0 * bc.tangent[1] - vy[:, -1] if bc.kind[1] == NO_SLIP else vy[:, -1]
+    return np.hstack([left[:, None], vy, right[:, None]])
+
+
+# ------------------------------------------------------------------------------------------ sampling
+
+def bilinear(a, gx, gy):
+    """Bilinear sample of `a` (H, W[, C]) at array coordinates (gx, gy), clamped to the array;
+    also returns the min and max of the four nodes (the MacCormack limiter's bounds)."""
+    h, w = a.shape[:2]
+    gx = np.clip(gx, 0.0, w - 1.0)
+    gy = np.clip(gy, 0.0, h - 1.0)
+    i0 = np.minimum(np.floor(gx).astype(np.int64), w - 2)
+    j0 = np.minimum(np.floor(gy).astype(np.int64), h - 2)
+    fx, fy = gx - i0, gy - j0
+    if a.ndim == 3:
+        fx, fy = fx[..., None], fy[..., None]
+    a00, a10, a01, a11 = a[j0, i0], a[j0, i0 + 1], a[j0 + 1, i0], a[j0 + 1, i0 + 1]
+    value = (a00 * (1 - fx) + a10 * fx) * (1 - fy) + (a01 * (1 - fx) + a11 * fx) * fy
+    lo = np.minimum(np.minimum(a00, a10), np.minimum(a01, a11))
+    hi = np.maximum(np.maximum(a00, a10), np.maximum(a01, a11))
+    return value, lo, hi
+
+
+def velocity_at(vx, vy, px, py):
+    """World velocity at grid points (px, py), bilinear on each staggered component."""
+    return bilinear(vx, px + 0.5, py)[0], bilinear(vy, px, py + 0.5)[0]
+
+
+def trace(vx, vy, px, py, dt_h):
+    """Back-trace by dt (forward when dt_h < 0): explicit midpoint (RK2) through the MAC field."""
+    ux, uy = velocity_at(vx, vy, px, py)
+    mx, my = px - 0.5 * dt_h * ux, py - 0.5 * dt_h * uy
+    ux, uy = velocity_at(vx, vy, mx, my)
+    return px - dt_h * ux, py - dt_h * uy
+
+
+def _points(ny, nx):
+    jx, ix = np.mgrid[0:ny, 0:nx + 1].astype(np.float64)
+    jy, iy = np.mgrid[0:ny + 1, 0:nx].astype(np.float64)
+    jc, ic = np.mgrid[0:ny, 0:nx].astype(np.float64)
+    return (ix - 0.5, jx), (iy, jy - 0.5), (ic, jc)
+
+
+# ------------------------------------------------------------------------------------------- passes
+
+def splat(vx, vy, s, solid, bc: Bc, x, y, radius, velocity, amounts):
+    """Adds the smooth brush w = (1 - (d/R)^2)^2 times `velocity` to the free faces and `amounts`
+    (density, temperature, fuel) to the fluid cells. Returns new arrays."""
+    ny, nx = s.shape[:2]
+    tx, ty = face_types(solid, bc)
+    (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
+
+    def w(px, py):
+        r2 = ((px - x) ** 2 + (py - y) ** 2) / radius ** 2
+        return np.maximum(1.0 - r2, 0.0) ** 2
+
+    return (np.where(tx == FACE_FIXED, vx, vx + w(ax, ay) * velocity[0]),
+            np.where(ty == FACE_FIXED, vy, vy + w(bx, by) * velocity[1]),
+            np.where(solid[..., None], s, s + w(cx, cy)[..., None] * np.asarray(amounts, np.float64)))
+
+
+def combust(s, dt, burn_rate, burn_heat, smoke_yield, cooling, t_ambient):
+    """Game fire after Nguyen et al. 2002: fuel burns at `burn_rate` (1/s, exact exponential), each
+    unit releasing `burn_heat` of temperature and `smoke_yield` of smoke; hot gas cools by the
+    radiative law d(theta)/dt = -cooling theta^4, theta = (T - T_amb) / burn_heat, integrated exactly:
+    theta' = theta / (1 + 3 cooling dt |theta|^3)^(1/3). Exact integration keeps it frame-rate free."""
+    out = s.copy()
+    burned = s[..., 2] * (1.0 - np.exp(-burn_rate * dt))
+    out[..., 2] = s[..., 2] - burned
+    out[..., 0] = s[..., 0] + smoke_yield * burned
+    theta = (s[..., 1] + burn_heat * burned - t_ambient) / burn_heat
+    theta = theta / np.cbrt(1.0 + 3.0 * cooling * dt * np.abs(theta) ** 3)
+    out[..., 1] = t_ambient + burn_heat * theta
+    return out
+
+
+def curl(vx, vy, solid, bc: Bc, h):
+    """Vorticity w = dv/dx - du/dy (1/s) at cell centres: the mean of the four corner values
+    (natural on the MAC grid), walls through their ghost values; 0 in solid cells."""
+    gx = ghost_rows_vx(vx, bc)                  # (ny+2, nx+1), row k = vx row k-1
+    gy = ghost_cols_vy(vy, bc)                  # (ny+1, nx+2)
+    # corner [j, i] at (i - 1/2, j - 1/2), j in 0..ny, i in 0..nx
+    corner = (gy[:, 1:] - gy[:, :-1]) - (gx[1:] - gx[:-1])
+    w = 0.25 * (corner[:-1, :-1] + corner[:-1, 1:] + corner[1:, :-1] + corner[1:, 1:]) / h
+    return np.where(solid, 0.0, w)
+
+
+def confinement(w, eps, h):
+    """Vorticity confinement force (Fedkiw, Stam & Jensen 2001) at cell centres:
+    f = eps h (N x w), N = grad|w| / |grad|w||, in 2D f = eps h w (N_y, -N_x)."""
+    a = np.abs(w)
+    p = np.pad(a, 1, mode="edge")
+    gx = 0.5 * (p[1:-1, 2:] - p[1:-1, :-2])
+    gy = 0.5 * (p[2:, 1:-1] - p[:-2, 1:-1])
+    norm = np.sqrt(gx * gx + gy * gy)
+    inv = np.where(norm > NORMAL_EPS, 1.0 / np.maximum(norm, NORMAL_EPS), 0.0)
+    return eps * h * w * gy * inv, -eps * h * w * gx * inv
+
+
+def forces(vx, vy, s, w, solid, bc: Bc, dt, eps, h, alpha, beta, t_ambient):
+    """v += dt * f on fluid faces: vorticity confinement (cell forces averaged to the face) and
+    buoyancy (FSJ01) f_y = -alpha density + beta (T - T_ambient), cell values averaged to the face."""
+    tx, ty = face_types(solid, bc)
+    fx, fy = confinement(w, eps, h)
+    out_x, out_y = vx.copy(), vy.copy()
+    ax = 0.5 * (fx[:, :-1] + fx[:, 1:])
+    out_x[:, 1:-1] += dt * ax
+    b = -alpha * s[..., 0] + beta * (s[..., 1] - t_ambient) + fy
+    out_y[1:-1] += dt * 0.5 * (b[:-1] + b[1:])
+    return np.where(tx == FACE_FLUID, out_x, vx), np.where(ty == FACE_FLUID, out_y, vy)
+
+
+def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0)):
+    """Semi-Lagrangian advection (Stam 1999) of the fields src_* through the velocity vel_*:
+    trace each face / cell centre back by dt (RK2) and sample bilinearly. Fixed faces and solid
+    cells get 0. dt_h < 0 traces forward (MacCormack's reverse step). Returns (x, y, s)."""
+    ny, nx = solid.shape
+    tx, ty = face_types(solid, bc)
+    (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
+    px, py = trace(vel_x, vel_y, ax, ay, dt_h)
+    out_x = bilinear(src_x, px + 0.5, py)[0] * decay_v
+    px, py = trace(vel_x, vel_y, bx, by, dt_h)
+    out_y = bilinear(src_y, px, py + 0.5)[0] * decay_v
+    px, py = trace(vel_x, vel_y, cx, cy, dt_h)
+    out_s = bilinear(src_s, px, py)[0] * np.asarray(decay_s)
+    return (np.where(tx == FACE_FIXED, 0.0, out_x), np.where(ty == FACE_FIXED, 0.0, out_y),
+            np.where(solid[..., None], 0.0, out_s))
+
+
+def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0)):
+    """MacCormack (Selle et al. 2008): phi = hat + (phi_n - back)/2, where hat = A(phi_n) and
+    back = A^R(hat); limited by clamping to the min/max of the four nodes of phi_n around the
+    back-traced point (the GPU Gems 3 ch. 30 form of the limiter), so no new extrema appear."""
+    ny, nx = solid.shape
+    tx, ty = face_types(solid, bc)
+    (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
+    outs = []
+    for (qx, qy), src, off, h_, b_ in (((ax, ay), vx, (0.5, 0.0), hat[0], back[0]),
+                                       ((bx, by), vy, (0.0, 0.5), hat[1], back[1]),
+                                       ((cx, cy), s, (0.0, 0.0), hat[2], back[2])):
+        px, py = trace(vx, vy, qx, qy, dt_h)
+        _, lo, hi = bilinear(src, px + off[0], py + off[1])
+        outs.append(np.clip(h_ + 0.5 * (src - b_), lo, hi))
+    return (np.where(tx == FACE_FIXED, 0.0, outs[0] * decay_v), np.where(ty == FACE_FIXED, 0.0, outs[1] * decay_v),
+            np.where(solid[..., None], 0.0, outs[2] * np.asarray(decay_s)))
+
+
+def _diffuse_component(f, rhs, types, a, parity, pad_ghost, axis_tangent):
+    """One sweep of (1 + 4a) f - a sum(nb) = rhs on one staggered component (see diffuse)."""
+    src = rhs if parity < 0 else f
+    p = pad_ghost(src)                                        # ghosts across the tangential walls
+    if axis_tangent == 0:                                     # vx: ghost rows; x-neighbours clamp (Neumann)
+        left = np.hstack([p[1:-1, :1], p[1:-1, :-1]])
+        right = np.hstack([p[1:-1, 1:], p[1:-1, -1:]])
+        nb = left + right + p[:-2] + p[2:]
+    else:                                                     # vy: ghost columns; y-neighbours clamp
+        down = np.vstack([p[:1, 1:-1], p[:-1, 1:-1]])
+        up = np.vstack([p[1:, 1:-1], p[-1:, 1:-1]])
+        nb = down + up + p[:, :-2] + p[:, 2:]
+    new = (rhs + a * nb) / (1.0 + 4.0 * a)
+    jj, ii = np.indices(f.shape)
+    update = types != FACE_FIXED
+    if parity >= 0:
+        update &= (ii + jj) % 2 == parity
+    return np.where(update, new, src)
+
+
+def diffuse(vx, vy, rhs_x, rhs_y, solid, bc: Bc, a, parity):
+    """Implicit viscosity (Stam 1999): (I - nu dt Laplacian) v = v*, a = nu dt / h^2, per component on
+    its own face grid. parity -1: one Jacobi sweep from v* (the first iterate, written to the output);
+    0 / 1: red-black Gauss-Seidel on faces with (i + j) % 2 == parity, in place. Walls: no-slip ghost
+    2 u_wall - u, free-slip / open ghost u; fixed faces (walls, obstacles) keep their value."""
+    tx, ty = face_types(solid, bc)
+    out_x = _diffuse_component(vx, rhs_x, tx, a, parity, lambda f: ghost_rows_vx(f, bc), 0)
+    if parity >= 0:
+        vx = out_x          # the GPU sweeps both components in one dispatch; they do not interact
+    out_y = _diffuse_component(vy, rhs_y, ty, a, parity, lambda f: ghost_cols_vy(f, bc), 1)
+    return out_x, out_y
+
+
+def divergence(vx, vy, solid):
+    """Net outflow of each fluid cell, D v = (vx_R - vx_L) + (vy_T - vy_B), world velocity units
+    (divide by cell_size for 1/s); 0 in solid cells."""
+    d = vx[:, 1:] - vx[:, :-1] + vy[1:] - vy[:-1]
+    return np.where(solid, 0.0, d)
+
+
+def subtract_gradient(vx, vy, q, solid, bc: Bc):
+    """v_face -= q_to - q_from on fluid faces; open faces see q = 0 outside (p = 0)."""
+    tx, ty = face_types(solid, bc)
+    qx = np.hstack([np.zeros((q.shape[0], 1)), q, np.zeros((q.shape[0], 1))])
+    qy = np.vstack([np.zeros((1, q.shape[1])), q, np.zeros((1, q.shape[1]))])
+    gx = qx[:, 1:] - qx[:, :-1]
+    gy = qy[1:] - qy[:-1]
+    return (np.where(tx == FACE_FIXED, vx, vx - gx), np.where(ty == FACE_FIXED, vy, vy - gy))
+
+
+def centre_velocity(vx, vy):
+    """Velocity at cell centres (ny, nx, 2): the mean of each component's two faces."""
+    return np.stack([0.5 * (vx[:, :-1] + vx[:, 1:]), 0.5 * (vy[:-1] + vy[1:])], axis=-1)
+
+
+# ----------------------------------------------------------------------------------------- multigrid
+
+def coefficients(solid, bc: Bc):
+    """Level-0 operator as (ny, nx, 4): W_right, W_top, D (open sides), diagonal."""
+    ny, nx = solid.shape
+    fluid = ~solid
+    c = np.zeros((ny, nx, 4))
+    c[:, :-1, 0] = fluid[:, :-1] & fluid[:, 1:]
+    c[:-1, :, 1] = fluid[:-1] & fluid[1:]
+    d = np.zeros((ny, nx))
+    d[:, 0] += bc.kind[0] == OPEN
+    d[:, -1] += bc.kind[1] == OPEN
+    d[0, :] += bc.kind[2] == OPEN
+    d[-1, :] += bc.kind[3] == OPEN
+    c[..., 2] = np.where(fluid, d, 0.0)
+    return _with_diagonal(c)
+
+
+def _with_diagonal(c):
+    wl = np.zeros(c.shape[:2])
+    wl[:, 1:] = c[:, :-1, 0]
+    wb = np.zeros(c.shape[:2])
+    wb[1:] = c[:-1, :, 1]
+    c[..., 3] = c[..., 0] + c[..., 1] + c[..., 2] + wl + wb
+    return c
+
+
+def coarse_shape(shape):
+    return ((shape[0] + 1) // 2, (shape[1] + 1) // 2)
+
+
+def coarsen(c):
+    """Next-level operator: Galerkin sums over the 2x2 children with piecewise-constant transfers,
+    halved (their coarse operator is twice too stiff for smooth errors; the half makes it the 2h
+    rediscretisation on open regions). Odd sizes: missing children count as walls."""
+    ny, nx = c.shape[:2]
+    cy, cx = coarse_shape((ny, nx))
+    p = np.zeros((2 * cy, 2 * cx, 4))
+    p[:ny, :nx] = c
+    out = np.zeros((cy, cx, 4))
+    out[..., 0] = 0.5 * (p[0::2, 1::2, 0] + p[1::2, 1::2, 0])
+    out[..., 1] = 0.5 * (p[1::2, 0::2, 1] + p[1::2, 1::2, 1])
+    # Open (p = 0) sides: the 2h rediscretisation of a ghost at distance 1.5 h from the coarse centre
+    # is 2/3 of the Galerkin sum where all four children are fluid; where some are missing or solid
+    # the plain Galerkin sum (factor 1) is the one that keeps the V-cycle convergent.
+    full = (p[0::2, 0::2, 3] > 0) & (p[0::2, 1::2, 3] > 0) & (p[1::2, 0::2, 3] > 0) & (p[1::2, 1::2, 3] > 0)
+    out[..., 2] = np.where(full, 2.0 / 3.0, 1.0) * (p[0::2, 0::2, 2] + p[0::2, 1::2, 2] + p[1::2, 0::2, 2]
+                                                  + p[1::2, 1::2, 2])
+    out[-1, :, 1] = 0.0                     # no level above the top row, none right of the last column
+    out[:, -1, 0] = 0.0
+    return _with_diagonal(out)
+
+
+def levels(solid, bc: Bc, coarsest=4):
+    """Operators of every multigrid level, coarsening until both sides are <= `coarsest`."""
+    out = [coefficients(solid, bc)]
+    while max(out[-1].shape[:2]) > coarsest:
+        out.append(coarsen(out[-1]))
+    return out
+
+
+def apply_operator(q, c):
+    """(L q) = sum_faces W (q_nb - q) - D q."""
+    wr, wt, d = c[..., 0], c[..., 1], c[..., 2]
+    out = -d * q
+    fr = wr[:, :-1] * (q[:, 1:] - q[:, :-1])
+    out[:, :-1] += fr
+    out[:, 1:] -= fr
+    ft = wt[:-1] * (q[1:] - q[:-1])
+    out[:-1] += ft
+    out[1:] -= ft
+    return out
+
+
+def residual(q, b, c):
+    """r = b - L q, 0 where the diagonal is 0 (solid)."""
+    return np.where(c[..., 3] > 0, b - apply_operator(q, c), 0.0)
+
+
+def _neighbour_sum(q, c):
+    wr, wt = c[..., 0], c[..., 1]
+    s = np.zeros_like(q)
+    s[:, :-1] += wr[:, :-1] * q[:, 1:]
+    s[:, 1:] += wr[:, :-1] * q[:, :-1]
+    s[:-1] += wt[:-1] * q[1:]
+    s[1:] += wt[:-1] * q[:-1]
+    return s
+
+
+def smooth(q, b, c, parity):
+    """One colour of red-black Gauss-Seidel: q_c = (sum W q_nb - b) / diag on cells with
+    (i + j) % 2 == parity (the other colour is only read, so in-place updates are exact)."""
+    diag = c[..., 3]
+    new = np.where(diag > 0, (_neighbour_sum(q, c) - b) / np.where(diag > 0, diag, 1.0), 0.0)
+    jj, ii = np.indices(q.shape)
+    return np.where((ii + jj) % 2 == parity, new, q)
+
+
+def jacobi(q, b, c):
+    """The popular demos' Jacobi sweep (Harris, GPU Gems ch. 38): q = (sum of 4 neighbours - b) / 4
+    with clamp-to-edge at walls and solids (their ghost is the cell itself) and 0 past open sides."""
+    diag = c[..., 3]
+    walls = 4.0 - (diag - c[..., 2]) - c[..., 2]
+    new = (_neighbour_sum(q, c) + walls * q - b) / 4.0
+    return np.where(diag > 0, new, 0.0)
+
+
+def restrict(q, b, c):
+    """Coarse right-hand side: the sum of the children's residuals (and the coarse guess 0)."""
+    r = residual(q, b, c)
+    ny, nx = r.shape
+    cy, cx = coarse_shape((ny, nx))
+    p = np.zeros((2 * cy, 2 * cx))
+    p[:ny, :nx] = r
+    return p[0::2, 0::2] + p[0::2, 1::2] + p[1::2, 0::2] + p[1::2, 1::2], np.zeros((cy, cx))
+
+
+def prolong(q, c, qc, cc):
+    """q += bilinear interpolation of the coarse correction (cell-centred weights 9/16, 3/16, 3/16,
+    1/16); coarse cells outside the grid or without fluid are left out and the weights renormalised."""
+    ny, nx = q.shape
+    cy, cx = qc.shape
+    jj, ii = np.indices((ny, nx))
+    bi, bj = ii // 2, jj // 2
+    si = np.where(ii % 2 == 0, -1, 1)
+    sj = np.where(jj % 2 == 0, -1, 1)
+    total = np.zeros((ny, nx))
+    weight = np.zeros((ny, nx))
+    for di, dj, w in ((0, 0, 9.0), (1, 0, 3.0), (0, 1, 3.0), (1, 1, 1.0)):
+        ci, cj = bi + di * si, bj + dj * sj
+        ok = (ci >= 0) & (ci < cx) & (cj >= 0) & (cj < cy)
+        ci, cj = np.clip(ci, 0, cx - 1), np.clip(cj, 0, cy - 1)
+        ok &= cc[cj, ci, 3] > 0
+        total += np.where(ok, w * qc[cj, ci], 0.0)
+        weight += np.where(ok, w, 0.0)
+    corr = np.where(weight > 0, total / np.maximum(weight, 1e-30), 0.0)
+    return np.where(c[..., 3] > 0, q + corr, q)
+
+
+COARSE_SWEEPS = 8          # red-black sweeps on the coarsest level (at most 4 x 4 cells)
+
+
+def v_cycle(q, b, lv, level=0, pre=2, post=2):
+    c = lv[level]
+    if level == len(lv) - 1:
+        for _ in range(COARSE_SWEEPS):
+            q = smooth(smooth(q, b, c, 0), b, c, 1)
+        return q
+    for _ in range(pre):
+        q = smooth(smooth(q, b, c, 0), b, c, 1)
+    bc_, qc = restrict(q, b, c)
+    qc = v_cycle(qc, bc_, lv, level + 1, pre, post)
+    q = prolong(q, c, qc, lv[level + 1])
+    for _ in range(post):
+        q = smooth(smooth(q, b, c, 0), b, c, 1)
+    return q
+
+
+def solve(b, lv, tol=1e-10, max_cycles=50):
+    """Multigrid V(2,2) cycles from q = 0 until |r| / |b| <= tol; returns q and the residual history."""
+    q = np.zeros_like(b)
+    nb = np.linalg.norm(b)
+    hist = []
+    if nb == 0:
+        return q, hist
+    for _ in range(max_cycles):
+        q = v_cycle(q, b, lv)
+        hist.append(np.linalg.norm(residual(q, b, lv[0])) / nb)
+        if hist[-1] <= tol:
+            break
+    return q, hist
+
+
+def project(vx, vy, solid, bc: Bc, tol=1e-10):
+    """The exact discrete projection: solve L q = D v, subtract the gradient."""
+    lv = levels(solid, bc)
+    q, hist = solve(divergence(vx, vy, solid), lv, tol)
+    return (*subtract_gradient(vx, vy, q, solid, bc), hist)

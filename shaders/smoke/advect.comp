@@ -1,0 +1,40 @@
+#version 430
+// SmokeGrid._advect: semi-Lagrangian advection (Stam 1999). Each vx face, vy face and cell centre is
+// traced back through the velocity (u_vx, u_vy) by dt with the midpoint rule and the source fields
+// are sampled bilinearly there. Walls, obstacle faces and solid cells get 0. A negative u_dt_h
+// traces forward: MacCormack's reverse step A^R. u_decay: dissipation factors exp(-k dt).
+#include "smoke/mac.glsl"
+#include "smoke/velocity.glsl"
+
+layout(binding = B_SMOKE_VX_HAT) uniform sampler2D u_src_x;
+layout(binding = B_SMOKE_VY_HAT) uniform sampler2D u_src_y;
+layout(binding = B_SMOKE_S_HAT) uniform sampler2D u_src_s;
+layout(binding = B_SMOKE_VX_OUT, r32f) uniform restrict writeonly image2D u_vx_out;
+layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_out;
+layout(binding = B_SMOKE_S_OUT, rgba32f) uniform restrict writeonly image2D u_s_out;
+
+uniform float u_dt_h;
+uniform vec4 u_decay;           // velocity, density, temperature, fuel
+
+void main() {
+    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
+    if (f.x > u_size.x || f.y > u_size.y) return;
+    vec2 p = vec2(f);
+    if (f.y < u_size.y) {
+        float value = 0.0;
+        if (face_type_x(f) != FACE_FIXED)
+            value = bilinear(u_src_x, dims_x(), trace(p - vec2(0.5, 0.0), u_dt_h) + vec2(0.5, 0.0)).r * u_decay.x;
+        imageStore(u_vx_out, f, vec4(value));
+    }
+    if (f.x < u_size.x) {
+        float value = 0.0;
+        if (face_type_y(f) != FACE_FIXED)
+            value = bilinear(u_src_y, dims_y(), trace(p - vec2(0.0, 0.5), u_dt_h) + vec2(0.0, 0.5)).r * u_decay.x;
+        imageStore(u_vy_out, f, vec4(value));
+    }
+    if (inside(f)) {
+        vec4 value = vec4(0.0);
+        if (!solid(f)) value = vec4(bilinear(u_src_s, u_size, trace(p, u_dt_h)).rgb * u_decay.yzw, 0.0);
+        imageStore(u_s_out, f, value);
+    }
+}

@@ -1,0 +1,50 @@
+#version 430
+// SmokeGrid._maccormack: phi = hat + (phi_n - back) / 2 (Selle et al. 2008), hat = A(phi_n) and
+// back = A^R(hat) from two advect passes. Limiter: clamp to the min/max of the four nodes of phi_n
+// around the back-traced point (GPU Gems 3 ch. 30), so the scheme stays unconditionally bounded.
+// phi_n is the velocity itself (u_vx, u_vy) and the scalars; u_decay as in advect.comp.
+#include "smoke/mac.glsl"
+#include "smoke/velocity.glsl"
+
+layout(binding = B_SMOKE_S) uniform sampler2D u_s;
+layout(binding = B_SMOKE_VX_HAT) uniform sampler2D u_hat_x;
+layout(binding = B_SMOKE_VY_HAT) uniform sampler2D u_hat_y;
+layout(binding = B_SMOKE_S_HAT) uniform sampler2D u_hat_s;
+layout(binding = B_SMOKE_VX_BACK) uniform sampler2D u_back_x;
+layout(binding = B_SMOKE_VY_BACK) uniform sampler2D u_back_y;
+layout(binding = B_SMOKE_S_BACK) uniform sampler2D u_back_s;
+layout(binding = B_SMOKE_VX_OUT, r32f) uniform restrict writeonly image2D u_vx_out;
+layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_out;
+layout(binding = B_SMOKE_S_OUT, rgba32f) uniform restrict writeonly image2D u_s_out;
+
+uniform float u_dt_h;
+uniform vec4 u_decay;
+
+vec4 corrected(sampler2D phi, sampler2D hat, sampler2D back, ivec2 dims, ivec2 node, vec2 offset) {
+    vec4 lo, hi;
+    bilinear(phi, dims, trace(vec2(node) - offset, u_dt_h) + offset, lo, hi);
+    vec4 value = texelFetch(hat, node, 0) + 0.5 * (texelFetch(phi, node, 0) - texelFetch(back, node, 0));
+    return clamp(value, lo, hi);
+}
+
+void main() {
+    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
+    if (f.x > u_size.x || f.y > u_size.y) return;
+    if (f.y < u_size.y) {
+        float value = 0.0;
+        if (face_type_x(f) != FACE_FIXED)
+            value = corrected(u_vx, u_hat_x, u_back_x, dims_x(), f, vec2(0.5, 0.0)).r * u_decay.x;
+        imageStore(u_vx_out, f, vec4(value));
+    }
+    if (f.x < u_size.x) {
+        float value = 0.0;
+        if (face_type_y(f) != FACE_FIXED)
+            value = corrected(u_vy, u_hat_y, u_back_y, dims_y(), f, vec2(0.0, 0.5)).r * u_decay.x;
+        imageStore(u_vy_out, f, vec4(value));
+    }
+    if (inside(f)) {
+        vec4 value = vec4(0.0);
+        if (!solid(f)) value = vec4(corrected(u_s, u_hat_s, u_back_s, u_size, f, vec2(0.0)).rgb * u_decay.yzw, 0.0);
+        imageStore(u_s_out, f, value);
+    }
+}

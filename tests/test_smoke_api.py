@@ -1,0 +1,122 @@
+"""SmokeGrid's public surface: shapes and units of the getters, setters, textures, lifetime, and bad
+input rejected with a ValueError/TypeError naming the argument, before any GPU work, state unchanged."""
+import math
+
+import numpy as np
+import pytest
+
+from hydro.smoke import SmokeGrid
+
+SHAPE = (12, 18)
+
+
+@pytest.fixture
+def grid(ctx, rng):
+    g = SmokeGrid(ctx, SHAPE, buoyancy=(0.1, 1.0))
+    g.splat(9, 6, 4, velocity=(1.0, 2.0), density=0.8, temperature=1.5)
+    g.step(0.05)
+    yield g
+    g.release()
+
+
+def _snapshot(g):
+    return [np.array(x) for x in (*g.face_velocity, g.density, g.temperature, g.fuel, g.obstacles)] + [g.boundaries]
+
+
+def _same(a, b):
+    for x, y in zip(a, b):
+        if isinstance(x, dict):
+            assert x == y
+        else:
+            np.testing.assert_array_equal(x, y)
+
+
+def test_getters_setters_and_textures(grid, rng):
+    assert grid.velocity.shape == SHAPE + (2,)
+    assert grid.density.shape == SHAPE and grid.temperature.shape == SHAPE
+    d = rng.uniform(0, 1, SHAPE)
+    grid.density = d
+    np.testing.assert_allclose(grid.density, d, rtol=1e-6)
+    v = rng.normal(size=SHAPE + (2,))
+    grid.velocity = v
+    got = grid.velocity
+    # interior cells: mean of faces that were means of neighbouring cells
+    expect_x = 0.25 * (v[:, :-2, 0] + 2 * v[:, 1:-1, 0] + v[:, 2:, 0])
+    np.testing.assert_allclose(got[:, 1:-1, 0], expect_x, rtol=1e-5, atol=1e-6)
+    assert grid.density_texture.size == (SHAPE[1], SHAPE[0]) and grid.density_texture.components == 4
+    tex = grid.velocity_texture
+    assert tex.size == (SHAPE[1], SHAPE[0]) and tex.components == 2
+    np.testing.assert_allclose(np.frombuffer(tex.read(), np.float32).reshape(SHAPE + (2,)), got, atol=1e-6)
+    grid.step(0.05)
+    assert grid.sim_time == pytest.approx(0.1) and grid.iteration == 2
+    assert 0 <= grid.pressure_residual <= 1e-4 and math.isfinite(grid.divergence("rms"))
+
+
+def test_context_manager_and_release(ctx):
+    with SmokeGrid(ctx, SHAPE) as g:
+        g.step(0.1)
+    g.release()                                       # idempotent
+    with pytest.raises(RuntimeError):
+        g.step(0.1)
+
+
+def test_private_context():
+    with SmokeGrid(None, (8, 8)) as g:
+        g.splat(4, 4, 2, velocity=(1, 0))
+        g.step(0.1)
+        assert np.isfinite(g.velocity).all()
+
+
+@pytest.mark.parametrize("kwargs, exc, name", [
+    (dict(shape=(3, 10)), ValueError, "shape[0]"),
+    (dict(shape=(10,)), TypeError, "shape"),
+    (dict(shape=(10.5, 10)), TypeError, "shape[0]"),
+    (dict(viscosity=-0.1), ValueError, "viscosity"),
+    (dict(advection="upwind"), ValueError, "advection"),
+    (dict(vorticity=float("nan")), ValueError, "vorticity"),
+    (dict(buoyancy=(1.0,)), TypeError, "buoyancy"),
+    (dict(cell_size=0.0), ValueError, "cell_size"),
+    (dict(pressure="sor"), ValueError, "pressure"),
+    (dict(pressure_iterations=0), ValueError, "pressure_iterations"),
+    (dict(pressure_tolerance=2.0), ValueError, "pressure_tolerance"),
+    (dict(fire="yes"), TypeError, "fire"),
+    (dict(colour=1), TypeError, "colour"),
+])
+def test_constructor_rejects(ctx, kwargs, exc, name):
+    args = dict(shape=SHAPE)
+    args.update(kwargs)
+    shape = args.pop("shape")
+    with pytest.raises(exc, match=name.replace("[", r"\[").replace("]", r"\]")):
+        SmokeGrid(ctx, shape, **args)
+
+
+@pytest.mark.parametrize("call, exc, name", [
+    (lambda g: g.splat(float("nan"), 3, 2), ValueError, "x"),
+    (lambda g: g.splat(3, 3, 2, density=float("nan")), ValueError, "density"),
+    (lambda g: g.splat(3, 3, 0), ValueError, "radius"),
+    (lambda g: g.splat(3, 3, 2, velocity=(1.0, float("inf"))), ValueError, "velocity"),
+    (lambda g: g.splat(3, 3, 2, velocity=1.0), TypeError, "velocity"),
+    (lambda g: setattr(g, "density", np.ones((SHAPE[1], SHAPE[0]))), ValueError, "density"),
+    (lambda g: setattr(g, "density", -np.ones(SHAPE)), ValueError, "density"),
+    (lambda g: setattr(g, "temperature", np.full(SHAPE, np.nan)), ValueError, "temperature"),
+    (lambda g: setattr(g, "velocity", np.ones(SHAPE)), ValueError, "velocity"),
+    (lambda g: setattr(g, "face_velocity", (np.ones(SHAPE), np.ones(SHAPE))), ValueError, "face_velocity"),
+    (lambda g: setattr(g, "obstacles", np.ones(SHAPE)), TypeError, "obstacles"),
+    (lambda g: setattr(g, "obstacles", np.zeros((5, 5), bool)), ValueError, "obstacles"),
+    (lambda g: setattr(g, "obstacles", np.ones(SHAPE, bool)), ValueError, "obstacles"),
+    (lambda g: g.set_boundary("north", "open"), ValueError, "side"),
+    (lambda g: g.set_boundary("top", "wall"), ValueError, "kind"),
+    (lambda g: g.set_boundary("top", "no-slip", velocity=(1.0, 0.5)), ValueError, "velocity"),
+    (lambda g: g.set_boundary("left", "open", velocity=(0.0, 1.0)), ValueError, "velocity"),
+    (lambda g: g.step(-0.1), ValueError, "dt"),
+    (lambda g: g.step(float("nan")), ValueError, "dt"),
+    (lambda g: g.step(0.1, substeps=0), ValueError, "substeps"),
+    (lambda g: g.divergence("l1"), ValueError, "norm"),
+])
+def test_bad_input_rejected_and_state_unchanged(grid, call, exc, name):
+    before = _snapshot(grid)
+    t, it = grid.sim_time, grid.iteration
+    with pytest.raises(exc, match=name):
+        call(grid)
+    _same(_snapshot(grid), before)
+    assert (grid.sim_time, grid.iteration) == (t, it)

@@ -1,0 +1,226 @@
+"""SmokeGrid physics with stated tolerances: exact projection, multigrid convergence, Taylor-Green
+energy (SL vs MacCormack), the Ghia et al. 1982 lid-driven cavity, buoyancy, vorticity confinement,
+obstacles, fire, and frame-rate independence."""
+import numpy as np
+import pytest
+
+from hydro.reference import smoke as ref
+from hydro.smoke import SmokeGrid
+
+# Ghia, Ghia & Shin, J. Comput. Phys. 48 (1982) 387-411, Re = 100: Table I (u on the vertical centre
+# line, y) and Table II (v on the horizontal centre line, x).
+GHIA_U = np.array([[1.0, 1.0], [0.9766, 0.84123], [0.9688, 0.78871], [0.9609, 0.73722], [0.9531, 0.68717],
+                   [0.8516, 0.23151], [0.7344, 0.00332], [0.6172, -0.13641], [0.5, -0.20581],
+                   [0.4531, -0.21090], [0.2813, -0.15662], [0.1719, -0.10150], [0.1016, -0.06434],
+                   [0.0703, -0.04775], [0.0625, -0.04192], [0.0547, -0.03717], [0.0, 0.0]])
+GHIA_V = np.array([[1.0, 0.0], [0.9688, -0.05906], [0.9609, -0.07391], [0.9531, -0.08864], [0.9453, -0.10313],
+                   [0.9063, -0.16914], [0.8594, -0.22445], [0.8047, -0.24533], [0.5, 0.05454],
+                   [0.2344, 0.17527], [0.2266, 0.17507], [0.1563, 0.16077], [0.0938, 0.12317],
+                   [0.0781, 0.10890], [0.0703, 0.10091], [0.0625, 0.09233], [0.0, 0.0]])
+
+
+def _random_faces(g, rng):
+    ny, nx = g.shape
+    g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
+
+
+def _rms_div(g):
+    return g.divergence("rms")
+
+
+@pytest.mark.parametrize("shape, open_sides, obstacle", [((40, 56), (), False), ((37, 50), ("left", "top"), True)])
+def test_projection_leaves_divergence_at_solver_tolerance(ctx, rng, shape, open_sides, obstacle):
+    g = SmokeGrid(ctx, shape, pressure_tolerance=1e-4)
+    if obstacle:
+        mask = np.zeros(shape, bool)
+        mask[10:20, 15:30] = True
+        g.obstacles = mask
+    for side in open_sides:
+        g.set_boundary(side, "open")
+    _random_faces(g, rng)
+    before = _rms_div(g)
+    g.project()
+    after = _rms_div(g)
+    assert g.pressure_residual <= 1e-4
+    # MAC grid: D G == L, so the divergence left is the residual (up to fp32 rounding of the update)
+    assert after / before <= 1.5e-4
+    assert g.pressure_cycles <= 8
+    g.release()
+    # the popular demos' 20 Jacobi sweeps on the same field leave far more
+    j = SmokeGrid(ctx, shape, pressure="jacobi", pressure_iterations=20)
+    if obstacle:
+        j.obstacles = mask
+    for side in open_sides:
+        j.set_boundary(side, "open")
+    _random_faces(j, np.random.default_rng(1234))
+    j.project()
+    assert j.pressure_residual > 0.05
+    j.release()
+
+
+@pytest.mark.parametrize("n", [32, 64])
+def test_multigrid_residual_falls_per_cycle(ctx, rng, n):
+    """V(2,2) cycles: the first cuts the residual by > 20x, every later one by > 3x (an open side next to
+    odd coarse sizes and an obstacle is the hard case; a closed box gives ~20x per cycle), and four
+    reach 5e-5, at both sizes: the rate does not depend on the size."""
+    g = SmokeGrid(ctx, (n, n + 6))
+    mask = np.zeros(g.shape, bool)
+    mask[n // 3:n // 2, n // 4:n // 2] = True
+    g.obstacles = mask
+    g.set_boundary("right", "open")
+    _random_faces(g, rng)
+    pr = g._pressure
+    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
+    history = []
+    for _ in range(4):
+        pr.v_cycle()
+        pr.residual(pr.q[0], pr.rhs[0], pr.norms)
+        history.append(pr.read_norms(pr.norms)["relative"])
+    assert history[0] < 0.05
+    for a, b in zip(history, history[1:]):
+        assert b < max(a / 3.0, 3e-6), history
+    assert history[-1] < 5e-5, history
+    # fixed-iteration options: residual decreases with iterations but stays far above multigrid's
+    for method in ("jacobi", "gauss-seidel"):
+        res = []
+        for k in (10, 40):
+            g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
+            pr.solve(method, k, None)
+            res.append(pr.read_norms(pr.norms)["relative"])
+        assert res[1] < res[0] and res[1] > 10 * history[1]
+    g.release()
+
+
+def _taylor_green(ctx, n, advection, T=5.0):
+    h = np.pi / n
+    g = SmokeGrid(ctx, (n, n), cell_size=h, advection=advection)     # closed free-slip box [0, pi]^2
+    j, i = np.mgrid[0:n, 0:n + 1]
+    vx = np.sin(i * h) * np.cos((j + 0.5) * h)
+    j, i = np.mgrid[0:n + 1, 0:n]
+    vy = -np.cos((i + 0.5) * h) * np.sin(j * h)
+    g.face_velocity = (vx, vy)
+    g.project()
+    ke0 = g.kinetic_energy()
+    steps = int(round(T / (0.5 * h)))                  # CFL 0.5 at the peak speed 1
+    for _ in range(steps):
+        g.step(T / steps)
+    ratio = g.kinetic_energy() / ke0
+    g.release()
+    return ratio
+
+
+def test_taylor_green_energy(ctx):
+    """Inviscid Taylor-Green is steady; every loss is numerical. 32^2, T = 5, CFL 0.5. Measured on this
+    MAC grid: SL 0.69, MacCormack 0.89 (the collocated demos' numbers: 0.49 / 0.79, research notes)."""
+    sl = _taylor_green(ctx, 32, "semi-lagrangian")
+    mc = _taylor_green(ctx, 32, "maccormack")
+    assert sl >= 0.62
+    assert mc >= 0.85
+    assert mc >= sl + 0.12
+    assert mc <= 1.0 + 1e-3
+
+
+def test_lid_driven_cavity_matches_ghia_1982(ctx):
+    """Re = 100 unit cavity, 32^2, MacCormack, dt 0.05 to t = 10 (steady to 1e-3). Tolerance: 0.02 of the
+    lid speed at Ghia's points on both centre lines (measured 0.012 / 0.009)."""
+    n = 32
+    g = SmokeGrid(ctx, (n, n), cell_size=1.0 / n, viscosity=1.0 / 100)
+    for side in ("left", "right", "bottom"):
+        g.set_boundary(side, "no-slip")
+    g.set_boundary("top", "no-slip", velocity=(1.0, 0.0))
+    for _ in range(200):
+        g.step(0.05)
+    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
+    yc = np.concatenate([[0.0], (np.arange(n) + 0.5) / n, [1.0]])
+    u = np.concatenate([[0.0], vx[:, n // 2], [1.0]])           # faces at x = 0.5; lid and floor ends
+    v = np.concatenate([[0.0], vy[n // 2, :], [0.0]])           # faces at y = 0.5
+    err_u = np.abs(np.interp(GHIA_U[:, 0], yc, u) - GHIA_U[:, 1]).max()
+    err_v = np.abs(np.interp(GHIA_V[:, 0], yc, v) - GHIA_V[:, 1]).max()
+    assert err_u <= 0.02 and err_v <= 0.02, (err_u, err_v)
+    assert g.divergence() <= 1e-2                                # 1/s, the lid shears at 32 / s
+    g.release()
+
+
+def _centroid_y(field):
+    w = np.clip(field, 0, None)
+    return float((w.sum(axis=1) * np.arange(field.shape[0])).sum() / w.sum())
+
+
+def test_hot_blob_rises_and_dense_cold_blob_sinks(ctx):
+    for temperature, density, direction in ((2.0, 0.0, 1), (-1.0, 2.0, -1)):
+        g = SmokeGrid(ctx, (48, 32), buoyancy=(3.0, 2.0))
+        g.splat(16, 24, 5, density=density + 0.05, temperature=temperature)
+        start = _centroid_y(g.density)
+        for _ in range(20):
+            g.step(0.1)
+        moved = _centroid_y(g.density) - start
+        assert direction * moved > 2.0, moved             # cells in 2 s
+        g.release()
+
+
+def _enstrophy(g):
+    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
+    w = ref.curl(vx, vy, g.obstacles, g._bc, g.params.cell_size)
+    return float((w ** 2).sum())
+
+
+def test_vorticity_confinement_keeps_enstrophy(ctx):
+    results = []
+    for eps in (0.0, 4.0):
+        g = SmokeGrid(ctx, (40, 40), vorticity=eps, advection="semi-lagrangian")
+        g.face_velocity = (np.random.default_rng(5).normal(size=(40, 41)), np.random.default_rng(6).normal(size=(41, 40)))
+        g.project()
+        e0 = _enstrophy(g)
+        for _ in range(15):
+            g.step(0.2)
+        results.append(_enstrophy(g) / e0)
+        g.release()
+    assert results[1] > 1.3 * results[0], results
+
+
+def test_nothing_inside_obstacles(ctx):
+    g = SmokeGrid(ctx, (40, 48), buoyancy=(0.5, 2.0), vorticity=2.0, viscosity=0.05)
+    mask = np.zeros((40, 48), bool)
+    mask[18:26, 20:30] = True
+    g.obstacles = mask
+    for k in range(12):
+        g.splat(24, 14 + k, 8, velocity=(3.0, 6.0), density=1.0, temperature=1.0)   # overlaps the solid
+        g.step(0.1)
+    assert np.all(g.density[mask] == 0) and np.all(g.temperature[mask] == 0)
+    assert np.all(g.velocity[mask] == 0)
+    vx, vy = g.face_velocity
+    tx, ty = ref.face_types(mask, g._bc)
+    assert np.all(vx[tx == ref.FACE_FIXED] == 0) and np.all(vy[ty == ref.FACE_FIXED] == 0)
+    assert g.density[~mask].sum() > 1.0
+    g.release()
+
+
+def test_fire_burns_fuel_into_heat_and_smoke(ctx):
+    g = SmokeGrid(ctx, (40, 32), fire=True, burn_rate=2.0, burn_heat=3.0, smoke_yield=0.5, cooling=1.0,
+                  buoyancy=(0.0, 5.0))
+    g.splat(16, 8, 5, density=0.0, fuel=1.0)
+    fuel0 = g.fuel.sum()
+    g.step(0.05)
+    assert g.temperature.max() > 0.1 and g.density.sum() > 0
+    for _ in range(30):
+        g.step(0.05)
+    assert g.fuel.sum() < 0.05 * fuel0                     # exp(-2 * 1.55) = 0.045 of it left
+    assert 0 < g.temperature.max() < 3.0                   # cooled below the burn temperature
+    assert _centroid_y(g.density) > 10.0                   # smoke rose from y = 8
+    g.release()
+
+
+def test_frame_rate_independence(ctx):
+    """The same buoyant plume stepped at 30 Hz and at 120 Hz for 1.5 s: density fields agree within 15 %
+    (relative L2) and their centroids within 0.5 cell."""
+    fields = []
+    for hz in (30, 120):
+        g = SmokeGrid(ctx, (48, 32), buoyancy=(0.0, 3.0), vorticity=1.0)
+        g.splat(16, 10, 5, velocity=(2.0, 0.0), density=1.0, temperature=1.0)
+        for _ in range(int(1.5 * hz)):
+            g.step(1.0 / hz)
+        fields.append(g.density.astype(np.float64))
+        g.release()
+    a, b = fields
+    assert np.linalg.norm(a - b) / np.linalg.norm(b) < 0.15
+    assert abs(_centroid_y(a) - _centroid_y(b)) < 0.5
