@@ -9,6 +9,9 @@ from ._gl import HydroGLError, ShaderError, create_context
 from .params import WaterParams
 from .water import WaterGrid
 from .hex import HexWaterGrid
+from .smoke import SmokeGrid
+from .smoke_params import SmokeParams
+from . import render
 
-__all__ = ["create_context", "WaterGrid", "HexWaterGrid", "WaterParams", "HydroGLError", "ShaderError"]
+__all__ = ["create_context", "WaterGrid", "HexWaterGrid", "SmokeGrid", "SmokeParams", "WaterParams", "render", "HydroGLError", "ShaderError"]
 __version__ = "0.1.0"

@@ -10,6 +10,7 @@ need=()
 ldconfig -p | grep -q 'libEGL.so.1' || need+=(libegl1)
 ldconfig -p | grep -q 'libEGL_mesa.so.0' || need+=(libegl-mesa0)
 ldconfig -p | grep -q 'libGL.so.1' || need+=(libgl1)
+ldconfig -p | grep -q 'libGLX_mesa.so.0' || need+=(libglx-mesa0)
 ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 || need+=(libgl1-mesa-dri)
 if [ "$extra" = test ]; then
     command -v Xvfb >/dev/null || need+=(xvfb)

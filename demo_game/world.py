@@ -1,0 +1,171 @@
+"""The demo's world: Perlin hills with a lake held back by a ridge, a dry valley beside it, a river
+coming in across the top edge and the sea along the bottom edge.
+
+    world = build(128, seed=7)        # World: terrain, water, boundaries, landmarks (grid coordinates)
+
+Layout in fractions of the map (u = x / n east, v = y / n north; row y = 0 is the "bottom" side):
+- the sea covers the south (v < ~0.12) and stays at level 0 through a "level" boundary;
+- a river enters across the top edge at u ~ 0.3 (an "inflow" boundary span) and runs south into
+- a lake centred at (0.30, 0.60), whose surface is held at LAKE_LEVEL by a spillway on its south-west
+  rim that carries the overflow down to the sea;
+- a north-south ridge at u ~ 0.50 holds the lake back from
+- a dry valley at u ~ 0.68 whose floor runs from below the lake surface down to the sea.
+Dig through the ridge (landmarks "ridge_west" -> "ridge_east") and the lake drains into the valley.
+
+Heights are in world units with cell_size = 1 and scale with n / 128, so every size has the same
+shape and slopes. The noise comes from `noise.pnoise2` (imported only when used) or, for benchmark
+machines without the `noise` package, from `numpy_noise` (value noise in NumPy). pnoise2 is exactly 0
+at integer lattice points, so coordinates are scaled to a few features per map and offset by the
+seed; the octave sum is normalised to [-1, 1] by its own range.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SEA_LEVEL = 0.0
+LAKE_LEVEL = 6.0          # spillway crest, world units at n = 128
+RIDGE_CREST = 8.5
+RIVER_DISCHARGE = 6.0     # volume/s at n = 128 (scaled by (n/128)^2)
+
+
+@dataclass
+class World:
+    """Everything needed to build the grid for the demo scene. Arrays are (ny, nx), indexed [y, x]."""
+    terrain: np.ndarray
+    water: np.ndarray
+    boundaries: list                          # (side, kind, value, span) for grid.set_boundary
+    landmarks: dict = field(default_factory=dict)   # name -> (x, y) grid coordinates
+    seed: int = 0
+
+    @property
+    def n(self) -> int:
+        return self.terrain.shape[1]
+
+
+def perlin_noise(shape, seed: int, features: float = 4.0, octaves: int = 5) -> np.ndarray:
+    """Fractal Perlin noise in [-1, 1] from the `noise` package, about `features` hills across."""
+    import noise  # lazily: only the demo needs it
+
+    ny, nx = shape
+    rng = np.random.default_rng(seed)
+    ox, oy = rng.uniform(0.0, 1000.0, 2)          # base is a small-int seed; offsets add variety
+    scale = features / max(nx, ny)
+    base = int(seed) % 256
+    out = np.empty(shape)
+    for y in range(ny):
+        py = oy + (y + 0.5) * scale
+        out[y] = [noise.pnoise2(ox + (x + 0.5) * scale, py, octaves=octaves, persistence=0.5,
+                                lacunarity=2.0, repeatx=65536, repeaty=65536, base=base) for x in range(nx)]
+    return _normalise(out)
+
+
+def numpy_noise(shape, seed: int, features: float = 4.0, octaves: int = 5) -> np.ndarray:
+    """Fractal value noise in [-1, 1] with NumPy alone (for benchmarks on machines without `noise`)."""
+    ny, nx = shape
+    rng = np.random.default_rng(seed)
+    out = np.zeros(shape)
+    amplitude, frequency = 1.0, features / max(nx, ny)
+    ys, xs = np.mgrid[0:ny, 0:nx] + 0.5
+    for _ in range(octaves):
+        gx, gy = xs * frequency, ys * frequency
+        lattice = rng.random((int(gy.max()) + 2, int(gx.max()) + 2))
+        ix, iy = gx.astype(int), gy.astype(int)
+        fx, fy = gx - ix, gy - iy
+        fx, fy = fx * fx * (3 - 2 * fx), fy * fy * (3 - 2 * fy)
+        top = lattice[iy, ix] * (1 - fx) + lattice[iy, ix + 1] * fx
+        bottom = lattice[iy + 1, ix] * (1 - fx) + lattice[iy + 1, ix + 1] * fx
+        out += amplitude * (top * (1 - fy) + bottom * fy)
+        amplitude, frequency = amplitude * 0.5, frequency * 2.0
+    return _normalise(out)
+
+
+def _normalise(field_: np.ndarray) -> np.ndarray:
+    low, high = field_.min(), field_.max()
+    return 2.0 * (field_ - low) / max(high - low, 1e-12) - 1.0
+
+
+def _smooth(t):
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def build(n: int = 128, seed: int = 7, noise: str = "perlin") -> World:
+    """The demo scene on an n x n grid. noise: "perlin" (package `noise`) or "numpy"."""
+    if not isinstance(n, int) or n < 32:
+        raise ValueError(f"n: expected an int >= 32, got {n!r}")
+    if noise not in ("perlin", "numpy"):
+        raise ValueError(f"noise: expected 'perlin' or 'numpy', got {noise!r}")
+    s = n / 128.0                                   # heights scale with the map
+    y, x = np.mgrid[0:n, 0:n] + 0.5
+    u, v = x / n, y / n
+    hills = (perlin_noise if noise == "perlin" else numpy_noise)((n, n), seed)
+    detail = (perlin_noise if noise == "perlin" else numpy_noise)((n, n), seed + 101, features=11.0, octaves=3)
+
+    # Land rising from a sea shelf in the south to hills in the north.
+    land = -3.0 + 15.0 * _smooth((v - 0.04) / 0.40) + 2.0 * _smooth((v - 0.45) / 0.5)
+    h = land + 3.0 * hills * _smooth((v - 0.10) / 0.2) + 0.6 * detail
+
+    # Lake basin: a bowl with a ragged shore whose floor lies well below the spillway.
+    lake = np.hypot((u - 0.30) / 0.17, (v - 0.60) / 0.15) * (1.0 + 0.18 * hills)
+    h = np.minimum(h, np.where(lake < 1.25, 2.2 + 6.5 * lake ** 2 + 0.3 * detail, np.inf))
+
+    # A dry valley east of the lake running down to the sea, then the ridge between the two.
+    valley_floor = -1.0 + 4.0 * _smooth((v - 0.05) / 0.7) + 6.0 * _smooth((v - 0.75) / 0.2)
+    valley_u = 0.68 + 0.03 * np.sin(7.0 * v)
+    valley = valley_floor + 9.0 * ((u - valley_u) / 0.12) ** 2 + 0.25 * detail
+    h = np.minimum(h, valley)
+    ridge = np.abs(u - 0.50 - 0.015 * np.sin(9.0 * v)) / 0.045
+    ridge_band = _smooth((0.92 - v) / 0.08) * _smooth((v - 0.28) / 0.08)
+    crest = RIDGE_CREST - 1.5 * ridge ** 2 + 0.4 * detail
+    h = np.where(ridge < 1.0, np.maximum(h, crest * ridge_band + h * (1.0 - ridge_band)), h)
+    saddle = RIDGE_CREST + 0.4 * detail + 0.8 * np.maximum(ridge - 1.0, 0.0) ** 2   # no hill above the crest
+    h = np.minimum(h, saddle * ridge_band + h * (1.0 - ridge_band))
+
+    # Spillway from the south-west rim of the lake down to the sea.
+    t = np.clip((0.50 - v) / 0.42, 0.0, 1.0)          # 0 at the rim, 1 at the shore
+    path_u = 0.22 - 0.06 * t
+    spill = LAKE_LEVEL - 0.2 - (LAKE_LEVEL + 1.0) * _smooth(t) + 40.0 * (u - path_u) ** 2 / 0.05
+    h = np.where((v < 0.52) & (v > 0.02), np.minimum(h, spill + 0.15 * detail), h)
+
+    # River from the top edge down into the lake.
+    t = np.clip((1.0 - v) / 0.30, 0.0, 1.0)           # 0 at the top edge, 1 at the lake
+    path_u = 0.30 + 0.05 * np.sin(3.0 * t)
+    river = LAKE_LEVEL + 2.5 - 2.0 * t + 60.0 * (u - path_u) ** 2 / 0.05
+    h = np.where(v > 0.68, np.minimum(h, river + 0.15 * detail), h)
+
+    terrain = (h * s).astype(np.float32)
+    water = np.zeros_like(terrain)
+    surface = (LAKE_LEVEL - 0.25) * s                 # just below the spillway crest
+    lake_cells = _flood((terrain < surface) & (lake < 1.4), [(int(0.60 * n), int(0.30 * n))])
+    water[lake_cells] = surface - terrain[lake_cells]
+    sea_cells = _flood(terrain < SEA_LEVEL, [(0, x) for x in range(n)])
+    water[sea_cells] = SEA_LEVEL - terrain[sea_cells]
+
+    river_x = int(round(0.30 * n))
+    half = max(2, n // 32)
+    boundaries = [("bottom", "level", SEA_LEVEL, None),
+                  ("top", "inflow", RIVER_DISCHARGE * s * s, (river_x - half, river_x + half))]
+    row = int(0.60 * n)
+    landmarks = {"lake": (0.30 * n, 0.60 * n), "valley": (0.68 * n, 0.60 * n),
+                 "ridge_west": (0.42 * n, row), "ridge_east": (0.60 * n, row),
+                 "sea": (0.5 * n, 0.03 * n), "river": (river_x, n - 2)}
+    return World(terrain, water.astype(np.float32), boundaries, landmarks, seed)
+
+
+def _flood(mask: np.ndarray, seeds) -> np.ndarray:
+    """Cells of `mask` 4-connected to any of the `seeds` (y, x) that lie inside it."""
+    region = np.zeros_like(mask)
+    for seed in seeds:
+        region[seed] = mask[seed]
+    while True:
+        grown = region.copy()
+        grown[1:] |= region[:-1]
+        grown[:-1] |= region[1:]
+        grown[:, 1:] |= region[:, :-1]
+        grown[:, :-1] |= region[:, 1:]
+        grown &= mask
+        if (grown == region).all():
+            return region
+        region = grown

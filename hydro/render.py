@@ -1,0 +1,320 @@
+"""Renderer: draws a water grid's terrain and water on the caller's context, straight from its textures.
+
+    renderer = hydro.render.Renderer(ctx, grid)         # ctx: the game's moderngl.Context
+    renderer.draw(view_projection)                      # into whatever framebuffer is bound
+    renderer.draw(view_projection, framebuffer=fbo)     # or into the game's own framebuffer
+
+What it draws (shaders/render/):
+- a heightfield mesh built from `gl_VertexID` alone and displaced in the vertex shader by
+  `grid.terrain_texture` / `grid.water_texture` (no vertex buffer, no per-frame CPU readback), closed
+  by a skirt along the edges of the world like a diorama;
+- terrain lit by a sun and a sky/ground hemisphere, coloured by height (sand, grass, highland, rock,
+  snow) and slope (rock), darkened where wet;
+- water whose colour and opacity follow its depth (1 - exp(-d/D)), with a Fresnel sky reflection, a
+  sun glint, foam along the shore and streaks on fast water carried along a velocity texture;
+- the velocity texture (`velocity_texture`, rg32f, world units/s) comes from the grid's face flows in
+  a small compute pass (`velocity.comp`) run at every draw: mean face flow / (depth * face width).
+
+Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
+a define, not a second shader tree.
+
+Coordinates: world x, y are the grid's horizontal axes in world units (square cell [y, x] centred at
+((x + 0.5), (y + 0.5)) * cell_size; hex vertex (x, y) at x * (s, 0) + y * (s/2, s*sqrt(3)/2)) and z is
+height, up. `view_projection` maps world points to clip space: clip = M @ (x, y, z, 1). Pass M as a
+(4, 4) array in that usual mathematical layout (it is uploaded column-major, transposed, as GL wants),
+or as a flat sequence of 16 numbers already in GL's column-major order (e.g. a pyglet `Mat4`).
+`perspective()` and `look_at()` below build such matrices.
+
+GL state: `draw` runs inside `ctx.scope`, which restores the framebuffer binding and moderngl's enable
+flags (DEPTH_TEST, BLEND, CULL_FACE, ...) as moderngl last set them. It does not change the blend
+function (it uses moderngl's default SRC_ALPHA, ONE_MINUS_SRC_ALPHA), the depth function or the
+viewport of a framebuffer it is not given. It cannot restore: the textures bound to its three
+texture units (`texture_units`, default 13, 14, 15), the image unit and storage-buffer bindings of
+the velocity pass (hydro's own binding points, shaders/common/bindings.glsl), the current program and
+vertex array, and state that someone changed behind moderngl's back (a pyglet draw that toggled
+GL_BLEND: moderngl's remembered flags are what come back).
+
+This module imports moderngl and numpy only.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+
+import moderngl
+import numpy as np
+
+from . import _gl
+from . import _validate as check
+
+__all__ = ["Renderer", "RenderStyle", "perspective", "look_at", "orbit_eye"]
+
+
+@dataclass(frozen=True)
+class RenderStyle:
+    """How the world looks. Lengths are in cells (multiplied by the grid's cell_size) unless noted."""
+    sun_direction: tuple = (-0.70, 0.35, 0.62)      # toward the sun, world axes; normalised
+    sun_color: tuple = (1.05, 0.98, 0.88)            # linear RGB; > 1 allowed
+    sky_color: tuple = (0.62, 0.76, 0.90)            # ambient from above, water reflection and fog
+    ground_color: tuple = (0.30, 0.26, 0.22)         # ambient from below
+    fog_density: float = 0.0                         # per cell of distance from the camera; 0 = no fog
+    depth_scale: float = 2.5                         # water depth at which it is 63 % opaque
+    foam_depth: float = 0.12                         # shore foam fades out by this depth
+    streak_speed: float = 3.0                        # cells/s at which flow streaks are fully formed
+    dry_depth: float = 1e-3                          # shallower columns are drawn dry
+    skirt_depth: float = 2.0                         # skirt bottom, below the lowest terrain at creation
+
+    def __post_init__(self):
+        for name in ("sun_direction", "sun_color", "sky_color", "ground_color"):
+            value = getattr(self, name)
+            if np.shape(value) != (3,) or not np.all(np.isfinite(np.asarray(value, float))):
+                raise ValueError(f"{name}: expected three finite numbers, got {value!r}")
+        if np.linalg.norm(self.sun_direction) == 0.0:
+            raise ValueError("sun_direction: must not be zero")
+        check.real("fog_density", self.fog_density, low=0.0)
+        for name in ("depth_scale", "foam_depth", "streak_speed", "dry_depth", "skirt_depth"):
+            check.positive(name, getattr(self, name))
+
+
+def perspective(fovy_degrees: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """The GL perspective projection (math layout: clip = P @ view_point), camera looking down -z."""
+    f = 1.0 / math.tan(math.radians(fovy_degrees) / 2.0)
+    return np.array([[f / aspect, 0.0, 0.0, 0.0],
+                     [0.0, f, 0.0, 0.0],
+                     [0.0, 0.0, (far + near) / (near - far), 2.0 * far * near / (near - far)],
+                     [0.0, 0.0, -1.0, 0.0]])
+
+
+def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """The view matrix (math layout) of a camera at `eye` looking at `target`; world z is up."""
+    eye, target, up = (np.asarray(v, float) for v in (eye, target, up))
+    forward = target - eye
+    forward /= np.linalg.norm(forward)
+    side = np.cross(forward, up)
+    if np.linalg.norm(side) < 1e-9:                    # looking straight up or down
+        side = np.cross(forward, (0.0, 1.0, 0.0))
+    side /= np.linalg.norm(side)
+    true_up = np.cross(side, forward)
+    view = np.identity(4)
+    view[0, :3], view[1, :3], view[2, :3] = side, true_up, -forward
+    view[:3, 3] = -view[:3, :3] @ eye
+    return view
+
+
+def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float) -> np.ndarray:
+    """Camera position on a sphere around `target`: yaw about world z, pitch above the horizon."""
+    yaw, pitch = math.radians(yaw_degrees), math.radians(pitch_degrees)
+    offset = distance * np.array([math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw),
+                                  math.sin(pitch)])
+    return np.asarray(target, float) + offset
+
+
+def _gl_matrix(view_projection) -> np.ndarray:
+    """(4, 4) math layout or 16 numbers in column-major order -> 16 float32 in column-major order."""
+    m = np.asarray(view_projection, dtype=np.float64)
+    if m.shape == (4, 4):
+        flat = m.T.reshape(16)
+    elif m.shape == (16,):
+        flat = m
+    else:
+        raise ValueError(f"view_projection: expected a (4, 4) array or 16 numbers, got shape {m.shape}")
+    if not np.all(np.isfinite(flat)):
+        raise ValueError("view_projection: contains NaN or infinity")
+    return flat.astype(np.float32)
+
+
+def _eye_from(gl_matrix: np.ndarray) -> np.ndarray:
+    """The camera position (w = 1) or, for an orthographic camera, the direction toward it (w = 0)."""
+    m = gl_matrix.astype(np.float64).reshape(4, 4).T
+    try:
+        inv = np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        raise ValueError("view_projection: the matrix is singular") from None
+    eye = inv @ np.array([0.0, 0.0, -1.0, 0.0])          # the point that maps to w = 0 at x = y = 0
+    if abs(eye[3]) > 1e-9 * max(1.0, np.abs(eye[:3]).max()):
+        return np.array([*(eye[:3] / eye[3]), 1.0])
+    near = inv @ np.array([0.0, 0.0, -1.0, 1.0])
+    far = inv @ np.array([0.0, 0.0, 1.0, 1.0])
+    toward = near[:3] / near[3] - far[:3] / far[3]
+    return np.array([*(toward / np.linalg.norm(toward)), 0.0])
+
+
+def _vector3(name: str, value) -> np.ndarray:
+    v = np.asarray(value, dtype=np.float64)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"{name}: expected three finite numbers, got {value!r}")
+    return v
+
+
+def _render_program(ctx: moderngl.Context, vertex: str, fragment: str, defines: dict) -> moderngl.Program:
+    """A vertex+fragment program from shader files, through hydro._gl's loader (includes, strict defines)."""
+    cache = _programs.setdefault(ctx, {})
+    key = (vertex, fragment, tuple(sorted(defines.items())))
+    prog = cache.get(key)
+    if prog is None:
+        vs, fs = _gl.source(vertex, defines), _gl.source(fragment)
+        try:
+            prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+        except Exception as exc:  # moderngl.Error carries the driver's log
+            listing = "\n".join(f"{name}\n" + "\n".join(f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1))
+                                for name, text in ((vertex, vs), (fragment, fs)))
+            raise _gl.ShaderError(f"{vertex} + {fragment} (defines {defines}) failed to build:\n{exc}\n{listing}") from None
+        cache[key] = prog
+    return prog
+
+
+_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
+
+
+def _set(prog, **values):
+    """Set uniforms that the driver kept (an unused one is optimised away, which is fine here)."""
+    for name, value in values.items():
+        if name in prog:
+            prog[name].value = value
+
+
+class Renderer:
+    """Draws one water grid (WaterGrid or HexWaterGrid) with the caller's camera.
+
+    ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()).
+    grid: the grid to draw; it is read through its textures and flow buffers, never copied.
+    style: a RenderStyle. height_range: (low, high) terrain heights spanning the colour bands; by
+    default the terrain's range when the renderer is made (one readback, here only).
+    texture_units: three texture units the draw may bind (terrain, water, velocity).
+    """
+
+    def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
+                 texture_units=(13, 14, 15)):
+        self._released = True
+        _gl.require_compute(ctx)
+        if getattr(grid, "ctx", None) is not ctx:
+            raise ValueError("grid: it belongs to another moderngl context than ctx")
+        self.style = style if style is not None else RenderStyle()
+        if not isinstance(self.style, RenderStyle):
+            raise TypeError(f"style: expected a RenderStyle, got {type(self.style).__name__}")
+        units = tuple(texture_units)
+        if len(units) != 3 or len(set(units)) != 3 or not all(isinstance(u, int) and 0 <= u < 32 for u in units):
+            raise ValueError(f"texture_units: expected three distinct ints in [0, 32), got {texture_units!r}")
+        self.ctx, self.grid, self.texture_units = ctx, grid, units
+        self.hexagonal = bool(getattr(grid, "_hexagonal", False))
+        self.nx, self.ny = grid.nx, grid.ny
+        self.cell_size = float(grid.params.cell_size)
+        flows = getattr(grid, "_flows", None)
+        if flows is None or len(flows) != (3 if self.hexagonal else 2):
+            raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
+
+        terrain = grid.terrain
+        low, high = (float(terrain.min()), float(terrain.max())) if height_range is None else height_range
+        if not (math.isfinite(low) and math.isfinite(high) and high >= low):
+            raise ValueError(f"height_range: expected finite (low, high) with high >= low, got {height_range!r}")
+        self.height_range = (low, max(high, low + 1e-6))
+        self.base = float(terrain.min()) - self.style.skirt_depth * self.cell_size
+
+        defines = {"HEX": self.hexagonal}
+        self._terrain_prog = _render_program(ctx, "render/terrain.vert", "render/terrain.frag", defines)
+        self._water_prog = _render_program(ctx, "render/water.vert", "render/water.frag", defines)
+        self._velocity_prog = _gl.program(ctx, "render/velocity.comp", defines)
+
+        self.velocity_texture = ctx.texture((self.nx, self.ny), 2, dtype="f4")
+        self.velocity_texture.repeat_x = self.velocity_texture.repeat_y = False
+        self.velocity_texture.write(np.zeros((self.ny, self.nx, 2), np.float32).tobytes())
+        self._indices = ctx.buffer(self._mesh_indices(self.nx + 2, self.ny + 2).tobytes())
+        self._vaos = {name: ctx.vertex_array(prog, [], index_buffer=self._indices, index_element_size=4)
+                      for name, prog in (("terrain", self._terrain_prog), ("water", self._water_prog))}
+        self._released = False
+
+    @staticmethod
+    def _mesh_indices(w: int, h: int) -> np.ndarray:
+        """Two triangles per quad of a w x h vertex lattice, split along (i+1, j)-(i, j+1): the
+        neighbour diagonal of the triangular lattice, and as good as any on the square one."""
+        i, j = np.meshgrid(np.arange(w - 1, dtype=np.uint32), np.arange(h - 1, dtype=np.uint32))
+        a = (j * w + i).ravel()
+        b, c, d = a + 1, a + w, a + w + 1
+        return np.stack([a, b, c, b, d, c], axis=1).ravel()
+
+    # ------------------------------------------------------------------------------------- drawing
+
+    def update_velocity(self) -> None:
+        """Recompute `velocity_texture` from the grid's current flows and depths (one compute pass)."""
+        self._alive()
+        grid, b = self.grid, _gl.BINDINGS
+        grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
+        self.velocity_texture.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+        for name, buf in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), grid._flows):
+            buf.bind_to_storage_buffer(b[name])
+        geo = grid.geometry
+        _gl.set_uniforms(self._velocity_prog, u_size=(self.nx, self.ny), u_face_width=float(geo.face_width),
+                         u_min_depth=self.style.dry_depth * self.cell_size)
+        _gl.dispatch(self.ctx, self._velocity_prog, self.nx, self.ny)
+
+    def draw(self, view_projection, framebuffer=None, *, eye=None, time=None) -> None:
+        """Draw terrain, then water, with depth testing, into `framebuffer` (default: the one bound now).
+
+        view_projection: see the module docstring. eye: camera position (3 numbers); by default it is
+        recovered from view_projection. time: seconds driving the flow streaks; default grid.sim_time,
+        so a paused simulation draws a still picture and a replay draws the same frames.
+        """
+        self._alive()
+        matrix = _gl_matrix(view_projection)
+        eye4 = _eye_from(matrix) if eye is None else np.array([*_vector3("eye", eye), 1.0])
+        time = float(self.grid.sim_time if time is None else check.real("time", time))
+        if framebuffer is not None and not isinstance(framebuffer, moderngl.Framebuffer):
+            raise TypeError(f"framebuffer: expected a moderngl.Framebuffer, got {type(framebuffer).__name__}")
+        target = framebuffer if framebuffer is not None else self.ctx.fbo
+        if target is None:
+            raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
+        self.update_velocity()
+
+        s, cs = self.style, self.cell_size
+        sun = np.asarray(s.sun_direction, float)
+        shared = dict(u_size=(self.nx, self.ny), u_cell_size=cs, u_view_projection=matrix.tobytes(),
+                      u_terrain=self.texture_units[0], u_water=self.texture_units[1],
+                      u_velocity=self.texture_units[2], u_sun_direction=tuple(sun / np.linalg.norm(sun)),
+                      u_sun_color=tuple(s.sun_color), u_sky_color=tuple(s.sky_color),
+                      u_ground_color=tuple(s.ground_color), u_eye=tuple(eye4), u_fog_density=s.fog_density / cs)
+        for prog in (self._terrain_prog, self._water_prog):
+            for name, value in shared.items():
+                if name in prog:
+                    if name == "u_view_projection":
+                        prog[name].write(value)
+                    else:
+                        prog[name].value = value
+        _set(self._terrain_prog, u_base=self.base, u_height_range=self.height_range, u_dry_depth=s.dry_depth * cs)
+        _set(self._water_prog, u_dry_depth=s.dry_depth * cs, u_time=time, u_depth_scale=s.depth_scale * cs,
+             u_foam_depth=s.foam_depth * cs, u_streak_speed=s.streak_speed * cs)
+
+        # Bound by hand: moderngl 5.13's scope(textures=...) raises GL_INVALID_ENUM.
+        for tex, unit in zip((self.grid.terrain_texture, self.grid.water_texture, self.velocity_texture),
+                             self.texture_units):
+            tex.use(unit)
+        with self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST):
+            self._vaos["terrain"].render(moderngl.TRIANGLES)
+            self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+            self._vaos["water"].render(moderngl.TRIANGLES)
+
+    # ------------------------------------------------------------------------------------ lifetime
+
+    def _alive(self):
+        if self._released:
+            raise RuntimeError("Renderer: used after release()")
+        if getattr(self.grid, "_released", False):
+            raise RuntimeError("Renderer: its grid was released")
+
+    def release(self) -> None:
+        """Free the renderer's GPU resources (idempotent). The grid is not touched."""
+        if self._released:
+            return
+        self._released = True
+        for obj in (*self._vaos.values(), self._indices, self.velocity_texture):
+            obj.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __repr__(self):
+        kind = "hex" if self.hexagonal else "square"
+        return f"Renderer({kind} {self.nx}x{self.ny}{', released' if self._released else ''})"

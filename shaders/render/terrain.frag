@@ -1,0 +1,52 @@
+#version 430
+// Renderer terrain pass: colour by height (sand, grass, highland, snow) and slope (rock), soil
+// darkened where wet; the skirt shows layered soil. Lambert sun + hemisphere ambient + fog.
+#include "render/shading.glsl"
+
+uniform vec2 u_height_range;           // (low, high) terrain heights that span the colour bands
+uniform float u_cell_size;
+
+in vec3 v_position;
+in vec3 v_normal;
+in vec2 v_uv;
+in float v_skirt;
+in float v_water_depth;
+out vec4 f_color;
+
+const vec3 SAND = vec3(0.78, 0.70, 0.50);
+const vec3 GRASS = vec3(0.29, 0.43, 0.19);
+const vec3 HIGHLAND = vec3(0.36, 0.39, 0.22);
+const vec3 ROCK = vec3(0.47, 0.43, 0.39);
+const vec3 SNOW = vec3(0.93, 0.94, 0.96);
+const vec3 SOIL = vec3(0.42, 0.30, 0.20);
+
+void main() {
+    vec3 n = normalize(v_normal);
+    vec3 color;
+    vec2 q = v_position.xy / u_cell_size;
+    float grain = 0.6 * value_noise(q * 0.35) + 0.4 * value_noise(q * 0.9 + 17.1);
+    if (v_skirt > 1e-4) {
+        // A side wall: flat-shaded from the triangle itself, coloured as strata of soil and rock.
+        n = normalize(cross(dFdx(v_position), dFdy(v_position)));
+        if (dot(n, view_direction(v_position)) < 0.0) n = -n;
+        float layer = 0.5 + 0.5 * sin(v_position.z / u_cell_size * 1.7 + 2.0 * value_noise(q * 0.2));
+        color = mix(SOIL, ROCK * 0.8, 0.35 * layer) * (0.85 + 0.3 * grain);
+    } else {
+        float span = max(u_height_range.y - u_height_range.x, 1e-6);
+        float t = (v_position.z - u_height_range.x) / span + 0.06 * (grain - 0.5);
+        color = mix(SAND, GRASS, smoothstep(0.10, 0.20, t));
+        color = mix(color, HIGHLAND, smoothstep(0.45, 0.70, t));
+        color = mix(color, ROCK, smoothstep(0.78, 0.90, t));
+        color = mix(color, SNOW, smoothstep(0.92, 0.97, t));
+        float steep = smoothstep(0.80, 0.62, n.z + 0.08 * (grain - 0.5));   // n.z = cos(slope)
+        color = mix(color, ROCK, steep);
+        color *= 0.88 + 0.24 * grain;
+        // Under water: darker, browner bed; just above the waterline: a band of damp ground.
+        float under = smoothstep(-0.02, 0.25, v_water_depth / u_cell_size);
+        float damp = smoothstep(-0.35, 0.0, v_water_depth / u_cell_size) * (1.0 - under);
+        color = mix(color, mix(color, SOIL, 0.45) * 0.6, under);
+        color *= 1.0 - 0.25 * damp;
+    }
+    vec3 light = u_sun_color * max(dot(n, u_sun_direction), 0.0) + ambient(n);
+    f_color = vec4(apply_fog(color * light, v_position), 1.0);
+}

@@ -1,0 +1,154 @@
+"""The real pyglet window under Xvfb: pick the dig tool, drag the mouse across the ridge, run the game
+loop, and check that the terrain was cut, the lake's water reached the dry valley, and the volume
+matches the grid's ledger. Also: the renderer restores GL enable state (queried from GL itself), the
+HUD shows the tool, and the save/load and hex keys work from the keyboard.
+
+The window runs in a child process (this file run as a script) with DISPLAY pointing at an Xvfb this
+test starts: pyglet's options are per process, and its GLX context must not mix with the EGL context
+the other tests share.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = 64
+
+
+@pytest.fixture(scope="module")
+def xvfb_display():
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        if os.environ.get("CI"):
+            pytest.fail("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
+        pytest.skip("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp",
+                             "+extension", "GLX"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        number = f.readline().strip()
+    if not number:
+        proc.kill()
+        pytest.fail("Xvfb did not start")
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_dig_through_the_ridge_in_a_real_window(xvfb_display):
+    env = dict(os.environ, DISPLAY=xvfb_display)
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, __file__], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=180)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    print(f"window scenario: {time.perf_counter() - start:.1f} s, {report}")
+
+    assert report["gl_version"] >= 430
+    assert report["state_after_draw"] == {"depth_test": False, "blend": False, "cull_face": True}
+    assert "tool: dig" in report["hud"]
+    # The terrain was cut below the lake's surface along the stroke.
+    assert report["crest_before"] > report["lake_surface"] + 0.2
+    assert report["crest_after"] < report["lake_surface"] - 0.2
+    # Water reached the valley, which was dry.
+    assert report["valley_before"] == 0.0
+    assert report["valley_after"] > 1.0
+    # and the total volume is the ledger's to float precision.
+    assert abs(report["volume"] - report["expected"]) <= 1e-5 * report["expected"]
+    assert report["saved"] and report["loaded"]
+    assert report["hex"] is True
+
+
+# ---------------------------------------------------------------------------------------- child
+
+def _scenario():
+    import numpy as np
+    from pyglet import gl
+    from pyglet.window import key, mouse
+
+    import moderngl
+    from demo_game.__main__ import parse_args
+    from demo_game.window import DemoWindow
+
+    window = DemoWindow(parse_args(["--size", str(SIZE), "--width", "480", "--height", "320"]), vsync=False)
+    game, ctx = window.game, window.ctx
+    report = {"gl_version": ctx.version_code}
+
+    # GL state: set some flags, draw, ask GL (not moderngl's cache) what is enabled.
+    ctx.screen.use()
+    ctx.enable_only(moderngl.CULL_FACE)
+    width, height = window.get_framebuffer_size()
+    game.draw(None, width / height)
+    report["state_after_draw"] = {name: bool(gl.glIsEnabled(flag)) for name, flag in
+                                  (("depth_test", gl.GL_DEPTH_TEST), ("blend", gl.GL_BLEND),
+                                   ("cull_face", gl.GL_CULL_FACE))}
+    ctx.enable_only(moderngl.NOTHING)
+
+    marks = game.world.landmarks
+    lx, ly = (int(v) for v in marks["lake"])
+    report["lake_surface"] = float(game.grid.surface[ly, lx])
+    west, east = np.array(marks["ridge_west"], float), np.array(marks["ridge_east"], float)
+    row = int(west[1])
+    report["crest_before"] = float(game.grid.terrain[row, int(west[0]):int(east[0]) + 1].max())
+    valley = (slice(int(0.3 * SIZE), int(0.75 * SIZE)), slice(int(0.62 * SIZE), int(0.8 * SIZE)))
+    report["valley_before"] = float(game.grid.water[valley].sum())
+
+    for _ in range(3):
+        window.tick()
+    window.dispatch_event("on_key_press", key._1, 0)          # the dig tool
+    window.tick()
+    report["hud"] = "\n".join(label.text for label in window.labels)
+
+    def screen(point):
+        nx, ny = game.grid_to_ndc(point[0], point[1], width / height)
+        return (nx + 1.0) / 2.0 * window.width, (ny + 1.0) / 2.0 * window.height
+
+    events = 40
+    x, y = screen(west)
+    window.dispatch_event("on_mouse_press", x, y, mouse.LEFT, 0)
+    for stroke in range(4):
+        a, b = (west, east) if stroke % 2 == 0 else (east, west)
+        for i in range(1, events + 1):
+            nx_, ny_ = screen(a + (b - a) * i / events)
+            window.dispatch_event("on_mouse_drag", nx_, ny_, nx_ - x, ny_ - y, mouse.LEFT, 0)
+            x, y = nx_, ny_
+            window.tick()
+    window.dispatch_event("on_mouse_release", x, y, mouse.LEFT, 0)
+    report["crest_after"] = float(game.grid.terrain[row, int(west[0]):int(east[0]) + 1].max())
+
+    for _ in range(200):                      # four fixed steps per frame
+        window.tick(1.0 / 15.0)
+        if game.grid.water[valley].sum() > 5.0:
+            break
+    report["valley_after"] = float(game.grid.water[valley].sum())
+    report["frames"] = window.frame
+    report["volume"] = game.grid.volume()
+    report["expected"] = game.grid.ledger()["expected"]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        window.save_file = os.path.join(tmp, "world.npz")
+        window.dispatch_event("on_key_press", key.F5, 0)     # queued by pyglet, handled in the next tick
+        window.tick()
+        report["saved"] = os.path.exists(window.save_file)
+        window.dispatch_event("on_key_press", key.F9, 0)
+        window.tick()
+        report["loaded"] = game.message.startswith("loaded")
+    window.dispatch_event("on_key_press", key.H, 0)
+    window.tick()
+    report["hex"] = game.hexagonal
+    window.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    _scenario()

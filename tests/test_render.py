@@ -1,0 +1,162 @@
+"""hydro.render: the renderer draws terrain and water from the grid's textures, derives velocities from
+the face flows, leaves the caller's framebuffer bound, and validates its inputs."""
+import numpy as np
+import pytest
+
+import hydro
+from hydro import render
+
+SKY = (0.2, 0.2, 0.2, 1.0)
+
+
+def _scene(ctx, nx=48, ny=32):
+    """A slope falling from left to right into a pond on the right third."""
+    x = np.arange(nx)[None, :] * np.ones((ny, 1))
+    terrain = (6.0 * (1.0 - x / (nx - 1)) + 0.3 * np.sin(np.arange(ny)[:, None] / 3.0)).astype(np.float32)
+    water = np.where(x > 2 * nx / 3, np.maximum(1.8 - terrain, 0.0), 0.0).astype(np.float32)
+    return hydro.WaterGrid(ctx, terrain, water=water)
+
+
+def _camera(nx, ny, aspect):
+    target = np.array([nx / 2, ny / 2, 1.0])
+    eye = render.orbit_eye(target, 1.3 * max(nx, ny), -90.0, 55.0)
+    return render.perspective(45.0, aspect, 0.5, 500.0) @ render.look_at(eye, target)
+
+
+def _draw(ctx, renderer, size=(160, 120), matrix=None):
+    fbo = ctx.simple_framebuffer(size)
+    fbo.clear(*SKY, depth=1.0)
+    renderer.draw(_camera(renderer.nx, renderer.ny, size[0] / size[1]) if matrix is None else matrix, fbo)
+    pixels = np.frombuffer(fbo.read(components=3), np.uint8).reshape(size[1], size[0], 3).astype(int)
+    fbo.release()
+    return pixels
+
+
+def classify(pixels, sky=SKY):
+    """Boolean masks (terrain, water, background) of an RGB image from the demo's palette."""
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    background = np.all(np.abs(pixels - np.round(np.array(sky[:3]) * 255)) <= 1, axis=-1)
+    water = ~background & (b > r + 25) & (b >= g - 10)
+    terrain = ~background & ~water & ((g >= b) | (r >= b))
+    return terrain, water, background
+
+
+def test_draws_terrain_and_water(ctx):
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        pixels = _draw(ctx, renderer)
+    terrain, water, background = classify(pixels)
+    assert terrain.mean() > 0.10, "no terrain drawn"
+    assert water.mean() > 0.05, "no water drawn"
+    assert background.mean() > 0.02, "the world should not fill the whole view"
+    # The pond is on the right of the picture (camera looks north from the south).
+    cols = np.nonzero(water)[1]
+    assert np.median(cols) > pixels.shape[1] / 2
+
+
+def test_flat_column_major_matrix_is_the_same_picture(ctx):
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        m = _camera(grid.nx, grid.ny, 160 / 120)
+        a = _draw(ctx, renderer, matrix=m)
+        b = _draw(ctx, renderer, matrix=m.T.reshape(16).tolist())
+    assert np.array_equal(a, b)
+
+
+def test_restores_framebuffer_and_viewport(ctx):
+    previous = ctx.fbo
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        other = ctx.simple_framebuffer((8, 8))
+        other.use()
+        viewport = ctx.viewport
+        _draw(ctx, renderer)
+        assert ctx.fbo is other
+        assert ctx.viewport == viewport
+        # Drawing into the bound framebuffer (no framebuffer argument) draws there.
+        target = ctx.simple_framebuffer((64, 48))
+        target.use()
+        target.clear(*SKY, depth=1.0)
+        renderer.draw(_camera(grid.nx, grid.ny, 64 / 48))
+        assert ctx.fbo is target
+        drawn = np.frombuffer(target.read(components=3), np.uint8).reshape(48, 64, 3)
+        assert (~classify(drawn.astype(int))[2]).mean() > 0.3
+        (previous or ctx.detect_framebuffer(0)).use()      # never leave a released framebuffer bound
+        for fbo in (other, target):
+            fbo.release()
+
+
+def test_velocity_texture_matches_face_flows(ctx):
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        grid.add_water(10.0, 16.0, 4.0, 40.0)          # a mound on the slope that runs downhill
+        for _ in range(10):
+            grid.step(1 / 30)
+        renderer.update_velocity()
+        got = np.frombuffer(renderer.velocity_texture.read(), np.float32).reshape(grid.ny, grid.nx, 2)
+        h, qx, qy = grid.water.astype(np.float64), grid.flow_x, grid.flow_y
+    wet = h > renderer.style.dry_depth * renderer.cell_size
+    w = grid.geometry.face_width
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vx = np.where(wet, 0.5 * (qx[:, :-1] + qx[:, 1:]) / (h * w), 0.0)
+        vy = np.where(wet, 0.5 * (qy[:-1, :] + qy[1:, :]) / (h * w), 0.0)
+    assert np.abs(vx).max() > 0.1, "the mound should be flowing"
+    np.testing.assert_allclose(got[..., 0], vx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[..., 1], vy, rtol=1e-4, atol=1e-5)
+    assert np.all(got[~wet] == 0.0)
+    assert vx[wet].mean() > 0, "water runs downhill, toward +x"
+
+
+def test_invalid_inputs_raise_before_drawing(ctx):
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        with pytest.raises(ValueError, match="view_projection"):
+            renderer.draw(np.eye(3))
+        with pytest.raises(ValueError, match="view_projection"):
+            renderer.draw(np.full((4, 4), np.nan))
+        with pytest.raises(TypeError, match="framebuffer"):
+            renderer.draw(np.eye(4), framebuffer="screen")
+        with pytest.raises(ValueError, match="texture_units"):
+            render.Renderer(ctx, grid, texture_units=(1, 1, 2))
+        with pytest.raises(ValueError, match="sun_direction"):
+            render.RenderStyle(sun_direction=(0, 0, 0))
+    with pytest.raises(RuntimeError, match="release"):
+        renderer.draw(np.eye(4))
+
+
+def test_release_is_idempotent(ctx):
+    grid = _scene(ctx)
+    renderer = render.Renderer(ctx, grid)
+    renderer.release()
+    renderer.release()
+    grid.release()
+
+
+def test_orthographic_camera_is_supported(ctx):
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        # A top-down orthographic view: the eye is a direction (w = 0).
+        scale = np.diag([2.0 / grid.nx, 2.0 / grid.ny, -0.05, 1.0])
+        scale[:2, 3] = -1.0
+        pixels = _draw(ctx, renderer, matrix=scale)
+    terrain, water, _ = classify(pixels)
+    assert terrain.mean() > 0.3 and water.mean() > 0.1
+
+
+def test_camera_helpers():
+    view = render.look_at((10.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    np.testing.assert_allclose(view @ np.array([0.0, 0.0, 0.0, 1.0]), [0.0, 0.0, -10.0, 1.0], atol=1e-12)
+    proj = render.perspective(90.0, 1.0, 1.0, 100.0)
+    near = proj @ np.array([0.0, 0.0, -1.0, 1.0])
+    far = proj @ np.array([0.0, 0.0, -100.0, 1.0])
+    assert near[2] / near[3] == pytest.approx(-1.0) and far[2] / far[3] == pytest.approx(1.0)
+    eye = render._eye_from(render._gl_matrix(proj @ view))
+    np.testing.assert_allclose(eye, [10.0, 0.0, 0.0, 1.0], atol=1e-4)
+
+
+@pytest.mark.skipif(not hasattr(hydro, "HexWaterGrid"), reason="hydro.HexWaterGrid has not landed yet")
+def test_draws_hex_grid(ctx):
+    nx, ny = 40, 30
+    terrain = np.tile(np.linspace(6.0, 0.0, nx, dtype=np.float32), (ny, 1))
+    water = np.where(terrain < 1.5, 1.5 - terrain, 0.0).astype(np.float32)
+    with hydro.HexWaterGrid(ctx, terrain, water=water) as grid, render.Renderer(ctx, grid) as renderer:
+        assert renderer.hexagonal
+        for _ in range(5):
+            grid.step(1 / 30)
+        pixels = _draw(ctx, renderer)
+    terrain_px, water_px, _ = classify(pixels)
+    assert terrain_px.mean() > 0.1 and water_px.mean() > 0.03
