@@ -199,17 +199,9 @@ class Game:
         self._surface = None
 
     def _drain(self, x, y, radius, depth):
-        """Remove up to `depth` (at the brush centre) of water. Done through the grid's `water` setter,
-        which books the change in the ledger under "assigned"; a GPU sink in WaterGrid would avoid the
-        readback (see docs/demo.md)."""
-        water = self.grid.water
-        ny, nx = water.shape
-        gy, gx = np.mgrid[0:ny, 0:nx]
-        px, py = self.grid_to_world(gx.astype(float), gy.astype(float))
-        cx, cy = self.grid_to_world(np.array(x), np.array(y))
-        d = np.hypot(px - cx, py - cy) / (radius * self.cell_size)
-        weight = np.clip(1.0 - d * d, 0.0, None) ** 2
-        self.grid.water = np.maximum(water - depth * weight, 0.0).astype(np.float32)
+        """Remove up to `depth` of water at the brush centre: the grid's GPU drain, which takes what is
+        there and books it in the ledger. The brush integral of (1 - r^2/R^2)^2 is pi R^2 / 3."""
+        self.grid.remove_water(x, y, radius, depth * math.pi * (radius * self.cell_size) ** 2 / 3.0)
 
     def clear_springs(self):
         self.springs.clear()

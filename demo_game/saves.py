@@ -31,8 +31,9 @@ def state_of(game) -> dict:
         "springs": np.array(game.springs, np.float64).reshape(-1, 3),
         "boundaries": np.array(json.dumps(_boundaries(grid))),
     }
-    for k, buf in enumerate(grid._flows):
-        arrays[f"flow_{'xyz'[k]}"] = np.frombuffer(buf.read(), np.float32).reshape(grid._flow_shapes[k]).copy()
+    for name in ("flow_x", "flow_y", "flow_z"):
+        if hasattr(grid, name):
+            arrays[name] = getattr(grid, name)
     return arrays
 
 
@@ -120,8 +121,8 @@ def load(game, path) -> None:
     except (ValueError, TypeError) as exc:
         raise SaveError(f"{path}: the grid rejected the saved world ({exc})") from None
     grid = game.grid
-    for buf, flow in zip(grid._flows, state["flows"]):
-        buf.write(np.ascontiguousarray(flow, np.float32).tobytes())
+    for name, flow in zip(("flow_x", "flow_y", "flow_z"), state["flows"]):
+        setattr(grid, name, flow)
     grid.sim_time = state["sim_time"]
     game.springs = state["springs"]
     game.rain = state["rain"]

@@ -39,6 +39,10 @@ class HexWaterGrid(_PipeGrid):
         """Signed flow (ny+1, nx+1), volume/s, from vertex (x, y-1) to (x-1, y); a NumPy copy."""
         return self._flow(2)
 
+    @flow_z.setter
+    def flow_z(self, flow):
+        self._set_flow(2, "flow_z", flow)
+
     def grid_to_world(self, x, y):
         """World position of grid point (x, y) (axial, floats allowed); arrays broadcast."""
         return grid_to_world(x, y, self.params.cell_size)

@@ -200,7 +200,7 @@ class Renderer:
         self.hexagonal = bool(getattr(grid, "_hexagonal", False))
         self.nx, self.ny = grid.nx, grid.ny
         self.cell_size = float(grid.params.cell_size)
-        flows = getattr(grid, "_flows", None)
+        flows = getattr(grid, "flow_buffers", None)
         if flows is None or len(flows) != (3 if self.hexagonal else 2):
             raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
 
@@ -241,7 +241,7 @@ class Renderer:
         grid, b = self.grid, _gl.BINDINGS
         grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
         self.velocity_texture.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
-        for name, buf in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), grid._flows):
+        for name, buf in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), grid.flow_buffers):
             buf.bind_to_storage_buffer(b[name])
         geo = grid.geometry
         _gl.set_uniforms(self._velocity_prog, u_size=(self.nx, self.ny), u_face_width=float(geo.face_width),

@@ -65,7 +65,7 @@ class _PipeGrid:
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", hexa), ("step_fused", "step_fused", pipes), ("copy", "copy", {}),
-            ("dig", "dig", hexa), ("add_water", "add_water", hexa),
+            ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
             ("stats", "stats", {}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
@@ -83,7 +83,8 @@ class _PipeGrid:
         for buf in self._flows + self._flows_tmp:
             buf.clear()
         self._boundary = ctx.buffer(self._table.tobytes())
-        self._ledger_faces = ctx.buffer(reserve=8 * self._layout.size)
+        self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
+        self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         tiles = -(-self.nx // _gl.LOCAL_SIZE) * -(-self.ny // _gl.LOCAL_SIZE)
         self._tiles = tiles
@@ -94,7 +95,7 @@ class _PipeGrid:
         self.sim_time = 0.0
         self.iteration = 0                          # substeps advanced so far
         self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
-        self._ledger_edits = {"brushes": 0.0, "assigned": 0.0}
+        self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
         self._queue_stats()
         self._initial_volume = self._read_stats()["volume"]
 
@@ -150,6 +151,27 @@ class _PipeGrid:
         """Signed flow (ny+1, nx), volume/s, from cell [y-1, x] to [y, x]; a NumPy copy."""
         return self._flow(1)
 
+    @flow_x.setter
+    def flow_x(self, flow):
+        self._set_flow(0, "flow_x", flow)
+
+    @flow_y.setter
+    def flow_y(self, flow):
+        self._set_flow(1, "flow_y", flow)
+
+    def _set_flow(self, k, name, flow):
+        """Flows are state too (a saved game restores them); they move water only through step()."""
+        self._alive()
+        flow = check.field(name, flow, self._flow_shapes[k])
+        self._flows[k].write(flow.tobytes())
+
+    @property
+    def flow_buffers(self) -> tuple:
+        """The storage buffers holding flow_x, flow_y (hex: flow_z) now, float32 row-major, for a game's
+        shaders. The grid swaps buffers as it steps: fetch them after each step(), do not keep them."""
+        self._alive()
+        return tuple(self._flows)
+
     @property
     def surface(self) -> np.ndarray:
         """Water surface height terrain + water (ny, nx)."""
@@ -167,12 +189,15 @@ class _PipeGrid:
         to float precision."""
         self._alive()
         totals = dict(self._ledger_totals)
-        faces = np.frombuffer(self._ledger_faces.read(), np.float64)
+        slots = np.frombuffer(self._ledger_faces.read(), np.float64)
+        faces = slots[:self._drain_slot]
         names = {v: k for k, v in bnd.KINDS.items()}
         for code in np.unique(self._table["kind"]):
             if names[int(code)] != "wall":
                 totals[names[int(code)]] += float(faces[self._table["kind"] == code].sum())
-        out = {"initial": self._initial_volume, **totals, **self._ledger_edits}
+        edits = dict(self._ledger_edits)
+        edits["drains"] += float(slots[self._drain_slot])
+        out = {"initial": self._initial_volume, **totals, **edits}
         out["expected"] = math.fsum(out.values())
         return out
 
@@ -199,7 +224,9 @@ class _PipeGrid:
 
     def _fold_ledger(self):
         """Move the per-face ledger into per-kind totals before the kinds change."""
-        faces = np.frombuffer(self._ledger_faces.read(), np.float64)
+        slots = np.frombuffer(self._ledger_faces.read(), np.float64)
+        faces = slots[:self._drain_slot]
+        self._ledger_edits["drains"] += float(slots[self._drain_slot])
         names = {v: k for k, v in bnd.KINDS.items()}
         for code in np.unique(self._table["kind"]):
             if names[int(code)] != "wall":
@@ -251,6 +278,24 @@ class _PipeGrid:
         amount = volume / (total * self.geometry.cell_area)
         self._run_brush("add_water", box, float(x), float(y), float(radius), u_amount=amount)
         self._ledger_edits["brushes"] += volume
+        self._queue_stats()
+
+    def remove_water(self, x, y, radius, volume) -> None:
+        """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush (a drain).
+        Cells give at most what they hold, so less may be taken; what was taken is booked in the
+        ledger under "drains" on the GPU, without reading anything back."""
+        self._alive()
+        box, total = self._brush(x, y, radius)
+        volume = check.real("volume", volume, low=0.0)
+        prog = self._programs["remove_water"]
+        x0, y0, w, h = box
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), u_center=(float(x), float(y)),
+                         u_radius=float(radius), u_amount=volume / (total * self.geometry.cell_area),
+                         u_slot=self._drain_slot, u_cell_area=self.geometry.cell_area)
+        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
+        self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
+        prog.run(1, 1, 1)
+        self.ctx.memory_barrier()
         self._queue_stats()
 
     # --------------------------------------------------------------------------------------- stepping

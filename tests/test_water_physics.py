@@ -159,3 +159,47 @@ def test_stability_bound_is_the_exact_one():
     assert stable(dt, coupling, geo, p) and not stable(dt * 1.001, coupling, geo, p)
     r = p.friction_factor(dt)
     assert dt == pytest.approx(math.sqrt(2 * (1 + r) / (coupling * 8)), rel=1e-9)
+
+
+@FUSED
+@pytest.mark.parametrize("kind", KINDS)
+def test_drains_take_what_is_there_and_the_ledger_knows(ctx, fused, rng, kind):
+    terrain, water = random_state(rng, (16, 18))
+    from hydro.reference.water import brush_weights
+    g = _new(ctx, kind, terrain, water * 0.1, fused=fused)
+    before, h = g.volume(), g.water.astype(np.float64)
+    weights = brush_weights(g.shape, 8.0, 8.0, 3.0, kind == "hex")
+    area = g.geometry.cell_area
+    g.remove_water(8.0, 8.0, 3.0, 0.5)                    # dry cells under the brush give nothing
+    taken = np.minimum(h, 0.5 * weights / (weights.sum() * area)).sum() * area
+    assert 0 < taken < 0.5
+    assert g.volume() == pytest.approx(before - taken, rel=1e-5)
+    assert g.ledger()["drains"] == pytest.approx(-taken, rel=1e-5)
+    g.remove_water(8.0, 8.0, 3.0, 1e6)                    # far more than is there: the brush area empties
+    assert np.all(g.water[weights > 0] == 0)
+    g.step(0.5)
+    g.set_boundary("left", "inflow", 1.0)                 # folding the ledger keeps the drains
+    g.step(0.5)
+    led = g.ledger()
+    assert led["drains"] < -0.5
+    assert g.volume() == pytest.approx(led["expected"], rel=1e-6)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_flows_round_trip_through_their_setters(ctx, rng, kind):
+    terrain, water = random_state(rng, (7, 9))
+    g = _new(ctx, kind, terrain, water)
+    g.step(0.3)
+    names = ["flow_x", "flow_y"] + (["flow_z"] if kind == "hex" else [])
+    saved = {n: getattr(g, n) for n in names}
+    h = g.water
+    g.step(0.3)
+    g.water = h
+    for n in names:
+        setattr(g, n, saved[n])
+        np.testing.assert_array_equal(getattr(g, n), saved[n])
+    with pytest.raises(ValueError, match="^flow_x:"):
+        g.flow_x = np.zeros((2, 2))
+    assert len(g.flow_buffers) == len(names)
+    g.release()

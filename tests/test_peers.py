@@ -1,0 +1,56 @@
+"""The peer benchmarks (bench/peers) compute hydro's water step: each peer against the float64 reference
+(hydro.reference.water.step), torch and taichi on the CPU, cupy on a CUDA device. All three are optional
+and not installed by CI: without them these tests skip."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # the repository root, for bench.peers
+
+from bench.peers import GRAVITY, compare, random_case, reference_water, stable_dt  # noqa: E402
+
+STEPS = 20
+
+
+@pytest.fixture(scope="module", params=[(1.0, 0.02), (0.5, 0.3)], ids=["cell1-f0.02", "cell0.5-f0.3"])
+def case(request):
+    cell_size, friction = request.param
+    terrain, water = random_case(48, 40)
+    dt = stable_dt(terrain, water, safety=0.9, cell_size=cell_size)
+    want = reference_water(terrain, water, dt, STEPS, friction=friction, cell_size=cell_size)
+    return terrain, water, dt, cell_size, friction, want
+
+
+def run_peer(module, case, **kw):
+    terrain, water, dt, cell_size, friction, want = case
+    sim = module.make(terrain, water, GRAVITY, friction, cell_size, **kw)
+    sim.step(dt, STEPS)
+    sim.sync()
+    return compare(sim.water(), want)
+
+
+def test_torch_peer_matches_reference(case):
+    pytest.importorskip("torch", reason="torch is an optional peer-benchmark dependency")
+    from bench.peers import torch_pipes
+    err, ok = run_peer(torch_pipes, case, device="cpu")
+    assert ok, f"torch peer: max error {err:.3g} of the deepest water"
+
+
+def test_taichi_peer_matches_reference(case):
+    ti = pytest.importorskip("taichi", reason="taichi is an optional peer-benchmark dependency")
+    from bench.peers import taichi_pipes
+    taichi_pipes.init(ti.cpu)
+    err, ok = run_peer(taichi_pipes, case)
+    assert ok, f"taichi peer: max error {err:.3g} of the deepest water"
+
+
+def test_cupy_peer_matches_reference(case):
+    cp = pytest.importorskip("cupy", reason="cupy is an optional peer-benchmark dependency")
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - no driver or no device
+        pytest.skip(f"cupy needs a CUDA device: {exc}")
+    from bench.peers import cupy_pipes
+    err, ok = run_peer(cupy_pipes, case)
+    assert ok, f"cupy peer: max error {err:.3g} of the deepest water"
