@@ -1,0 +1,142 @@
+"""Times and checks the peer implementations of hydro's water step (DESIGN section 6).
+
+    python bench/peers/run.py --sizes 256 1024 4096 --steps 200      # time each peer (and hydro)
+    python bench/peers/run.py check                                  # each peer vs the float64 reference
+
+Timing: per size, each peer is built, warmed up (kernel compilation, caches, allocator) and synchronised,
+then `--steps` steps are queued and synchronised `--repeat` times; the best repeat is reported as
+cell-steps/s and ms/step. Synchronisation is the peer's own (torch.cuda.synchronize, the CuPy stream,
+ti.sync, glFinish for hydro). Peers whose package is missing are skipped with a note.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parents[2]))     # the repository root (an installed hydro wins)
+
+import numpy as np  # noqa: E402
+
+from bench.peers import FRICTION, GRAVITY, CELL_SIZE, PEERS, bench_case, compare, random_case, \
+    reference_water, stable_dt  # noqa: E402
+
+
+class _Hydro:
+    """hydro.WaterGrid behind the peers' interface: n substeps recorded by one step() call."""
+
+    def __init__(self, terrain, water, gravity, friction, cell_size):
+        import hydro
+        self.grid = hydro.WaterGrid(None, terrain, cell_size, gravity, friction, water=water)
+
+    def step(self, dt, n=1):
+        self.grid.step(dt * n, substeps=n)
+
+    def sync(self):
+        self.grid.ctx.finish()
+
+    def water(self):
+        return self.grid.water
+
+    def release(self):
+        self.grid.release()
+
+
+def load(name, args):
+    """(make, description) for a peer, or None with a printed note when it cannot run here."""
+    try:
+        if name == "hydro":
+            import hydro
+            hydro.WaterGrid(None, np.zeros((4, 4), np.float32)).release()     # context and shaders work
+            return _Hydro, "hydro.WaterGrid (OpenGL compute)"
+        module = importlib.import_module(f"bench.peers.{name}_pipes")
+    except Exception as exc:  # noqa: BLE001 - an optional peer missing or broken is reported, not fatal
+        print(f"# {name}: skipped ({type(exc).__name__}: {exc})")
+        return None
+    if name == "torch":
+        import torch
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        make = lambda *a: module.make(*a, device=device, compile=args.torch_compile)  # noqa: E731
+        return make, f"torch {torch.__version__} on {device}" + (" (torch.compile)" if args.torch_compile else "")
+    if name == "cupy":
+        import cupy as cp
+        try:
+            cp.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # noqa: BLE001
+            print(f"# cupy: skipped (no CUDA device: {exc})")
+            return None
+        return module.make, f"cupy {cp.__version__} RawKernel"
+    if name == "taichi":
+        import taichi as ti
+        arch = module.init(ti.cpu if args.device == "cpu" else None)
+        return module.make, f"taichi {'.'.join(map(str, ti.__version__))} on {arch}"
+    return module.make, name
+
+
+def bench(args):
+    peers = [(name, load(name, args)) for name in args.peers]
+    peers = [(name, p) for name, p in peers if p is not None]
+    for name, (_, desc) in peers:
+        print(f"# {name}: {desc}")
+    print(f"{'peer':<8} {'size':>6} {'cell-steps/s':>14} {'ms/step':>10}")
+    for n in args.sizes:
+        terrain, water = bench_case(n)
+        dt = stable_dt(terrain, water)
+        for name, (make, _) in peers:
+            sim = make(terrain, water, GRAVITY, FRICTION, CELL_SIZE)
+            sim.step(dt, args.warmup)
+            sim.sync()
+            best = float("inf")
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                sim.step(dt, args.steps)
+                sim.sync()
+                best = min(best, time.perf_counter() - start)
+            if not np.isfinite(sim.water()).all():
+                print(f"# {name}: non-finite water at size {n}")
+            print(f"{name:<8} {n:>6} {n * n * args.steps / best:>14.4g} {1e3 * best / args.steps:>10.4f}", flush=True)
+            if hasattr(sim, "release"):
+                sim.release()
+            del sim
+
+
+def check(args):
+    terrain, water = random_case(48, 40)
+    dt, steps = stable_dt(terrain, water, safety=0.9), 20
+    want = reference_water(terrain, water, dt, steps)
+    failed = False
+    for name in args.peers:
+        peer = load(name, args)
+        if peer is None:
+            continue
+        make, desc = peer
+        sim = make(terrain, water, GRAVITY, FRICTION, CELL_SIZE)
+        for _ in range(steps):
+            sim.step(dt, 1)
+        sim.sync()
+        err, ok = compare(sim.water(), want)
+        failed |= not ok
+        print(f"{name:<8} max |water - reference| / max depth = {err:.3g}  {'ok' if ok else 'FAIL'}  ({desc})")
+        if hasattr(sim, "release"):
+            sim.release()
+    return 1 if failed else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", nargs="?", choices=("bench", "check"), default="bench")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
+    ap.add_argument("--steps", type=int, default=200, help="timed steps per repeat")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--peers", nargs="+", default=[*PEERS, "hydro"], choices=[*PEERS, "hydro"])
+    ap.add_argument("--device", choices=("cpu", "cuda"), help="force torch/taichi onto this device")
+    ap.add_argument("--torch-compile", action="store_true", help="wrap the torch step in torch.compile")
+    args = ap.parse_args(argv)
+    return check(args) if args.mode == "check" else bench(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

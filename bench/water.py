@@ -1,0 +1,150 @@
+"""Water-grid throughput: cells*steps/s and achieved bandwidth beside a copy kernel in the same run.
+
+For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through
+`step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
+ends. Two implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp) and
+"three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
+substep with perfect caching (three-pass: square 60 B, hex 80 B; fused: square 28 B, hex 36 B, the
+floor: read terrain, depth, flows; write depth, flows); "floor %" is the rate times the floor bytes over
+the copy kernel's bandwidth. With --numpy the
+float64 NumPy reference is timed too (the CPU baseline).
+
+    python bench/water.py                       # small sizes, fine on llvmpipe
+    python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
+"""
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hydro                                     # noqa: E402
+from hydro.reference import water as ref         # noqa: E402
+
+PASS_BYTES = {("square", False): 60, ("hex", False): 80, ("square", True): 28, ("hex", True): 36}
+FLOOR_BYTES = {"square": 28, "hex": 36}
+
+COPY_SRC = """#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) restrict readonly buffer Src { vec4 src[]; };
+layout(std430, binding = 1) restrict writeonly buffer Dst { vec4 dst[]; };
+uniform int n;
+void main() { int i = int(gl_GlobalInvocationID.x); if (i < n) dst[i] = src[i]; }
+"""
+
+
+def copy_bandwidth(ctx, megabytes=512, repeats=20):
+    """GB/s of a vec4 buffer-to-buffer copy (read + write bytes), best of `repeats`."""
+    n = megabytes * 2**20 // 16
+    src, dst = ctx.buffer(reserve=n * 16), ctx.buffer(reserve=n * 16)
+    src.clear()
+    prog = ctx.compute_shader(COPY_SRC)
+    prog["n"].value = n
+    src.bind_to_storage_buffer(0)
+    dst.bind_to_storage_buffer(1)
+    groups = -(-n // 256)
+    best = math.inf
+    for _ in range(repeats + 2):
+        ctx.finish()
+        t = time.perf_counter()
+        prog.run(groups)
+        ctx.finish()
+        best = min(best, time.perf_counter() - t)
+    src.release(), dst.release(), prog.release()
+    return 2 * n * 16 / best / 1e9
+
+
+def scene(n, kind):
+    """A lake with waves over gentle hills, ~1 m deep, so every pipe works."""
+    y, x = np.mgrid[0:n, 0:n] / n
+    terrain = 0.3 * np.sin(7 * x) * np.cos(5 * y)
+    water = np.maximum(1.0 + 0.2 * np.sin(11 * x + 3 * y) - terrain, 0.0)
+    return terrain, water
+
+
+def time_grid(ctx, kind, n, seconds, fused):
+    cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
+    terrain, water = scene(n, kind)
+    g = cls(ctx, terrain, water=water, friction=0.02, fused=fused)
+    h = 0.5 * g.max_stable_dt()
+    g.step(h * 4, substeps=4)                     # compile, warm up
+    ctx.finish()
+    batch, elapsed = 4, 0.0
+    while elapsed < seconds / 4:                  # grow the batch until one call is long enough
+        batch *= 2
+        t = time.perf_counter()
+        g.step(h * batch, substeps=batch)
+        ctx.finish()
+        elapsed = time.perf_counter() - t
+    calls = max(1, int(seconds / elapsed))
+    t = time.perf_counter()
+    for _ in range(calls):
+        g.step(h * batch, substeps=batch)
+    ctx.finish()
+    per_substep = (time.perf_counter() - t) / (calls * batch)
+    ok = abs(g.volume() - g.ledger()["expected"]) <= 1e-4 * g.ledger()["expected"]
+    g.release()
+    return per_substep, ok
+
+
+def time_numpy(n, seconds):
+    terrain, water = scene(n, "square")
+    s = ref.State.new(terrain, water, params=hydro.WaterParams(friction=0.02))
+    steps, t = 0, time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        ref.step(s, 0.01)
+        steps += 1
+    return (time.perf_counter() - t) / steps
+
+
+def main():
+    ap = argparse.ArgumentParser(description="hydro water benchmark")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256])
+    ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
+    ap.add_argument("--paths", nargs="+", default=["fused", "three-pass"], help="step implementations to time")
+    ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
+    ap.add_argument("--copy-mb", type=int, default=256)
+    ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args()
+
+    ctx = hydro.create_context()
+    info = {"renderer": ctx.info["GL_RENDERER"], "version": ctx.info["GL_VERSION"],
+            "machine": platform.node(), "python": platform.python_version(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
+    copy = copy_bandwidth(ctx, args.copy_mb)
+    info["copy_GBps"] = copy
+    print(f"copy kernel: {copy:.1f} GB/s (read + write)")
+    print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    for n in args.sizes:
+        for kind in args.kinds:
+            for path in args.paths:
+                fused = path == "fused"
+                per, ok = time_grid(ctx, kind, n, args.seconds, fused)
+                rate = n * n / per
+                gbs = rate * PASS_BYTES[kind, fused] / 1e9
+                floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
+                rows.append({"grid": kind, "path": path, "size": n, "cell_steps_per_s": rate,
+                             "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,
+                             "floor_fraction": floor, "ledger_ok": ok})
+                print(f"| {kind} | {path} | {n}² | {rate:.3g} | {per * 1e6:.1f} | {gbs:.1f} | {100 * gbs / copy:.0f}% | "
+                      f"{100 * floor:.0f}% | {ok} |", flush=True)
+        if args.numpy:
+            per = time_numpy(n, args.seconds)
+            rows.append({"grid": "numpy-reference", "size": n, "cell_steps_per_s": n * n / per,
+                         "us_per_substep": per * 1e6})
+            print(f"| numpy float64 reference | {n}² | {n * n / per:.3g} | {per * 1e6:.1f} | | | | |", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"info": info, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
