@@ -16,7 +16,7 @@ import hydro
 
 from . import world as worlds
 from .game import STEP, Game
-from .png import write_png
+from hydro.image import write_png
 from .scripts import SCRIPTS
 
 SKY = (0.64, 0.78, 0.92, 1.0)

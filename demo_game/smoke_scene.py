@@ -10,14 +10,13 @@ Colour: smoke density as grey over a dark background, temperature as a blackbody
 """
 from __future__ import annotations
 
-import struct
 import time
-import zlib
 
 import moderngl
 import numpy as np
 
 import hydro
+from hydro.image import write_png
 from hydro.smoke import SmokeGrid
 
 GRID = (192, 256)                  # (ny, nx)
@@ -120,19 +119,6 @@ def _default_obstacles(shape):
     mask |= (xx - 0.5 * nx) ** 2 + (yy - 0.5 * ny) ** 2 < (0.07 * nx) ** 2
     mask[int(0.75 * ny):int(0.78 * ny), int(0.15 * nx):int(0.4 * nx)] = True
     return mask
-
-
-def write_png(path, rgb: np.ndarray) -> None:
-    """A minimal PNG writer (8-bit RGB, zlib), rows given top to bottom."""
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].astype(np.uint8).tobytes() for y in range(h))
-
-    def chunk(tag, data):
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
 def render_headless(frames: int = 120, out_path: str = "smoke.png", *, preset: str = "fire", size=(512, 384),

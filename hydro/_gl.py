@@ -20,7 +20,7 @@ from importlib import resources
 import moderngl
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
-           "BINDINGS", "PingPong"]
+           "BINDINGS", "PingPong", "Owner"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -210,3 +210,35 @@ class PingPong:
     def release(self) -> None:
         for tex in (self.read, self.write):
             tex.release()
+
+
+class Owner:
+    """Lifetime of a grid: `release()` frees what `_gpu_objects()` lists, once, and the context too when
+    the grid created it; grids are context managers; use after release raises a clear error."""
+
+    _kind = "grid"
+    _released = True
+    _owns_ctx = False
+
+    def _gpu_objects(self):
+        raise NotImplementedError
+
+    def _alive(self):
+        if self._released:
+            raise RuntimeError(f"{self._kind}: used after release()")
+
+    def release(self) -> None:
+        """Free every GPU resource (idempotent). Programs stay cached with the context."""
+        if self._released:
+            return
+        self._released = True
+        for obj in self._gpu_objects():
+            obj.release()
+        if self._owns_ctx:
+            self.ctx.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()

@@ -26,46 +26,28 @@ def write_png(path, rgb: np.ndarray) -> None:
 
 
 def read_png(path) -> np.ndarray:
-    """Read back an 8-bit RGB/RGBA, non-interlaced PNG (as written by write_png and most encoders)."""
-    data = open(path, "rb").read()
+    """Read back a PNG as written by write_png (8-bit RGB/RGBA, unfiltered rows), for tests and tools."""
+    with open(path, "rb") as f:
+        data = f.read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError(f"path: {path} is not a PNG file")
-    pos, idat, w = 8, b"", None
+    pos, idat, header = 8, b"", None
     while pos < len(data):
-        (length,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            if depth != 8 or ctype not in (2, 6):
-                raise ValueError(f"path: only 8-bit RGB/RGBA PNGs are supported, got depth {depth} type {ctype}")
-            c = 4 if ctype == 6 else 3
+            header = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
-    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, w * c + 1)
-    out = np.zeros((h, w * c), np.int32)
-    prev = np.zeros(w * c, np.int32)
-    for y in range(h):
-        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
-        cur = np.zeros(w * c, np.int32)
-        for x in range(w * c):
-            a = cur[x - c] if x >= c else 0
-            b, cc = prev[x], (prev[x - c] if x >= c else 0)
-            if f == 0:
-                pred = 0
-            elif f == 1:
-                pred = a
-            elif f == 2:
-                pred = b
-            elif f == 3:
-                pred = (a + b) // 2
-            else:
-                p = a + b - cc
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - cc)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
-            cur[x] = (line[x] + pred) & 0xFF
-        out[y], prev = cur, cur
-    return out.reshape(h, w, c).astype(np.uint8)
+    width, height, depth, color = header[:4]
+    if depth != 8 or color not in (2, 6):
+        raise ValueError(f"path: only 8-bit RGB/RGBA PNGs are read, got depth {depth}, colour type {color}")
+    channels = 3 if color == 2 else 4
+    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + width * channels)
+    if rows[:, 0].any():
+        raise ValueError(f"path: {path} has filtered rows, which this reader does not undo")
+    return rows[:, 1:].reshape(height, width, channels).copy()
 
 
 def shade(terrain: np.ndarray, water: np.ndarray, scale: int = 4) -> np.ndarray:

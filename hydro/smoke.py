@@ -40,7 +40,7 @@ def _tex(ctx, size, comps):
     return tex
 
 
-class SmokeGrid:
+class SmokeGrid(_gl.Owner):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
@@ -50,6 +50,8 @@ class SmokeGrid:
     density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling.
     All sides start as free-slip walls; set_boundary() changes them.
     """
+
+    _kind = "SmokeGrid"
 
     def __init__(self, ctx, shape, cell_size=1.0, viscosity=0.0, advection="maccormack", vorticity=0.0,
                  buoyancy=(0.0, 0.0), **options):
@@ -98,10 +100,6 @@ class SmokeGrid:
     @property
     def shape(self) -> tuple[int, int]:
         return (self.ny, self.nx)
-
-    def _alive(self):
-        if self._released:
-            raise RuntimeError("SmokeGrid: used after release()")
 
     def _common(self, prog, size=None):
         _gl.set_uniforms(prog, u_size=size or (self.nx, self.ny))
@@ -517,22 +515,9 @@ class SmokeGrid:
 
     # ----------------------------------------------------------------------------------- lifetime
 
-    def release(self) -> None:
-        """Free every GPU resource (idempotent). Programs stay cached with the context."""
-        if self._released:
-            return
-        self._released = True
-        for obj in (self._vx, self._vy, self._s, *self._hat, *self._back, self._solid_tex, self._curl_tex,
-                    self._centre, self._pressure, self._div_norms):
-            obj.release()
-        if self._owns_ctx:
-            self.ctx.release()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
+    def _gpu_objects(self):
+        return (self._vx, self._vy, self._s, *self._hat, *self._back, self._solid_tex, self._curl_tex,
+                self._centre, self._pressure, self._div_norms)
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

@@ -31,7 +31,7 @@ MAX_CHUNK = 64             # automatic substeps between two re-measurements of t
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
 
 
-class _PipeGrid:
+class _PipeGrid(_gl.Owner):
     """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
 
     _hexagonal = False
@@ -104,10 +104,6 @@ class _PipeGrid:
     @property
     def shape(self) -> tuple[int, int]:
         return (self.ny, self.nx)
-
-    def _alive(self):
-        if self._released:
-            raise RuntimeError(f"{self._kind}: used after release()")
 
     @property
     def water(self) -> np.ndarray:
@@ -446,27 +442,9 @@ class _PipeGrid:
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    def release(self) -> None:
-        """Free every GPU resource (idempotent). Programs stay cached with the context."""
-        if self._released:
-            return
-        self._released = True
-        for obj in (self.terrain_texture, self.water_texture, *self._scratch, *self._flows, *self._flows_tmp,
-                    self._boundary,
-                    self._ledger_faces, self._partials, self._stats_buffer):
-            obj.release()
-        if self._owns_ctx:
-            self.ctx.release()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
-
-    def __del__(self):
-        # Resources belong to the context; release them only when asked, never from the GC thread.
-        pass
+    def _gpu_objects(self):
+        return (self.terrain_texture, self.water_texture, *self._scratch, *self._flows, *self._flows_tmp,
+                self._boundary, self._ledger_faces, self._partials, self._stats_buffer)
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

@@ -11,7 +11,7 @@ import hydro
 from demo_game import game as game_module
 from demo_game import saves, world
 from demo_game.game import MAX_STEPS_PER_FRAME, STEP, Game
-from demo_game.png import read_png, write_png
+from hydro.image import read_png, write_png
 from demo_game.scripts import DigChannel
 
 ROOT = Path(__file__).resolve().parents[1]
