@@ -4,8 +4,8 @@ For each size the square WaterGrid and the HexWaterGrid advance a wavy lake thro
 `step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
 ends. Two implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp) and
 "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
-substep with perfect caching (three-pass: square 60 B, hex 80 B; fused: square 28 B, hex 36 B, the
-floor: read terrain, depth, flows; write depth, flows); "floor %" is the rate times the floor bytes over
+substep with perfect caching (three-pass: square 60 B, hex 80 B; fused: 28 B, 36 B, the floor: read
+terrain, depth, flows; write depth, flows); "floor %" is the rate times the floor bytes over
 the copy kernel's bandwidth. With --numpy the
 float64 NumPy reference is timed too (the CPU baseline).
 
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PASS_BYTES = {("square", False): 60, ("hex", False): 80, ("square", True): 28, ("hex", True): 36}
+PATHS = {"fused": 1, "three-pass": 3}
+PASS_BYTES = {("square", 3): 60, ("hex", 3): 80, ("square", 1): 28, ("hex", 1): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 COPY_SRC = """#version 430
@@ -67,10 +68,10 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, fused):
+def time_grid(ctx, kind, n, seconds, passes):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
-    g = cls(ctx, terrain, water=water, friction=0.02, fused=fused)
+    g = cls(ctx, terrain, water=water, friction=0.02, passes=passes)
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()
@@ -106,7 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description="hydro water benchmark")
     ap.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
-    ap.add_argument("--paths", nargs="+", default=["fused", "three-pass"], help="step implementations to time")
+    ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="step implementations to time")
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
@@ -127,10 +128,9 @@ def main():
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                fused = path == "fused"
-                per, ok = time_grid(ctx, kind, n, args.seconds, fused)
+                per, ok = time_grid(ctx, kind, n, args.seconds, PATHS[path])
                 rate = n * n / per
-                gbs = rate * PASS_BYTES[kind, fused] / 1e9
+                gbs = rate * PASS_BYTES[kind, PATHS[path]] / 1e9
                 floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
                 rows.append({"grid": kind, "path": path, "size": n, "cell_steps_per_s": rate,
                              "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,

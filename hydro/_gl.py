@@ -186,7 +186,8 @@ def _parse_bindings() -> dict[str, int]:
 
 BINDINGS: dict[str, int] = _parse_bindings()
 
-LOCAL_SIZE = 16     # must match `local_size_x/y` in the 2D passes (shaders/common/grid.glsl)
+# invocations per side of the 2D passes' workgroups, read from shaders/common/grid.glsl
+LOCAL_SIZE = int(re.search(r"#define\s+LOCAL_SIZE\s+(\d+)", _read("common/grid.glsl")).group(1))
 
 
 def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: int = 1,

@@ -29,6 +29,9 @@ AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable 
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
+# Dispatches per substep, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernel
+# (step_fused.comp) on GPUs, 3 = accelerate, scale_outflow, move on CPU rasterisers (llvmpipe).
+AUTO_PASSES = {"gpu": 1, "cpu": 3}
 
 
 class _PipeGrid(_gl.Owner):
@@ -38,7 +41,7 @@ class _PipeGrid(_gl.Owner):
     _kind = "WaterGrid"
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, fused=None):
+                 water=None, passes=None):
         self._released = True                     # until every resource exists
         self.params = WaterParams(cell_size, gravity, friction, pipe_area)
         terrain = check.field("terrain", terrain)
@@ -54,24 +57,26 @@ class _PipeGrid(_gl.Owner):
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
-        if fused is None:       # measured: the fused tile kernel wins on GPUs, loses on CPU rasterisers
+        if passes is None:      # measured (docs/benchmarks.md): see AUTO_PASSES
             renderer = ctx.info.get("GL_RENDERER", "").lower()
-            fused = not any(cpu in renderer for cpu in ("llvmpipe", "softpipe", "swiftshader"))
-        if not isinstance(fused, bool):
-            raise TypeError(f"fused: expected True, False or None (choose for this GPU), got {fused!r}")
-        self.fused = fused
+            cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
+            passes = AUTO_PASSES["cpu" if cpu else "gpu"]
+        if passes not in (1, 3) or isinstance(passes, bool):
+            raise ValueError(f"passes: expected 1 (fused), 3 (accelerate, scale_outflow, move) or None, got {passes!r}")
+        self.passes = passes
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
-            ("move", "move", hexa), ("step_fused", "step_fused", pipes), ("copy", "copy", {}),
+            ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}), ("step_fused", "step_fused", pipes),
+            ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
             ("stats", "stats", {}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
         self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
         self.water_texture = ctx.texture(size, 1, water.tobytes(), dtype="f4")
-        # the fused step ping-pongs depth through two scratch textures, ending in water_texture
+        # the fused step ping-pongs depth through two scratch textures, then settles into water_texture
         self._scratch = [ctx.texture(size, 1, dtype="f4") for _ in range(2)]
         for tex in (self.terrain_texture, self.water_texture, *self._scratch):
             tex.repeat_x = tex.repeat_y = False
@@ -371,15 +376,14 @@ class _PipeGrid(_gl.Owner):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area)
-        for key in ("scale_outflow", "move"):
+        for key in ("scale_outflow", "move", "settle"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
 
     def _run_substeps(self, h: float, n: int) -> None:
-        """Record n substeps of length h, nothing read back. Fused: one dispatch a substep plus one to
-        settle the last move; otherwise the three passes, one dispatch each."""
+        """Record n substeps of length h, nothing read back, in `self.passes` dispatches each."""
         self._set_step_uniforms(h)
         self._bind_step()
-        if self.fused:
+        if self.passes == 1:
             self._step_fused(h, n)
         else:
             for _ in range(n):
@@ -394,23 +398,24 @@ class _PipeGrid(_gl.Owner):
             tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
 
     def _step_fused(self, h: float, n: int):
-        """Depth ping-pongs so that the last substep writes the water texture: water -> scratch ... ->
-        water (a single substep goes to scratch and is copied back). Flows ping-pong by swapping."""
+        """n fused substeps, depth ping-ponging through the scratch textures and flows by swapping
+        buffers, then the pending move of the last substep settled into the water texture."""
         prog = self._programs["step_fused"]
-        targets = [self._scratch[k % 2] for k in range(n - 1)] + [self.water_texture] if n > 1 else [self._scratch[0]]
         depth_in = self.water_texture
-        for depth_out in targets:
+        for k in range(n):
+            if k < 2:
+                _gl.set_uniforms(prog, u_pending=k > 0)
+            depth_out = self._scratch[k % 2]
             depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
             depth_out.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
             self._bind_flows()
             _gl.dispatch(self.ctx, prog, self.nx, self.ny)
             self._flows, self._flows_tmp = self._flows_tmp, self._flows
             depth_in = depth_out
-        if n == 1:
-            self._scratch[0].bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
-            self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
-            _gl.set_uniforms(self._programs["copy"], u_size=(self.nx, self.ny))
-            _gl.dispatch(self.ctx, self._programs["copy"], self.nx, self.ny)
+        depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
+        self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
+        self._bind_flows()
+        _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face

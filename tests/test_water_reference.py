@@ -78,25 +78,26 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
 
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_fused_step_matches_three_passes(ctx, rng, kind):
-    """The one-dispatch tile kernel does the arithmetic of the three passes: same result to rounding,
-    with every boundary kind, brushes and several substeps per call (the lazily applied move)."""
+    """The fused tile kernel does the arithmetic of the three passes (the move applied lazily): the
+    same result to rounding, with every boundary kind, brushes and 1 to 3 substeps per call."""
+    passes = 1
     terrain, water = random_state(rng, (37, 45))          # several tiles, ragged edges
     grids = []
-    for fused in (True, False):
+    for p in (passes, 3):
         g, s = twins(ctx, kind, terrain, water, friction=0.2)
-        g.fused = fused
+        g.passes = p
         _boundaries(g, s)
         grids.append(g)
     for g in grids:
         for i in range(6):
-            g.step(0.15, substeps=3)
+            g.step(0.15, substeps=1 + i % 3)
             if i == 2:
                 g.add_water(20.0, 18.0, 5.0, 9.0)
                 g.dig(10.0, 30.0, 4.0, 0.5)
     a, b = grids
-    _close(a.water, b.water, b.water.max(), rtol=2e-6)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        _close(fa, fb, np.abs(fb).max(), rtol=2e-6)
+    _close(a.water, b.water, b.water.max(), rtol=1e-6)      # the same to rounding (FMA contraction
+    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):          # may differ between two shaders)
+        _close(fa, fb, np.abs(fb).max(), rtol=1e-6)
     la, lb = a.ledger(), b.ledger()
     for key in la:
         assert la[key] == pytest.approx(lb[key], rel=1e-6, abs=1e-9)

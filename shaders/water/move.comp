@@ -3,10 +3,19 @@
 //   h <- h + dt / S * (sum in - sum out).
 // Flux form: what leaves one cell enters its neighbour, so volume is conserved to rounding.
 // Outflow scaling already kept h >= 0; the clamp only removes a last-bit rounding residue.
+// SEPARATE_OUTPUT 0: in place (three-pass step); 1: from the fused step's last scratch depth into
+// the grid's water texture (it settles the move the fused step leaves pending).
 #include "common/grid.glsl"
 #include "common/water.glsl"
 
-layout(binding = B_WATER, r32f) uniform restrict image2D u_water;       // own texel only
+#if SEPARATE_OUTPUT
+layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
+layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_water_out;
+#else
+layout(binding = B_WATER, r32f) uniform restrict image2D u_water;        // own texel only
+#define u_water_in u_water
+#define u_water_out u_water
+#endif
 layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowX { float u_flow_x[]; };
 layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow_y[]; };
 #if HEX
@@ -25,6 +34,6 @@ void main() {
 #if HEX
     net += u_flow_z[index_z(ivec2(x + 1, y))] - u_flow_z[index_z(ivec2(x, y + 1))];
 #endif
-    float h = imageLoad(u_water, c).r;
-    imageStore(u_water, c, vec4(max(h + u_dt / u_cell_area * net, 0.0)));
+    float h = imageLoad(u_water_in, c).r;
+    imageStore(u_water_out, c, vec4(max(h + u_dt / u_cell_area * net, 0.0)));
 }

@@ -1,16 +1,18 @@
 #version 430
-// WaterGrid._step_fused: a whole substep (accelerate, scale outflow, move) in one dispatch, reading
-// terrain, depth and flows once and writing depth and flows once: 28 B per cell on the square grid,
-// the floor of DESIGN section 6. Each 16x16 tile works in shared memory:
-//   1. depth and bed of the tile and a two-cell halo;
+// WaterGrid._step_fused: a whole substep (move, accelerate, scale outflow) in one dispatch.
+//
+// The move of the previous substep is applied lazily: the input depth is the depth *before* that
+// move and u_pending says it is (false on the first substep of a step() call), so a
+// substep reads terrain, depth and flows once and writes depth and flows once, 28 B per cell on the
+// square grid, the floor of DESIGN section 6. Each 16x16 tile works in shared memory:
+//   1. depth after the pending move, and bed, for the tile and a two-cell halo;
 //   2. accelerated flow of every face of the tile and a one-cell halo (common/pipes.glsl);
 //   3. outflow scale K of every cell of the tile and a one-cell halo;
-//   4. each cell scales its faces by their upwind cell's K, moves its own column, and writes its
-//      depth and the faces it owns (left, bottom; hex: z face [y, x]; the last column and row also
-//      the outer faces).
-// A face shared by two tiles is computed by both from the same inputs with the same instructions, so
-// both sides see the same flow and volume is conserved as in the three-pass step
-// (accelerate.comp, scale_outflow.comp, move.comp), whose arithmetic this repeats in the same order.
+//   4. each cell writes its depth (before this substep's move) and its own faces (left, bottom; hex:
+//      z face [y, x]; the last column and row also the outer faces), scaled by the upwind cell's K.
+// The arithmetic is that of move.comp, accelerate.comp and scale_outflow.comp, in the same order, so
+// the paths agree to the last bit; after the last substep WaterGrid settles the pending move with
+// move.comp (SEPARATE_OUTPUT) into the water texture.
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
@@ -26,6 +28,8 @@ layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_fl
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
+
+uniform bool u_pending;             // the input flows are not yet moved into u_water_in
 
 #define T LOCAL_SIZE
 #define W2 (T + 4)                  // cells per row of the tile with a two-cell halo
@@ -58,29 +62,29 @@ float accelerate(float q, ivec2 from, ivec2 to, int b) {
     return boundary_flow(q, b, to_in, s_z[at2(c)], s_h[at2(c)]);
 }
 
-float scaled(float q, ivec2 from, ivec2 to) {
-    ivec2 upwind = q > 0.0 ? from : to;
-    return (q != 0.0 && inside(upwind)) ? q * s_k[at1(upwind)] : q;
-}
-
-float flow_x(ivec2 f) { return scaled(s_qx[atx(f)], f - ivec2(1, 0), f); }
-float flow_y(ivec2 f) { return scaled(s_qy[aty(f)], f - ivec2(0, 1), f); }
+float net_in(ivec2 c) {             // sum in - sum out of the input flows, as in move.comp
+    int x = c.x, y = c.y;
+    float net = u_flow_x_in[index_x(c)] - u_flow_x_in[index_x(ivec2(x + 1, y))]
+              + u_flow_y_in[index_y(c)] - u_flow_y_in[index_y(ivec2(x, y + 1))];
 #if HEX
-float flow_z(ivec2 f) { return scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0)); }
+    net += u_flow_z_in[index_z(ivec2(x + 1, y))] - u_flow_z_in[index_z(ivec2(x, y + 1))];
 #endif
-
-// The owner of a boundary face books what crossed it into the face's ledger slot.
-void book(int b, float q, bool enters) {
-    if (b >= 0) u_ledger[b] += double(u_dt) * double(enters ? q : -q);
+    return net;
 }
 
-void store_x(ivec2 f, float q) { u_flow_x_out[index_x(f)] = q; book(boundary_x(f), q, f.x == 0); }
-void store_y(ivec2 f, float q) { u_flow_y_out[index_y(f)] = q; book(boundary_y(f), q, f.y == 0); }
+// The scaled flow of a face; the owner of a boundary face books what crossed it in its ledger slot.
+float scaled(float q, ivec2 from, ivec2 to, int b) {
+    ivec2 upwind = q > 0.0 ? from : to;
+    if (q != 0.0 && inside(upwind)) q *= s_k[at1(upwind)];
+    if (b >= 0 && (inside(from) || inside(to)))
+        u_ledger[b] += double(u_dt) * double(inside(to) ? q : -q);
+    return q;
+}
+
+void store_x(ivec2 f) { u_flow_x_out[index_x(f)] = scaled(s_qx[atx(f)], f - ivec2(1, 0), f, boundary_x(f)); }
+void store_y(ivec2 f) { u_flow_y_out[index_y(f)] = scaled(s_qy[aty(f)], f - ivec2(0, 1), f, boundary_y(f)); }
 #if HEX
-void store_z(ivec2 f, float q) {
-    u_flow_z_out[index_z(f)] = q;
-    if (inside(f - ivec2(0, 1)) || inside(f - ivec2(1, 0))) book(boundary_z(f), q, inside(f - ivec2(1, 0)));
-}
+void store_z(ivec2 f) { u_flow_z_out[index_z(f)] = scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)); }
 #endif
 
 void main() {
@@ -92,7 +96,9 @@ void main() {
     for (uint i = tid; i < W2 * W2; i += threads) {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = inside(c);
-        s_h[i] = valid ? imageLoad(u_water_in, c).r : 0.0;
+        float h = valid ? imageLoad(u_water_in, c).r : 0.0;
+        if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
+        s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }
     barrier();
@@ -129,25 +135,16 @@ void main() {
 
     ivec2 c = g_origin + ivec2(gl_LocalInvocationID.xy);
     if (!inside(c)) return;
-    int x = c.x, y = c.y;
-    float q_left = flow_x(c), q_right = flow_x(ivec2(x + 1, y));
-    float q_bottom = flow_y(c), q_top = flow_y(ivec2(x, y + 1));
-    float net = q_left - q_right + q_bottom - q_top;
+    imageStore(u_water_out, c, vec4(s_h[at2(c)]));
+    bool last_x = c.x == n.x - 1, last_y = c.y == n.y - 1;
+    store_x(c);
+    if (last_x) store_x(c + ivec2(1, 0));
+    store_y(c);
+    if (last_y) store_y(c + ivec2(0, 1));
 #if HEX
-    float qz_in = flow_z(ivec2(x + 1, y)), qz_out = flow_z(ivec2(x, y + 1));
-    net += qz_in - qz_out;
-#endif
-    imageStore(u_water_out, c, vec4(max(s_h[at2(c)] + u_dt / u_cell_area * net, 0.0)));
-
-    bool last_x = x == n.x - 1, last_y = y == n.y - 1;
-    store_x(c, q_left);
-    if (last_x) store_x(ivec2(x + 1, y), q_right);
-    store_y(c, q_bottom);
-    if (last_y) store_y(ivec2(x, y + 1), q_top);
-#if HEX
-    store_z(c, flow_z(c));
-    if (last_x) store_z(ivec2(x + 1, y), qz_in);
-    if (last_y) store_z(ivec2(x, y + 1), qz_out);
-    if (last_x && last_y) store_z(ivec2(x + 1, y + 1), 0.0);     // the unused corner face
+    store_z(c);
+    if (last_x) store_z(c + ivec2(1, 0));
+    if (last_y) store_z(c + ivec2(0, 1));
+    if (last_x && last_y) store_z(c + ivec2(1, 1));            // the unused corner face: 0
 #endif
 }
