@@ -134,8 +134,12 @@ class Game:
     def _make_grid(self, terrain, water, hexagonal, boundaries=None):
         cls = _grid_class(hexagonal)
         grid = cls(self.ctx, terrain, water=water)
-        for side, kind, value, span in (self.world.boundaries if boundaries is None else boundaries):
-            grid.set_boundary(side, kind, value, span)
+        try:
+            for side, kind, value, span in (self.world.boundaries if boundaries is None else boundaries):
+                grid.set_boundary(side, kind, value, span)
+        except Exception:
+            grid.release()                 # a rejected world leaves the running one as it was
+            raise
         if self.renderer is not None:
             self.renderer.release()
         if self.grid is not None:

@@ -163,7 +163,7 @@ class DemoWindow(pyglet.window.Window):
         if symbol in TOOL_KEYS:
             game.tool = TOOL_KEYS[symbol]
             if game.tool == "drain":
-                game.message = "drain: removes water through the grid's water setter (booked as 'assigned')"
+                game.message = "drain: takes the water under the brush (booked in the ledger as 'drains')"
         elif symbol == key.BRACKETLEFT:
             game.brush_radius = max(1.0, game.brush_radius / 1.25)
         elif symbol == key.BRACKETRIGHT:

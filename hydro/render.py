@@ -205,7 +205,13 @@ class Renderer:
             raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
 
         terrain = grid.terrain
-        low, high = (float(terrain.min()), float(terrain.max())) if height_range is None else height_range
+        try:
+            low, high = ((float(terrain.min()), float(terrain.max())) if height_range is None
+                         else (float(height_range[0]), float(height_range[1])))
+            if height_range is not None and len(height_range) != 2:
+                raise ValueError
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"height_range: expected (low, high) numbers, got {height_range!r}") from None
         if not (math.isfinite(low) and math.isfinite(high) and high >= low):
             raise ValueError(f"height_range: expected finite (low, high) with high >= low, got {height_range!r}")
         self.height_range = (low, max(high, low + 1e-6))
