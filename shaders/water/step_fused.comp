@@ -92,10 +92,13 @@ void main() {
     uint tid = gl_LocalInvocationIndex;
     const uint threads = T * T;
     ivec2 n = u_size;
+    // A tile whose two-cell halo lies inside the grid (nearly every tile of a large grid) has no
+    // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
+    bool interior = all(greaterThanEqual(g_origin, ivec2(2))) && all(lessThanEqual(g_origin + T + 2, n));
 
     for (uint i = tid; i < W2 * W2; i += threads) {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
-        bool valid = inside(c);
+        bool valid = interior || inside(c);
         float h = valid ? imageLoad(u_water_in, c).r : 0.0;
         if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
         s_h[i] = h;
@@ -103,21 +106,37 @@ void main() {
     }
     barrier();
 
+    // Face i of each loop is face g_origin - 1 + (i % width, i / width); a and b index its two cells in s_h.
     for (uint i = tid; i < WF * W1; i += threads) {
-        ivec2 f = g_origin - 1 + ivec2(i % WF, i / WF);
-        bool valid = f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y;
-        s_qx[i] = valid ? accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f)) : 0.0;
+        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
+        int a = (l.y + 1) * W2 + l.x, b = a + 1;                            // (x-1, y), (x, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_x_in[index_x(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y)
+            q = accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f));
+        s_qx[i] = q;
     }
     for (uint i = tid; i < W1 * WF; i += threads) {
-        ivec2 f = g_origin - 1 + ivec2(i % W1, i / W1);
-        bool valid = f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y;
-        s_qy[i] = valid ? accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f)) : 0.0;
+        ivec2 l = ivec2(i % W1, i / W1), f = g_origin - 1 + l;
+        int a = l.y * W2 + l.x + 1, b = a + W2;                             // (x, y-1), (x, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_y_in[index_y(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y)
+            q = accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f));
+        s_qy[i] = q;
     }
 #if HEX
     for (uint i = tid; i < WF * WF; i += threads) {
-        ivec2 f = g_origin - 1 + ivec2(i % WF, i / WF);
-        bool valid = f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y;
-        s_qz[i] = valid ? accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)) : 0.0;
+        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
+        int a = l.y * W2 + l.x + 1, b = (l.y + 1) * W2 + l.x;               // (x, y-1), (x-1, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_z_in[index_z(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y)
+            q = accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
+        s_qz[i] = q;
     }
 #endif
     barrier();
@@ -136,6 +155,17 @@ void main() {
     ivec2 c = g_origin + ivec2(gl_LocalInvocationID.xy);
     if (!inside(c)) return;
     imageStore(u_water_out, c, vec4(s_h[at2(c)]));
+    if (interior) {                                                   // no boundary faces here
+        float q = s_qx[atx(c)];
+        u_flow_x_out[index_x(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(1, 0) : c)];
+        q = s_qy[aty(c)];
+        u_flow_y_out[index_y(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(0, 1) : c)];
+#if HEX
+        q = s_qz[atz(c)];
+        u_flow_z_out[index_z(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(0, 1) : c - ivec2(1, 0))];
+#endif
+        return;
+    }
     bool last_x = c.x == n.x - 1, last_y = c.y == n.y - 1;
     store_x(c);
     if (last_x) store_x(c + ivec2(1, 0));
