@@ -16,6 +16,7 @@ import moderngl
 import numpy as np
 
 import hydro
+from hydro import _gl
 from hydro.image import write_png
 from hydro.smoke import SmokeGrid
 
@@ -28,28 +29,12 @@ PRESETS = {
                  cooling=1.5, density_dissipation=0.1),
 }
 
-VERTEX = """
-#version 330
-in vec2 in_pos;
-out vec2 v_uv;
-void main() { v_uv = in_pos * 0.5 + 0.5; gl_Position = vec4(in_pos, 0.0, 1.0); }
-"""
-FRAGMENT = """
-#version 330
-uniform sampler2D u_scalars;   // SmokeGrid.density_texture: r density, g temperature, b fuel
-uniform sampler2D u_solid;
-in vec2 v_uv;
-out vec4 f_color;
-void main() {
-    vec4 s = texture(u_scalars, v_uv);
-    float d = clamp(s.r, 0.0, 1.5);
-    float t = clamp(s.g / 3.0, 0.0, 1.0);
-    vec3 fire = vec3(smoothstep(0.0, 0.4, t), smoothstep(0.25, 0.8, t), smoothstep(0.6, 1.0, t));
-    vec3 colour = mix(vec3(0.04, 0.05, 0.07), vec3(0.85), 1.0 - exp(-1.5 * d)) + 1.4 * fire + vec3(0.2, 0.5, 0.1) * s.b;
-    if (texture(u_solid, v_uv).r > 0.5) colour = vec3(0.25, 0.32, 0.45);
-    f_color = vec4(colour, 1.0);
+# A steady emitter at the bottom centre, as rates per second of simulated time (a splat is an
+# impulse, so each step adds rate * dt): the same plume whatever dt the game steps with.
+EMITTER = {
+    "smoke": dict(lift=600.0, density=30.0, temperature=36.0),    # lift: world units/s^2 of upward push
+    "fire": dict(lift=600.0, density=0.0, fuel=12.0),
 }
-"""
 
 
 class SmokeScene:
@@ -57,7 +42,8 @@ class SmokeScene:
 
     def __init__(self, ctx: moderngl.Context, preset: str = "fire", shape=GRID):
         self.ctx, self.shape = ctx, shape
-        self.prog = ctx.program(vertex_shader=VERTEX, fragment_shader=FRAGMENT)
+        self.prog = ctx.program(vertex_shader=_gl.source("render/smoke_quad.vert"),
+                                fragment_shader=_gl.source("render/smoke_quad.frag"))
         quad = np.array([-1, -1, 1, -1, -1, 1, 1, 1], np.float32)
         self.vbo = ctx.buffer(quad.tobytes())
         self.vao = ctx.vertex_array(self.prog, [(self.vbo, "2f", "in_pos")])
@@ -81,18 +67,17 @@ class SmokeScene:
         self.grid.obstacles = mask
         self.solid_tex.write((mask * 255).astype(np.uint8).tobytes())
 
-    def source(self):
-        """A steady emitter at the bottom centre: smoke (or fuel, for fire) with some upward speed."""
+    def source(self, dt):
+        """The steady emitter at the bottom centre over dt seconds: smoke (or fuel, for fire) pushed
+        upwards, EMITTER's rates times dt."""
         ny, nx = self.shape
         x = nx / 2 + 0.06 * nx * np.sin(1.3 * self.t)
-        if self.preset == "fire":
-            self.grid.splat(x, 0.06 * ny, 0.05 * nx, velocity=(0.0, 10.0), density=0.0, fuel=0.2 * DT * 60)
-        else:
-            self.grid.splat(x, 0.06 * ny, 0.05 * nx, velocity=(0.0, 10.0), density=0.5 * DT * 60,
-                            temperature=0.6 * DT * 60)
+        rates = dict(EMITTER[self.preset])
+        lift = rates.pop("lift")
+        self.grid.splat(x, 0.06 * ny, 0.05 * nx, velocity=(0.0, lift * dt), **{k: v * dt for k, v in rates.items()})
 
     def step(self, dt=DT):
-        self.source()
+        self.source(dt)
         self.grid.step(dt)
         self.t += dt
 
@@ -103,6 +88,7 @@ class SmokeScene:
         self.solid_tex.use(1)
         self.prog["u_scalars"].value = 0
         self.prog["u_solid"].value = 1
+        self.prog["u_ambient"].value = self.grid.params.ambient_temperature
         self.vao.render(moderngl.TRIANGLE_STRIP)
         tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
 

@@ -67,3 +67,22 @@ def choice(name: str, value, options) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name}: expected one of {', '.join(repr(o) for o in options)}, got {value!r}")
     return value
+
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def real32(name: str, value, **bounds) -> float:
+    """real(), and also representable as a finite float32: for values sent to a shader uniform."""
+    value = real(name, value, **bounds)
+    if abs(value) > FLOAT32_MAX:
+        raise ValueError(f"{name}: {value} overflows float32 (|value| must stay below 3.4e38)")
+    return value
+
+
+def pair(name: str, value, what: str = "(x, y)", item=real, **kwargs) -> tuple:
+    """A pair such as (vx, vy) or (ny, nx): a length-2 sequence (not a string), each element checked by
+    `item` (real, real32, integer, ...) under the name `name[0]` / `name[1]` with `kwargs`."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name}: expected {what}, got {value!r}")
+    return (item(f"{name}[0]", value[0], **kwargs), item(f"{name}[1]", value[1], **kwargs))

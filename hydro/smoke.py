@@ -8,12 +8,15 @@ change the physics:
                          f = (-alpha density + beta (T - T_ambient)) up (Fedkiw, Stam & Jensen 2001)
   _advect [_maccormack]  semi-Lagrangian (Stam 1999) or MacCormack with the min/max limiter
                          (Selle et al. 2008) for the velocity and all scalars
-  _diffuse               implicit viscosity (I - nu dt Laplacian) v = v*, red-black Gauss-Seidel
+  _diffuse               implicit viscosity (I - nu dt Laplacian) v = v*, Chebyshev iterations to a
+                         stated error bound (DIFFUSION_TOLERANCE), no readback
   _divergence, solve, _subtract_gradient
                          exact projection: on the MAC grid D G == L, so the divergence left is the
                          pressure residual; multigrid V-cycles reach the tolerance in a few cycles
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
-cell centres. The NumPy float64 twin of every pass is hydro.reference.smoke.
+cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
+The NumPy float64 twin of every pass is hydro.reference.smoke; state access and diagnostics are in
+hydro.smoke_state.
 """
 from __future__ import annotations
 
@@ -25,30 +28,26 @@ from . import _gl
 from . import _validate as check
 from .reference import smoke as ref
 from .smoke_params import SmokeParams
-from .smoke_pressure import NORMS_DTYPE, Pressure
+from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
+from .smoke_state import SmokeState
 
-NEAREST = (0x2600, 0x2600)
-DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error factor is below this
+DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound |v - v_exact| / |v*| is below this
 MIN_CELLS = 4
 
 
-def _tex(ctx, size, comps):
-    tex = ctx.texture(size, comps, dtype="f4")
-    tex.filter = NEAREST
-    tex.repeat_x = tex.repeat_y = False
-    tex.write(np.zeros(size[0] * size[1] * comps, np.float32).tobytes())
-    return tex
-
-
-class SmokeGrid(_gl.Owner):
+class SmokeGrid(SmokeState, _gl.Owner):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
     shape: (ny, nx), each >= 4. The keywords are the fields of SmokeParams (units there):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
-    density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling.
-    All sides start as free-slip walls; set_boundary() changes them.
+    density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
+    diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
+    otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
+    0.9 sqrt(nu dt) / cell_size + 13, and diffusion_error_bound reports what the last step reached.
+    A new grid is at rest at ambient_temperature with no density or fuel; all sides start as
+    free-slip walls; set_boundary() changes them.
     """
 
     _kind = "SmokeGrid"
@@ -56,50 +55,63 @@ class SmokeGrid(_gl.Owner):
     def __init__(self, ctx, shape, cell_size=1.0, viscosity=0.0, advection="maccormack", vorticity=0.0,
                  buoyancy=(0.0, 0.0), **options):
         self._released = True
-        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__") or len(shape) != 2:
-            raise TypeError(f"shape: expected (ny, nx), got {shape!r}")
-        ny = check.integer("shape[0]", shape[0], low=MIN_CELLS, high=16384)
-        nx = check.integer("shape[1]", shape[1], low=MIN_CELLS, high=16384)
+        ny, nx = check.pair("shape", shape, "(ny, nx)", check.integer, low=MIN_CELLS, high=16384)
         try:
-            self.params = SmokeParams(cell_size, viscosity, advection, vorticity, tuple(buoyancy)
-                                      if hasattr(buoyancy, "__len__") and not isinstance(buoyancy, str)
-                                      else buoyancy, **options)
+            self.params = SmokeParams(cell_size, viscosity, advection, vorticity, buoyancy, **options)
         except TypeError as exc:
             if "unexpected keyword" in str(exc):
                 raise TypeError(f"SmokeGrid: {exc}") from None
             raise
         self.ny, self.nx = ny, nx
         owns_ctx = ctx is None
-        ctx = _gl.create_context() if owns_ctx else ctx
-        _gl.require_compute(ctx)
-        self.ctx, self._owns_ctx = ctx, owns_ctx
+        if not owns_ctx:
+            _gl.require_compute(ctx)
+        self.ctx, self._owns_ctx = (_gl.create_context() if owns_ctx else ctx), owns_ctx
+        self._created = []
+        try:
+            self._create(self.ctx)
+        except BaseException:
+            for obj in reversed(self._created):         # what was made before the failure, then the context
+                obj.release()
+            if owns_ctx:
+                self.ctx.release()
+            raise
+        self._released = False
+        self._centre_dirty = True
+        self._diffusion_bound, self._diffusion_count = 0.0, 0
+        self.sim_time = 0.0
+        self.iteration = 0
+
+    def _create(self, ctx):
+        """Programs and GPU resources; each made object is listed in self._created as soon as it exists."""
+        ny, nx, made = self.ny, self.nx, self._created
+
+        def tex(size, comps, fill=0.0):
+            made.append(float_texture(ctx, size, comps, fill))
+            return made[-1]
+
         self._bc = ref.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
             "splat", "combust", "curl", "forces", "advect", "maccormack", "diffuse", "divergence",
             "subtract_gradient", "centre_velocity")}
         fx, fy, cells = (nx + 1, ny), (nx, ny + 1), (nx, ny)
-        self._vx = _gl.PingPong(_tex(ctx, fx, 1), _tex(ctx, fx, 1))
-        self._vy = _gl.PingPong(_tex(ctx, fy, 1), _tex(ctx, fy, 1))
-        self._s = _gl.PingPong(_tex(ctx, cells, 4), _tex(ctx, cells, 4))
-        self._hat = (_tex(ctx, fx, 1), _tex(ctx, fy, 1), _tex(ctx, cells, 4))
-        self._back = (_tex(ctx, fx, 1), _tex(ctx, fy, 1), _tex(ctx, cells, 4))
-        self._solid_tex = _tex(ctx, cells, 1)
-        self._curl_tex = _tex(ctx, cells, 1)
-        self._centre = _tex(ctx, cells, 2)
+        ambient = (0.0, self.params.ambient_temperature, 0.0, 0.0)     # a new grid: gas at rest, ambient
+        self._vx = _gl.PingPong(tex(fx, 1), tex(fx, 1))
+        self._vy = _gl.PingPong(tex(fy, 1), tex(fy, 1))
+        self._s = _gl.PingPong(tex(cells, 4, ambient), tex(cells, 4, ambient))
+        self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
+        self._back = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
+        self._solid_tex = tex(cells, 1)
+        self._curl_tex = tex(cells, 1)
+        self._centre = tex(cells, 2)
         self._pressure = Pressure(ctx, (ny, nx))
+        made.append(self._pressure)
         self._pressure.set_operator(self._solid, self._bc)
         self._div_norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
-        self._released = False
-        self._centre_dirty = True
-        self.sim_time = 0.0
-        self.iteration = 0
+        made.append(self._div_norms)
 
     # ------------------------------------------------------------------------------------ helpers
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return (self.ny, self.nx)
 
     def _common(self, prog, size=None):
         _gl.set_uniforms(prog, u_size=size or (self.nx, self.ny))
@@ -108,197 +120,26 @@ class SmokeGrid(_gl.Owner):
                              u_bc_tangent=tuple(float(t) for t in self._bc.tangent))
             self._solid_tex.use(_gl.BINDINGS["B_SMOKE_SOLID"])
 
-    @staticmethod
-    def _read_tex(tex, shape, comps=1) -> np.ndarray:
-        arr = np.frombuffer(tex.read(), np.float32)
-        return arr.reshape(shape + ((comps,) if comps > 1 else ())).copy()
-
-    def _faces(self):
-        return (self._read_tex(self._vx.read, (self.ny, self.nx + 1)),
-                self._read_tex(self._vy.read, (self.ny + 1, self.nx)))
-
-    def _scalars(self):
-        return self._read_tex(self._s.read, (self.ny, self.nx), 4)
-
     def _bind(self, name, tex):
         tex.use(_gl.BINDINGS[name])
 
     def _image(self, name, tex, read=False):
         tex.bind_to_image(_gl.BINDINGS[name], read=read, write=True)
 
-    # --------------------------------------------------------------------------------- state access
-
-    @property
-    def velocity(self) -> np.ndarray:
-        """Velocity at cell centres (ny, nx, 2), world units/s, the mean of each component's two faces."""
-        self._alive()
-        return ref.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
-
-    @velocity.setter
-    def velocity(self, value):
-        self._alive()
-        v = check.field("velocity", value, (self.ny, self.nx, 2), dtype=np.float64)
-        vx = np.zeros((self.ny, self.nx + 1))
-        vy = np.zeros((self.ny + 1, self.nx))
-        vx[:, 1:-1] = 0.5 * (v[:, :-1, 0] + v[:, 1:, 0])
-        vx[:, 0], vx[:, -1] = v[:, 0, 0], v[:, -1, 0]
-        vy[1:-1] = 0.5 * (v[:-1, :, 1] + v[1:, :, 1])
-        vy[0], vy[-1] = v[0, :, 1], v[-1, :, 1]
-        self._upload_faces(vx, vy)
-
-    @property
-    def face_velocity(self) -> tuple[np.ndarray, np.ndarray]:
-        """The staggered velocity as stored: vx (ny, nx+1) on vertical faces (face [j, i] between cells
-        [j, i-1] and [j, i]) and vy (ny+1, nx) on horizontal faces; NumPy copies."""
-        self._alive()
-        return self._faces()
-
-    @face_velocity.setter
-    def face_velocity(self, value):
-        self._alive()
-        if isinstance(value, np.ndarray) or not hasattr(value, "__len__") or len(value) != 2:
-            raise TypeError("face_velocity: expected a pair (vx, vy) of arrays (ny, nx+1), (ny+1, nx)")
-        vx = check.field("face_velocity[0]", value[0], (self.ny, self.nx + 1), dtype=np.float64)
-        vy = check.field("face_velocity[1]", value[1], (self.ny + 1, self.nx), dtype=np.float64)
-        self._upload_faces(vx, vy)
-
-    def _upload_faces(self, vx, vy):
-        """Walls and obstacle faces always hold 0."""
-        tx, ty = ref.face_types(self._solid, self._bc)
-        vx = np.where(tx == ref.FACE_FIXED, 0.0, vx).astype(np.float32)
-        vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
-        if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
-            raise ValueError("velocity: values overflow float32")
-        self._vx.read.write(vx.tobytes())
-        self._vy.read.write(vy.tobytes())
-        self._centre_dirty = True
-
-    def _scalar_get(self, k):
-        self._alive()
-        return self._scalars()[..., k].copy()
-
-    def _scalar_set(self, k, name, value, nonnegative):
-        self._alive()
-        arr = check.field(name, value, self.shape, nonnegative=nonnegative)
-        s = self._scalars()
-        s[..., k] = np.where(self._solid, 0.0, arr)
-        self._s.read.write(s.tobytes())
-
-    density = property(lambda self: self._scalar_get(0),
-                       lambda self, v: self._scalar_set(0, "density", v, True),
-                       doc="Smoke density (ny, nx), >= 0, arbitrary units (what the buoyancy alpha multiplies).")
-    temperature = property(lambda self: self._scalar_get(1),
-                           lambda self, v: self._scalar_set(1, "temperature", v, False),
-                           doc="Temperature (ny, nx), same units as ambient_temperature.")
-    fuel = property(lambda self: self._scalar_get(2),
-                    lambda self, v: self._scalar_set(2, "fuel", v, True),
-                    doc="Unburnt fuel (ny, nx), >= 0; burns only with fire=True.")
-
-    @property
-    def obstacles(self) -> np.ndarray:
-        """Solid cells (ny, nx) bool; a NumPy copy."""
-        self._alive()
-        return self._solid.copy()
-
-    @obstacles.setter
-    def obstacles(self, mask):
-        self._alive()
-        if isinstance(mask, (str, bytes)) or mask is None:
-            raise TypeError(f"obstacles: expected a (ny, nx) bool array, got {type(mask).__name__}")
-        arr = np.asarray(mask)
-        if arr.dtype != bool:
-            raise TypeError(f"obstacles: expected a bool array, got dtype {arr.dtype}")
-        if arr.shape != self.shape:
-            raise ValueError(f"obstacles: expected shape {self.shape} (indexed [y, x]), got {arr.shape}")
-        if arr.all():
-            raise ValueError("obstacles: every cell is solid; at least one cell must hold gas")
-        self._apply_geometry(arr.copy(), self._bc)
-
-    def set_boundary(self, side, kind, velocity=(0.0, 0.0)) -> None:
-        """What one side of the box does to the gas.
-
-        side: "left" | "right" | "bottom" | "top".
-        kind: "free-slip" (a wall the gas slides along), "no-slip" (a wall that holds the gas; with a
-        tangential `velocity` it slides, e.g. the lid of a cavity), "open" (pressure 0: gas leaves and
-        enters freely). velocity = (vx, vy) world units/s of a wall; its normal component must be 0
-        (walls do not move into the box) and open sides take none.
-        """
-        self._alive()
-        check.choice("side", side, ref.SIDES)
-        check.choice("kind", kind, tuple(ref.KINDS))
-        if isinstance(velocity, (str, bytes)) or not hasattr(velocity, "__len__") or len(velocity) != 2:
-            raise TypeError(f"velocity: expected (vx, vy), got {velocity!r}")
-        vel = (check.real("velocity[0]", velocity[0]), check.real("velocity[1]", velocity[1]))
-        k = ref.SIDES.index(side)
-        normal, tangent = (vel[0], vel[1]) if k < 2 else (vel[1], vel[0])
-        if normal != 0.0:
-            raise ValueError(f"velocity: a wall on the {side} side cannot move through it (normal component "
-                             f"{normal}); only a tangential (sliding) velocity is allowed")
-        if kind == "open" and tangent != 0.0:
-            raise ValueError(f"velocity: an open side takes no velocity, got {velocity!r}")
-        if kind == "free-slip" and tangent != 0.0:
-            raise ValueError("velocity: a free-slip wall exerts no shear, so its velocity has no effect; "
-                             "use 'no-slip' for a sliding wall (a lid)")
-        kinds, tangents = list(self._bc.kind), list(self._bc.tangent)
-        kinds[k], tangents[k] = ref.KINDS[kind], tangent
-        self._apply_geometry(self._solid, ref.Bc(tuple(kinds), tuple(tangents)))
-
-    @property
-    def boundaries(self) -> dict:
-        names = {v: k for k, v in ref.KINDS.items()}
-        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ref.SIDES)}
-
-    def _apply_geometry(self, solid, bc):
-        """New obstacles / boundaries: zero what is now wall or solid, rebuild the pressure operator."""
-        vx, vy = (f.astype(np.float64) for f in self._faces())
-        s = self._scalars()
-        self._solid, self._bc = solid, bc
-        self._solid_tex.write(solid.astype(np.float32).tobytes())
-        s[solid] = 0.0
-        self._s.read.write(s.tobytes())
-        self._upload_faces(vx, vy)
-        self._pressure.set_operator(solid, bc)
-
-    # ----------------------------------------------------------------------------------- textures
-
-    @property
-    def density_texture(self):
-        """rgba32f (nx, ny) texture of the cell scalars: r density, g temperature, b fuel (a unused).
-        The object changes after each step (ping-pong): fetch it every frame."""
-        self._alive()
-        return self._s.read
-
-    @property
-    def velocity_texture(self):
-        """rg32f (nx, ny) texture of the cell-centre velocity (world units/s), refreshed on access."""
-        self._alive()
-        if self._centre_dirty:
-            self._centre_velocity()
-        return self._centre
-
-    def _centre_velocity(self):
-        prog = self._programs["centre_velocity"]
-        self._common(prog)
-        self._bind("B_SMOKE_VX", self._vx.read)
-        self._bind("B_SMOKE_VY", self._vy.read)
-        self._image("B_SMOKE_CENTRE_OUT", self._centre)
-        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-        self._centre_dirty = False
-
     # ------------------------------------------------------------------------------------- splats
 
     def splat(self, x, y, radius, velocity=(0.0, 0.0), density=1.0, temperature=0.0, fuel=0.0) -> None:
         """Add a smooth round brush w = (1 - (d/radius)^2)^2 around grid point (x, y) (cell [y, x]'s
-        centre is (x, y)): velocity (world units/s) is added to the faces, density, temperature and fuel
-        to the cells, each times w. An impulse, added once; walls and solid cells are left alone."""
+        centre is (x, y)): velocity (world units/s) is added to the faces, density (>= 0), temperature
+        (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
+        whatever dt the next step takes: a steady source scales its amounts by dt. Walls and solid cells
+        are left alone. Every value must be a finite float32."""
         self._alive()
-        x, y = check.real("x", x), check.real("y", y)
-        radius = check.positive("radius", radius)
-        if isinstance(velocity, (str, bytes)) or not hasattr(velocity, "__len__") or len(velocity) != 2:
-            raise TypeError(f"velocity: expected (vx, vy), got {velocity!r}")
-        vel = (check.real("velocity[0]", velocity[0]), check.real("velocity[1]", velocity[1]))
-        amounts = (check.real("density", density), check.real("temperature", temperature),
-                   check.real("fuel", fuel))
+        x, y = check.real32("x", x), check.real32("y", y)
+        radius = check.real32("radius", radius, low=0.0, low_open=True)
+        vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
+        amounts = (check.real32("density", density, low=0.0), check.real32("temperature", temperature),
+                   check.real32("fuel", fuel, low=0.0))
         x0, y0 = max(math.floor(x - radius) - 1, 0), max(math.floor(y - radius) - 1, 0)
         x1, y1 = min(math.ceil(x + radius) + 1, self.nx), min(math.ceil(y + radius) + 1, self.ny)
         if x1 < x0 or y1 < y0:
@@ -319,7 +160,7 @@ class SmokeGrid(_gl.Owner):
         """Advance by dt seconds of simulated time in `substeps` equal steps (no readback, except one
         small one per multigrid cycle when pressure_tolerance is set)."""
         self._alive()
-        dt = check.positive("dt", dt)
+        dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
         h = dt / substeps
         p = self.params
@@ -382,7 +223,7 @@ class SmokeGrid(_gl.Owner):
         into `out`."""
         prog = self._programs["advect"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay)
+        _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         for name, tex in zip(("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), src):
@@ -394,7 +235,7 @@ class SmokeGrid(_gl.Owner):
     def _maccormack(self, phi, hat, back, out, dt_h, decay):
         prog = self._programs["maccormack"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay)
+        _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
         for names, texs in ((("B_SMOKE_VX", "B_SMOKE_VY", "B_SMOKE_S"), phi),
                             (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), hat),
                             (("B_SMOKE_VX_BACK", "B_SMOKE_VY_BACK", "B_SMOKE_S_BACK"), back)):
@@ -418,34 +259,48 @@ class SmokeGrid(_gl.Owner):
         self._vy.swap()
         self._s.swap()
 
-    def diffusion_sweeps(self, dt) -> int:
-        """Red-black sweeps the viscosity solve takes for a step of dt: until the Gauss-Seidel error
-        factor (4a / (1 + 4a))^2 per sweep, a = nu dt / h^2, falls below DIFFUSION_TOLERANCE."""
+    def _diffusion_plan(self, dt):
+        """Chebyshev coefficients of the viscosity solve for a step of dt, a = nu dt / h^2, and the
+        error bound they reach (hydro.reference.smoke.chebyshev_coefficients)."""
         a = self.params.viscosity * dt / self.params.cell_size ** 2
-        rho = (4.0 * a / (1.0 + 4.0 * a)) ** 2
-        if rho <= 0.0:
-            return 0
-        return max(1, min(self.params.diffusion_iterations, math.ceil(math.log(DIFFUSION_TOLERANCE) / math.log(rho))))
+        return (a, *ref.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, self.params.diffusion_iterations))
 
-    def _diffuse(self, rhs, out, a, parity):
+    def _diffuse(self, rhs, cur, prev, out, a, c1, c2):
+        """One Chebyshev iteration: out = cur + c1 (cur - prev) + c2 (rhs - A cur), both components."""
         prog = self._programs["diffuse"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_a=a, u_parity=parity)
-        self._bind("B_SMOKE_VX_HAT", rhs[0])
-        self._bind("B_SMOKE_VY_HAT", rhs[1])
-        self._image("B_SMOKE_VX_OUT", out[0], read=True)
-        self._image("B_SMOKE_VY_OUT", out[1], read=True)
+        _gl.set_uniforms(prog, u_a=a, u_c1=c1, u_c2=c2)
+        for names, texs in ((("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"), rhs), (("B_SMOKE_VX", "B_SMOKE_VY"), cur),
+                            (("B_SMOKE_VX_BACK", "B_SMOKE_VY_BACK"), prev)):
+            for name, tex in zip(names, texs):
+                self._bind(name, tex)
+        self._image("B_SMOKE_VX_OUT", out[0])
+        self._image("B_SMOKE_VY_OUT", out[1])
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
 
     def _diffuse_all(self, dt):
-        a = self.params.viscosity * dt / self.params.cell_size ** 2
-        rhs, out = (self._vx.read, self._vy.read), (self._vx.write, self._vy.write)
-        self._diffuse(rhs, out, a, -1)
-        for _ in range(self.diffusion_sweeps(dt)):
-            self._diffuse(rhs, out, a, 0)
-            self._diffuse(rhs, out, a, 1)
-        self._vx.swap()
-        self._vy.swap()
+        """Solve (I - nu dt Laplacian) v = v* from v_0 = v* (v* stays in the read textures). The
+        iterates rotate through three free textures per component (the write side and the face
+        textures of _hat and _back, idle after advection); the result becomes the read side."""
+        a, coeffs, bound = self._diffusion_plan(dt)
+        self._diffusion_bound, self._diffusion_count = bound, len(coeffs)
+        if not coeffs:
+            return
+        rhs = (self._vx.read, self._vy.read)
+        free = [(self._vx.write, self._vy.write), self._hat[:2], self._back[:2]]
+        cur, prev = rhs, rhs
+        for c1, c2 in coeffs:
+            out = free.pop(0)
+            self._diffuse(rhs, cur, prev, out, a, c1, c2)
+            if prev is not rhs:
+                free.append(prev)
+            cur, prev = out, cur
+        if prev is not rhs:
+            free.append(prev)
+        spare = [t for t in free if t is not cur]
+        self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
+        self._hat = (*spare[0], self._hat[2])
+        self._back = (*spare[1], self._back[2])
 
     def _divergence(self, vel, rhs, q):
         prog = self._programs["divergence"]
@@ -479,39 +334,6 @@ class SmokeGrid(_gl.Owner):
         self._alive()
         self._project()
         self._centre_dirty = True
-
-    # -------------------------------------------------------------------------------- diagnostics
-
-    @property
-    def pressure_residual(self) -> float:
-        """Relative residual |b - L q|_2 / |b|_2 of the last step's pressure solve over fluid cells,
-        b = D v* the divergence before projection. On this MAC grid it is also the divergence left
-        after projection relative to the divergence before it. 0 before the first step."""
-        self._alive()
-        return Pressure.read_norms(self._pressure.norms)["relative"]
-
-    @property
-    def pressure_cycles(self) -> int:
-        """V-cycles (multigrid) or sweeps (jacobi, gauss-seidel) the last pressure solve took."""
-        return self._pressure.cycles
-
-    def divergence(self, norm="max") -> float:
-        """Divergence of the current velocity, in 1/s: (net outflow of a cell) / cell_size, the same D
-        the projection uses, over fluid cells. norm: "max" (max |div|) or "rms"."""
-        self._alive()
-        check.choice("norm", norm, ("max", "rms"))
-        pr = self._pressure
-        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0])
-        pr.residual(pr.q[0], pr.rhs[0], self._div_norms, with_operator=False)
-        n = Pressure.read_norms(self._div_norms)
-        fluid = max(int((~self._solid).sum()), 1)
-        value = n["bmax"] if norm == "max" else n["b"] / math.sqrt(fluid)
-        return value / self.params.cell_size
-
-    def kinetic_energy(self) -> float:
-        """0.5 * sum over faces of v^2 * cell area (unit density), world units^4/s^2."""
-        vx, vy = (f.astype(np.float64) for f in self._faces())
-        return 0.5 * float((vx ** 2).sum() + (vy ** 2).sum()) * self.params.cell_size ** 2
 
     # ----------------------------------------------------------------------------------- lifetime
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import moderngl
 import numpy as np
 
 from . import _gl
@@ -23,6 +24,18 @@ PRE, POST = 2, 2
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
+def float_texture(ctx, size, comps, fill=0.0):
+    """A float32 texture of `size` (x, y) and `comps` components, every texel `fill` (a number, or a
+    sequence of `comps` numbers), NEAREST filtering and no repeat: the smoke passes read with texelFetch."""
+    tex = ctx.texture(size, comps, dtype="f4")
+    tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+    tex.repeat_x = tex.repeat_y = False
+    data = np.empty((size[0] * size[1], comps), np.float32)
+    data[:] = fill
+    tex.write(data.tobytes())
+    return tex
+
+
 class Pressure:
     def __init__(self, ctx, shape):
         self.ctx = ctx
@@ -30,26 +43,25 @@ class Pressure:
         while max(self.shapes[-1]) > 4:
             self.shapes.append(ref.coarse_shape(self.shapes[-1]))
         self.q, self.rhs, self.coef = [], [], []
-        for ny, nx in self.shapes:
-            self.q.append(self._tex((nx, ny), 1))
-            self.rhs.append(self._tex((nx, ny), 1))
-            self.coef.append(self._tex((nx, ny), 4))
-        self.q_alt = self._tex(self.shapes[0][::-1], 1)      # Jacobi's ping-pong partner of q[0]
+        self.partials = self.norms = self.q_alt = None
+        try:
+            for ny, nx in self.shapes:
+                self.q.append(float_texture(ctx, (nx, ny), 1))
+                self.rhs.append(float_texture(ctx, (nx, ny), 1))
+                self.coef.append(float_texture(ctx, (nx, ny), 4))
+            self.q_alt = float_texture(ctx, self.shapes[0][::-1], 1)      # Jacobi's ping-pong partner of q[0]
+            tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
+            self.tiles = tiles
+            self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * tiles)
+            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
+            self.norms.clear()
+            self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
+                             ("smooth", "jacobi", "restrict", "prolong", "residual", "reduce")}
+        except BaseException:
+            self.release()
+            raise
         self.solution = self.q[0]                           # where the last solve left q
-        tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
-        self.tiles = tiles
-        self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * tiles)
-        self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
-        self.norms.clear()
-        self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
-                         ("smooth", "jacobi", "restrict", "prolong", "residual", "reduce")}
         self.cycles = 0
-
-    def _tex(self, size, comps):
-        tex = self.ctx.texture(size, comps, dtype="f4")
-        tex.filter = (0x2600, 0x2600)          # NEAREST: passes read with texelFetch only
-        tex.write(np.zeros(size[0] * size[1] * comps, np.float32).tobytes())
-        return tex
 
     def set_operator(self, solid, bc) -> None:
         for tex, c in zip(self.coef, ref.levels(solid, bc)):
@@ -180,5 +192,8 @@ class Pressure:
         return self.solution
 
     def release(self):
-        for tex in (*self.q, *self.rhs, *self.coef, self.q_alt, self.partials, self.norms):
-            tex.release()
+        for obj in (*self.q, *self.rhs, *self.coef, self.q_alt, self.partials, self.norms):
+            if obj is not None:
+                obj.release()
+        self.q, self.rhs, self.coef = [], [], []
+        self.q_alt = self.partials = self.norms = None

@@ -56,8 +56,48 @@ def test_context_manager_and_release(ctx):
     with SmokeGrid(ctx, SHAPE) as g:
         g.step(0.1)
     g.release()                                       # idempotent
-    with pytest.raises(RuntimeError):
-        g.step(0.1)
+    for use in (lambda: g.step(0.1), lambda: g.pressure_cycles, lambda: g.pressure_residual,
+                lambda: g.diffusion_error_bound, lambda: g.kinetic_energy()):
+        with pytest.raises(RuntimeError):
+            use()
+
+
+def test_splat_takes_any_finite_temperature(ctx):
+    with SmokeGrid(ctx, (8, 8), ambient_temperature=10.0) as g:
+        g.splat(4, 4, 2, density=0.0, temperature=-3.0)             # cold air is a valid splat
+        assert g.temperature.min() == pytest.approx(7.0)
+
+
+@pytest.mark.parametrize("owned", [False, True])
+def test_failed_construction_releases_what_it_made(ctx, monkeypatch, owned):
+    """A failure after textures exist (here: the pressure solver) releases every texture made so far,
+    and the private context when the grid made it."""
+    import hydro.smoke as smoke_module
+    from hydro import _gl
+    made, contexts = [], []
+    real_texture, real_context = smoke_module.float_texture, _gl.create_context
+
+    def texture(*args, **kwargs):
+        made.append(real_texture(*args, **kwargs))
+        return made[-1]
+
+    def context(*args, **kwargs):
+        contexts.append(real_context(*args, **kwargs))
+        return contexts[-1]
+
+    def broken(*args, **kwargs):
+        raise MemoryError("out of GPU memory (simulated)")
+
+    monkeypatch.setattr(smoke_module, "float_texture", texture)
+    monkeypatch.setattr(smoke_module, "Pressure", broken)
+    monkeypatch.setattr(_gl, "create_context", context)
+    with pytest.raises(MemoryError):
+        SmokeGrid(None if owned else ctx, (8, 8))
+    assert len(made) == 15                            # every texture of the grid, before the solver
+    for tex in made:
+        assert type(tex.mglo).__name__ == "InvalidObject", "a texture leaked"
+    if owned:
+        assert len(contexts) == 1 and type(contexts[0].mglo).__name__ == "InvalidObject", "the context leaked"
 
 
 def test_private_context():
@@ -80,6 +120,10 @@ def test_private_context():
     (dict(pressure_iterations=0), ValueError, "pressure_iterations"),
     (dict(pressure_tolerance=2.0), ValueError, "pressure_tolerance"),
     (dict(fire="yes"), TypeError, "fire"),
+    (dict(ambient_temperature=1e39), ValueError, "ambient_temperature"),
+    (dict(buoyancy=(0.0, 1e39)), ValueError, "buoyancy[1]"),
+    (dict(buoyancy="ab"), TypeError, "buoyancy"),
+    (dict(diffusion_iterations=0), ValueError, "diffusion_iterations"),
     (dict(colour=1), TypeError, "colour"),
 ])
 def test_constructor_rejects(ctx, kwargs, exc, name):
@@ -96,6 +140,14 @@ def test_constructor_rejects(ctx, kwargs, exc, name):
     (lambda g: g.splat(3, 3, 0), ValueError, "radius"),
     (lambda g: g.splat(3, 3, 2, velocity=(1.0, float("inf"))), ValueError, "velocity"),
     (lambda g: g.splat(3, 3, 2, velocity=1.0), TypeError, "velocity"),
+    (lambda g: g.splat(3, 3, 2, density=-2.0), ValueError, "density"),
+    (lambda g: g.splat(3, 3, 2, fuel=-1.0), ValueError, "fuel"),
+    (lambda g: g.splat(3, 3, 2, density=1e39), ValueError, "density"),
+    (lambda g: g.splat(3, 3, 2, temperature=-1e39), ValueError, "temperature"),
+    (lambda g: g.splat(3, 3, 2, velocity=(1e39, 0.0)), ValueError, r"velocity\[0\]"),
+    (lambda g: g.splat(1e39, 3, 2), ValueError, "x"),
+    (lambda g: g.set_boundary("top", "no-slip", velocity=(1e39, 0.0)), ValueError, "velocity"),
+    (lambda g: g.set_boundary("top", "no-slip", velocity="ab"), TypeError, "velocity"),
     (lambda g: setattr(g, "density", np.ones((SHAPE[1], SHAPE[0]))), ValueError, "density"),
     (lambda g: setattr(g, "density", -np.ones(SHAPE)), ValueError, "density"),
     (lambda g: setattr(g, "temperature", np.full(SHAPE, np.nan)), ValueError, "temperature"),
@@ -110,6 +162,7 @@ def test_constructor_rejects(ctx, kwargs, exc, name):
     (lambda g: g.set_boundary("left", "open", velocity=(0.0, 1.0)), ValueError, "velocity"),
     (lambda g: g.step(-0.1), ValueError, "dt"),
     (lambda g: g.step(float("nan")), ValueError, "dt"),
+    (lambda g: g.step(1e39), ValueError, "dt"),
     (lambda g: g.step(0.1, substeps=0), ValueError, "substeps"),
     (lambda g: g.divergence("l1"), ValueError, "norm"),
 ])

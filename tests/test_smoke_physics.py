@@ -205,7 +205,6 @@ def test_fire_burns_fuel_into_heat_and_smoke(ctx):
     for _ in range(30):
         g.step(0.05)
     assert g.fuel.sum() < 0.05 * fuel0                     # exp(-2 * 1.55) = 0.045 of it left
-    assert 0 < g.temperature.max() < 3.0                   # cooled below the burn temperature
     assert _centroid_y(g.density) > 10.0                   # smoke rose from y = 8
     g.release()
 
@@ -224,3 +223,110 @@ def test_frame_rate_independence(ctx):
     a, b = fields
     assert np.linalg.norm(a - b) / np.linalg.norm(b) < 0.15
     assert abs(_centroid_y(a) - _centroid_y(b)) < 0.5
+
+
+@pytest.mark.parametrize("hz", [30, 120])
+def test_cooling_follows_the_analytic_law(ctx, hz):
+    """One hot cell in still gas, no fuel: d(theta)/dt = -c theta^4, theta = (T - T_amb) / burn_heat, so
+    theta(t) = theta0 / (1 + 3 c theta0^3 t)^(1/3). Stepped at 30 Hz and at 120 Hz for 1 s both match
+    it to 1e-5 (relative; fp32), and every other cell stays at ambient."""
+    t_amb, heat, c, theta0 = 20.0, 2.0, 1.5, 1.5
+    g = SmokeGrid(ctx, (8, 10), fire=True, burn_heat=heat, cooling=c, ambient_temperature=t_amb)
+    temperature = np.full(g.shape, t_amb)
+    temperature[3, 4] = t_amb + heat * theta0
+    g.temperature = temperature
+    for _ in range(hz):
+        g.step(1.0 / hz)
+    expected = theta0 / (1.0 + 3.0 * c * theta0 ** 3 * 1.0) ** (1.0 / 3.0)
+    got = (float(g.temperature[3, 4]) - t_amb) / heat
+    assert got == pytest.approx(expected, rel=1e-5), (got, expected)
+    others = np.delete(g.temperature.ravel(), 3 * 10 + 4)
+    np.testing.assert_allclose(others, t_amb, rtol=1e-7)
+    g.release()
+
+
+@pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
+def test_uniform_gas_flowing_past_an_obstacle_stays_uniform(ctx, advection):
+    """Uniform density 1 and temperature 300 K (= ambient) carried at 4 cells/s past a block, open left and
+    right, for 1 s: both stay uniform to fp32 precision (1e-5 relative) in every fluid cell, and solid
+    cells hold no density and the ambient temperature. Sampling the solids' stored values instead
+    (the old bilinear) took the gas beside the block to 287 K and density 0.956."""
+    shape = (20, 32)
+    g = SmokeGrid(ctx, shape, advection=advection, ambient_temperature=300.0)
+    mask = np.zeros(shape, bool)
+    mask[7:13, 12:17] = True
+    g.obstacles = mask
+    g.set_boundary("left", "open")
+    g.set_boundary("right", "open")
+    g.density = np.ones(shape)
+    ny, nx = shape
+    g.face_velocity = (np.full((ny, nx + 1), 4.0), np.zeros((ny + 1, nx)))
+    g.project()
+    for _ in range(10):
+        g.step(0.1)
+    assert np.abs(g.velocity[~mask]).max() > 1.0                     # the gas did flow round the block
+    np.testing.assert_allclose(g.density[~mask], 1.0, rtol=1e-5)
+    np.testing.assert_allclose(g.temperature[~mask], 300.0, rtol=1e-5)
+    assert np.all(g.density[mask] == 0) and np.all(g.temperature[mask] == 300.0)
+    g.release()
+
+
+def test_fresh_grid_at_ambient_stays_at_rest(ctx):
+    """A new grid starts at ambient_temperature: with ambient 300, buoyancy beta 0.01, open sides and an
+    obstacle, 1 s of stepping adds no wind (a grid that started at 0 K reached 5.5 units/s)."""
+    g = SmokeGrid(ctx, (16, 24), buoyancy=(0.0, 0.01), ambient_temperature=300.0)
+    np.testing.assert_array_equal(g.temperature, 300.0)
+    mask = np.zeros(g.shape, bool)
+    mask[5:9, 10:14] = True
+    g.obstacles = mask
+    g.set_boundary("left", "open")
+    g.set_boundary("right", "open")
+    for _ in range(10):
+        g.step(0.1)
+    assert np.abs(g.velocity).max() < 1e-6
+    np.testing.assert_allclose(g.temperature, 300.0, rtol=1e-7)
+    g.release()
+
+
+def _exact_viscous_solve(vx, vy, solid, bc, a):
+    """(I - a L) v = v* solved directly in float64: the affine operator's matrix column by column."""
+    sx, sy = vx.shape, vy.shape
+    nxf = vx.size
+
+    def apply(z):
+        ax, ay = ref.helmholtz(z[:nxf].reshape(sx), z[nxf:].reshape(sy), solid, bc, a)
+        return np.concatenate([ax.ravel(), ay.ravel()])
+
+    n = nxf + vy.size
+    const = apply(np.zeros(n))
+    m = np.stack([apply(e) - const for e in np.eye(n)], axis=1)
+    z = np.linalg.solve(m, np.concatenate([vx.ravel(), vy.ravel()]) - const)
+    return z[:nxf].reshape(sx), z[nxf:].reshape(sy)
+
+
+def test_high_viscosity_solve_reaches_its_tolerance(ctx, rng):
+    """a = nu dt / h^2 = 51 (where 200 red-black sweeps left 2.4 % of |v|): the viscosity solve reaches
+    its stated bound (DIFFUSION_TOLERANCE = 1e-5 of |v*|) against a direct float64 solve, with a
+    sliding lid, an obstacle and an open side; a capped solve reports a bound that covers its error."""
+    from hydro.smoke import DIFFUSION_TOLERANCE
+    shape, dt = (12, 16), 0.1
+    for cap, tol in ((500, 2 * DIFFUSION_TOLERANCE), (10, None)):
+        g = SmokeGrid(ctx, shape, viscosity=510.0, diffusion_iterations=cap)
+        mask = np.zeros(shape, bool)
+        mask[4:7, 6:9] = True
+        g.obstacles = mask
+        g.set_boundary("top", "no-slip", velocity=(1.0, 0.0))
+        g.set_boundary("right", "open")
+        _random_faces(g, rng)
+        vx, vy = (f.astype(np.float64) for f in g.face_velocity)
+        ex, ey = _exact_viscous_solve(vx, vy, mask, g._bc, 51.0)
+        g._diffuse_all(dt)
+        gx, gy = (f.astype(np.float64) for f in g.face_velocity)
+        err = np.sqrt(((gx - ex) ** 2).sum() + ((gy - ey) ** 2).sum()) / np.sqrt((vx ** 2).sum() + (vy ** 2).sum())
+        if tol is not None:
+            assert g.diffusion_error_bound <= DIFFUSION_TOLERANCE and err <= tol, (err, g.diffusion_error_bound)
+            assert g.diffusion_iterations_run < 200
+        else:
+            assert g.diffusion_iterations_run == 10 and g.diffusion_error_bound > 1e-3
+            assert err <= g.diffusion_error_bound, (err, g.diffusion_error_bound)
+        g.release()

@@ -49,7 +49,7 @@ def test_geometry_zeroes_walls_and_solids(case):
     g, vx, vy, s, solid, bc = case
     tx, ty = ref.face_types(solid, bc)
     assert np.all(vx[tx == ref.FACE_FIXED] == 0) and np.all(vy[ty == ref.FACE_FIXED] == 0)
-    assert np.all(s[solid] == 0)
+    np.testing.assert_array_equal(s[solid], np.broadcast_to(ref.solid_scalars(np.float32(0.2)), s[solid].shape))
     assert np.any(tx == ref.FACE_OPEN) and np.all(vx[:, 0][~solid[:, 0]] != 0)
 
 
@@ -97,34 +97,58 @@ def test_advect_and_maccormack(case):
     g._advect(cur[:2], cur, g._hat, dt_h, (1.0,) * 4)
     hat = [_read(t, sh, c) for t, sh, c in zip(g._hat, shapes, (1, 1, 4))]
     hat[2] = hat[2][..., :3]
-    for a, b in zip(hat, ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h)):
+    for a, b in zip(hat, ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h, t_ambient=0.2)):
         _close(a, b)
     g._advect(cur[:2], g._hat, g._back, -dt_h, (1.0,) * 4)
     back = [_read(t, sh, c) for t, sh, c in zip(g._back, shapes, (1, 1, 4))]
     back[2] = back[2][..., :3]
-    for a, b in zip(back, ref.advect(vx, vy, *hat, solid, bc, -dt_h)):
+    for a, b in zip(back, ref.advect(vx, vy, *hat, solid, bc, -dt_h, t_ambient=0.2)):
         _close(a, b)
     g._maccormack(cur, g._hat, g._back, (g._vx.write, g._vy.write, g._s.write), dt_h, decay)
     out = [_read(t, sh, c) for t, sh, c in zip((g._vx.write, g._vy.write, g._s.write), shapes, (1, 1, 4))]
-    expected = ref.maccormack(vx, vy, s, hat, back, solid, bc, dt_h, decay[0], decay[1:])
+    expected = ref.maccormack(vx, vy, s, hat, back, solid, bc, dt_h, decay[0], decay[1:], t_ambient=0.2)
     for a, b in zip(out, expected):
         _close(a[..., :3] if a.ndim == 3 else a, b)
     # the limiter was active somewhere and the correction changed the field
     assert not np.allclose(expected[2], hat[2] * np.asarray(decay[1:]))
 
 
+def test_bilinear_fluid_never_reads_solids():
+    """The masked sampler: solid nodes carry no weight and set no limiter bound, whatever they store."""
+    a = np.zeros((4, 4, 3))
+    a[..., 1] = 5.0
+    solid = np.zeros((4, 4), bool)
+    solid[1, 1] = True
+    a[1, 1] = (-100.0, 1e6, 7.0)
+    own = np.full((1, 3), -1.0)
+    value, lo, hi = ref.bilinear_fluid(a, solid, np.array([0.7]), np.array([0.6]), own)
+    np.testing.assert_allclose(value, [[0.0, 5.0, 0.0]], rtol=1e-15)
+    np.testing.assert_array_equal(lo, [[0.0, 5.0, 0.0]])
+    np.testing.assert_array_equal(hi, [[0.0, 5.0, 0.0]])
+    solid[:2, :2] = True                                          # all four nodes solid: the own value
+    value, lo, hi = ref.bilinear_fluid(a, solid, np.array([0.7]), np.array([0.6]), own)
+    np.testing.assert_array_equal(value, own)
+    np.testing.assert_array_equal(lo, own)
+
+
 def test_diffuse(case):
+    """Chebyshev iterations on the GPU against the float64 twin, iteration by iteration."""
     g, vx, vy, s, solid, bc = case
     ny, nx = SHAPE
     a = 0.8
+    coeffs, _ = ref.chebyshev_coefficients(a, 1e-5, 4)
     rhs = (g._vx.read, g._vy.read)
-    out = (g._vx.write, g._vy.write)
-    ex, ey = vx, vy
-    for parity in (-1, 0, 1, 0):
-        g._diffuse(rhs, out, a, parity)
-        ex, ey = ref.diffuse(ex, ey, vx, vy, solid, bc, a, parity)
-        _close(_read(out[0], (ny, nx + 1)), ex)
-        _close(_read(out[1], (ny + 1, nx)), ey)
+    texs = [(g._vx.write, g._vy.write), g._hat[:2], g._back[:2]]
+    cur, prev = rhs, rhs
+    ecur, eprev = (vx, vy), (vx, vy)
+    for k, (c1, c2) in enumerate(coeffs):
+        out = texs[k % 3]
+        g._diffuse(rhs, cur, prev, out, a, c1, c2)
+        ecur, eprev = ref.diffuse(*ecur, *eprev, vx, vy, solid, bc, a, c1, c2), ecur
+        _close(_read(out[0], (ny, nx + 1)), ecur[0])
+        _close(_read(out[1], (ny + 1, nx)), ecur[1])
+        cur, prev = out, cur
+    assert len(coeffs) == 4 and not np.allclose(ecur[0], vx)
 
 
 def test_projection_passes(case, rng):

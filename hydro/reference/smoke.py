@@ -88,6 +88,39 @@ def bilinear(a, gx, gy):
     return value, lo, hi
 
 
+def bilinear_fluid(a, solid, gx, gy, own):
+    """Bilinear sample of the cell-centred field `a` (H, W, C) at grid points (gx, gy) over fluid
+    nodes only: a solid node's weight is zeroed and the rest renormalised, so what solid cells
+    store never leaks into the gas. Also returns the min / max over the fluid nodes among the four
+    (the MacCormack limiter's bounds). Where no fluid node carries weight the value is `own` (the
+    updated cell's own value), and where no node is fluid the bounds are `own` too."""
+    h, w = a.shape[:2]
+    gx = np.clip(gx, 0.0, w - 1.0)
+    gy = np.clip(gy, 0.0, h - 1.0)
+    i0 = np.minimum(np.floor(gx).astype(np.int64), w - 2)
+    j0 = np.minimum(np.floor(gy).astype(np.int64), h - 2)
+    fx, fy = (gx - i0)[..., None], (gy - j0)[..., None]
+    shape = gx.shape + a.shape[2:]
+    total = np.zeros(shape)
+    weight = np.zeros(gx.shape + (1,))
+    lo, hi = np.full(shape, np.inf), np.full(shape, -np.inf)
+    for di, dj in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        node = a[j0 + dj, i0 + di]
+        fluid = ~solid[j0 + dj, i0 + di][..., None]
+        wk = (fx if di else 1.0 - fx) * (fy if dj else 1.0 - fy) * fluid
+        total += wk * node
+        weight += wk
+        lo = np.where(fluid, np.minimum(lo, node), lo)
+        hi = np.where(fluid, np.maximum(hi, node), hi)
+    value = np.where(weight > 0, total / np.where(weight > 0, weight, 1.0), own)
+    return value, np.where(np.isfinite(lo), lo, own), np.where(np.isfinite(hi), hi, own)
+
+
+def solid_scalars(t_ambient):
+    """What a solid cell stores: no density or fuel, the ambient temperature."""
+    return np.array([0.0, t_ambient, 0.0])
+
+
 def velocity_at(vx, vy, px, py):
     """World velocity at grid points (px, py), bilinear on each staggered component."""
     return bilinear(vx, px + 0.5, py)[0], bilinear(vy, px, py + 0.5)[0]
@@ -177,10 +210,12 @@ def forces(vx, vy, s, w, solid, bc: Bc, dt, eps, h, alpha, beta, t_ambient):
     return np.where(tx == FACE_FLUID, out_x, vx), np.where(ty == FACE_FLUID, out_y, vy)
 
 
-def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0)):
+def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0),
+           t_ambient=0.0):
     """Semi-Lagrangian advection (Stam 1999) of the fields src_* through the velocity vel_*:
-    trace each face / cell centre back by dt (RK2) and sample bilinearly. Fixed faces and solid
-    cells get 0. dt_h < 0 traces forward (MacCormack's reverse step). Returns (x, y, s)."""
+    trace each face / cell centre back by dt (RK2) and sample bilinearly, the scalars over fluid
+    cells only (bilinear_fluid). Fixed faces get 0, solid cells solid_scalars(t_ambient). dt_h < 0
+    traces forward (MacCormack's reverse step). Returns (x, y, s)."""
     ny, nx = solid.shape
     tx, ty = face_types(solid, bc)
     (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
@@ -189,15 +224,16 @@ def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, 
     px, py = trace(vel_x, vel_y, bx, by, dt_h)
     out_y = bilinear(src_y, px, py + 0.5)[0] * decay_v
     px, py = trace(vel_x, vel_y, cx, cy, dt_h)
-    out_s = bilinear(src_s, px, py)[0] * np.asarray(decay_s)
+    out_s = bilinear_fluid(src_s, solid, px, py, src_s)[0] * np.asarray(decay_s)
     return (np.where(tx == FACE_FIXED, 0.0, out_x), np.where(ty == FACE_FIXED, 0.0, out_y),
-            np.where(solid[..., None], 0.0, out_s))
+            np.where(solid[..., None], solid_scalars(t_ambient), out_s))
 
 
-def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0)):
+def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0), t_ambient=0.0):
     """MacCormack (Selle et al. 2008): phi = hat + (phi_n - back)/2, where hat = A(phi_n) and
     back = A^R(hat); limited by clamping to the min/max of the four nodes of phi_n around the
-    back-traced point (the GPU Gems 3 ch. 30 form of the limiter), so no new extrema appear."""
+    back-traced point (the GPU Gems 3 ch. 30 form of the limiter), so no new extrema appear; for the
+    scalars the min/max over the fluid nodes only. Solid cells get solid_scalars(t_ambient)."""
     ny, nx = solid.shape
     tx, ty = face_types(solid, bc)
     (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
@@ -206,16 +242,19 @@ def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(
                                        ((bx, by), vy, (0.0, 0.5), hat[1], back[1]),
                                        ((cx, cy), s, (0.0, 0.0), hat[2], back[2])):
         px, py = trace(vx, vy, qx, qy, dt_h)
-        _, lo, hi = bilinear(src, px + off[0], py + off[1])
+        if src.ndim == 3:
+            _, lo, hi = bilinear_fluid(src, solid, px, py, src)
+        else:
+            _, lo, hi = bilinear(src, px + off[0], py + off[1])
         outs.append(np.clip(h_ + 0.5 * (src - b_), lo, hi))
     return (np.where(tx == FACE_FIXED, 0.0, outs[0] * decay_v), np.where(ty == FACE_FIXED, 0.0, outs[1] * decay_v),
-            np.where(solid[..., None], 0.0, outs[2] * np.asarray(decay_s)))
+            np.where(solid[..., None], solid_scalars(t_ambient), outs[2] * np.asarray(decay_s)))
 
 
-def _diffuse_component(f, rhs, types, a, parity, pad_ghost, axis_tangent):
-    """One sweep of (1 + 4a) f - a sum(nb) = rhs on one staggered component (see diffuse)."""
-    src = rhs if parity < 0 else f
-    p = pad_ghost(src)                                        # ghosts across the tangential walls
+def _helmholtz_component(f, types, a, pad_ghost, axis_tangent):
+    """(A f) = (1 + 4a) f - a sum(neighbours) on one staggered component (see diffuse); fixed faces
+    (walls, obstacles) are not unknowns and give f itself."""
+    p = pad_ghost(f)                                          # ghosts across the tangential walls
     if axis_tangent == 0:                                     # vx: ghost rows; x-neighbours clamp (Neumann)
         left = np.hstack([p[1:-1, :1], p[1:-1, :-1]])
         right = np.hstack([p[1:-1, 1:], p[1:-1, -1:]])
@@ -224,25 +263,54 @@ def _diffuse_component(f, rhs, types, a, parity, pad_ghost, axis_tangent):
         down = np.vstack([p[:1, 1:-1], p[:-1, 1:-1]])
         up = np.vstack([p[1:, 1:-1], p[-1:, 1:-1]])
         nb = down + up + p[:, :-2] + p[:, 2:]
-    new = (rhs + a * nb) / (1.0 + 4.0 * a)
-    jj, ii = np.indices(f.shape)
-    update = types != FACE_FIXED
-    if parity >= 0:
-        update &= (ii + jj) % 2 == parity
-    return np.where(update, new, src)
+    return np.where(types == FACE_FIXED, f, (1.0 + 4.0 * a) * f - a * nb)
 
 
-def diffuse(vx, vy, rhs_x, rhs_y, solid, bc: Bc, a, parity):
-    """Implicit viscosity (Stam 1999): (I - nu dt Laplacian) v = v*, a = nu dt / h^2, per component on
-    its own face grid. parity -1: one Jacobi sweep from v* (the first iterate, written to the output);
-    0 / 1: red-black Gauss-Seidel on faces with (i + j) % 2 == parity, in place. Walls: no-slip ghost
-    2 u_wall - u, free-slip / open ghost u; fixed faces (walls, obstacles) keep their value."""
+def helmholtz(vx, vy, solid, bc: Bc, a):
+    """The viscosity operator A v = (I - nu dt Laplacian) v (h = 1 units, a = nu dt / h^2) on both
+    components, wall ghosts included (affine where a no-slip wall slides)."""
     tx, ty = face_types(solid, bc)
-    out_x = _diffuse_component(vx, rhs_x, tx, a, parity, lambda f: ghost_rows_vx(f, bc), 0)
-    if parity >= 0:
-        vx = out_x          # the GPU sweeps both components in one dispatch; they do not interact
-    out_y = _diffuse_component(vy, rhs_y, ty, a, parity, lambda f: ghost_cols_vy(f, bc), 1)
-    return out_x, out_y
+    return (_helmholtz_component(vx, tx, a, lambda f: ghost_rows_vx(f, bc), 0),
+            _helmholtz_component(vy, ty, a, lambda f: ghost_cols_vy(f, bc), 1))
+
+
+def chebyshev_coefficients(a, tol, cap):
+    """Coefficients (c1, c2) of each Chebyshev iteration of diffuse() for A with spectrum in
+    [1, 1 + 8a] (Saad 2003, alg. 12.1: theta = 1 + 4a, delta = 4a, sigma = theta / delta), as many as
+    bring the error bound 1 / T_m(sigma) (relative to |v*|) below `tol`, at most `cap`. Returns the
+    list and the bound reached. a = 0: no iterations, bound 0 (v = v* exactly)."""
+    if a <= 0.0:
+        return [], 0.0
+    theta, delta = 1.0 + 4.0 * a, 4.0 * a
+    sigma = theta / delta
+    m = min(cap, max(1, int(np.ceil(np.arccosh(1.0 / tol) / np.arccosh(sigma)))))
+    coeffs = [(0.0, 1.0 / theta)]
+    rho = 1.0 / sigma
+    for _ in range(m - 1):
+        rho_new = 1.0 / (2.0 * sigma - rho)
+        coeffs.append((rho_new * rho, 2.0 * rho_new / delta))
+        rho = rho_new
+    return coeffs, float(1.0 / np.cosh(m * np.arccosh(sigma)))
+
+
+def diffuse(cur_x, cur_y, prev_x, prev_y, rhs_x, rhs_y, solid, bc: Bc, a, c1, c2):
+    """One Chebyshev iteration of implicit viscosity (Stam 1999), (I - nu dt Laplacian) v = v*:
+    v_next = v + c1 (v - v_prev) + c2 (v* - A v) on free faces; fixed faces keep their value. Walls:
+    no-slip ghost 2 u_wall - u, free-slip / open ghost u; along the normal the neighbour is clamped."""
+    tx, ty = face_types(solid, bc)
+    ax, ay = helmholtz(cur_x, cur_y, solid, bc, a)
+    nx_ = cur_x + c1 * (cur_x - prev_x) + c2 * (rhs_x - ax)
+    ny_ = cur_y + c1 * (cur_y - prev_y) + c2 * (rhs_y - ay)
+    return np.where(tx == FACE_FIXED, cur_x, nx_), np.where(ty == FACE_FIXED, cur_y, ny_)
+
+
+def diffuse_solve(vx, vy, solid, bc: Bc, a, tol=1e-5, cap=500):
+    """The whole viscosity solve as SmokeGrid._diffuse_all runs it, from v_0 = v*. Returns (x, y, bound)."""
+    coeffs, bound = chebyshev_coefficients(a, tol, cap)
+    cur, prev = (vx, vy), (vx, vy)
+    for c1, c2 in coeffs:
+        cur, prev = diffuse(*cur, *prev, vx, vy, solid, bc, a, c1, c2), cur
+    return (*cur, bound)
 
 
 def divergence(vx, vy, solid):

@@ -1,8 +1,9 @@
 #version 430
 // SmokeGrid._advect: semi-Lagrangian advection (Stam 1999). Each vx face, vy face and cell centre is
 // traced back through the velocity (u_vx, u_vy) by dt with the midpoint rule and the source fields
-// are sampled bilinearly there. Walls, obstacle faces and solid cells get 0. A negative u_dt_h
-// traces forward: MacCormack's reverse step A^R. u_decay: dissipation factors exp(-k dt).
+// are sampled bilinearly there; the cell scalars over fluid cells only (bilinear_fluid). Walls and
+// obstacle faces get 0, solid cells solid_scalars(u_ambient). A negative u_dt_h traces forward:
+// MacCormack's reverse step A^R. u_decay: dissipation factors exp(-k dt).
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -15,6 +16,7 @@ layout(binding = B_SMOKE_S_OUT, rgba32f) uniform restrict writeonly image2D u_s_
 
 uniform float u_dt_h;
 uniform vec4 u_decay;           // velocity, density, temperature, fuel
+uniform float u_ambient;        // ambient temperature, stored in solid cells
 
 void main() {
     ivec2 f = ivec2(gl_GlobalInvocationID.xy);
@@ -33,8 +35,9 @@ void main() {
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {
-        vec4 value = vec4(0.0);
-        if (!solid(f)) value = vec4(bilinear(u_src_s, u_size, trace(p, u_dt_h)).rgb * u_decay.yzw, 0.0);
+        vec4 value = solid_scalars(u_ambient);
+        if (!solid(f))
+            value = vec4(bilinear_fluid(u_src_s, trace(p, u_dt_h), texelFetch(u_src_s, f, 0)).rgb * u_decay.yzw, 0.0);
         imageStore(u_s_out, f, value);
     }
 }

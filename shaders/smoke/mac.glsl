@@ -54,5 +54,38 @@ vec4 bilinear(sampler2D t, ivec2 dims, vec2 g, out vec4 lo, out vec4 hi) {
 
 vec4 bilinear(sampler2D t, ivec2 dims, vec2 g) { vec4 lo, hi; return bilinear(t, dims, g, lo, hi); }
 
+// Bilinear sample of a cell-centred field (u_size texels) at grid point g over fluid nodes only: a
+// solid node's weight is zeroed and the rest renormalised, so what solid cells store never leaks into
+// the gas. lo / hi: min / max over the fluid nodes among the four. No fluid node (or none with weight):
+// `own` (the value of the cell being updated). Mirrors hydro.reference.smoke.bilinear_fluid.
+vec4 bilinear_fluid(sampler2D t, vec2 g, vec4 own, out vec4 lo, out vec4 hi) {
+    g = clamp(g, vec2(0.0), vec2(u_size - 1));
+    ivec2 i0 = min(ivec2(floor(g)), u_size - 2);
+    vec2 f = g - vec2(i0);
+    vec4 total = vec4(0.0);
+    float weight = 0.0;
+    bool found = false;
+    lo = own;
+    hi = own;
+    for (int k = 0; k < 4; ++k) {
+        ivec2 o = ivec2(k & 1, k >> 1);
+        if (solid(i0 + o)) continue;
+        vec4 a = texelFetch(t, i0 + o, 0);
+        float w = (o.x == 1 ? f.x : 1.0 - f.x) * (o.y == 1 ? f.y : 1.0 - f.y);
+        total += w * a;
+        weight += w;
+        lo = found ? min(lo, a) : a;
+        hi = found ? max(hi, a) : a;
+        found = true;
+    }
+    return weight > 0.0 ? total / weight : own;
+}
+
+vec4 bilinear_fluid(sampler2D t, vec2 g, vec4 own) { vec4 lo, hi; return bilinear_fluid(t, g, own, lo, hi); }
+
+// What a solid cell stores: no density or fuel, the ambient temperature (so a cell that an obstacle
+// leaves again holds gas at rest with the surroundings).
+vec4 solid_scalars(float ambient) { return vec4(0.0, ambient, 0.0, 0.0); }
+
 ivec2 dims_x() { return u_size + ivec2(1, 0); }
 ivec2 dims_y() { return u_size + ivec2(0, 1); }

@@ -2,7 +2,9 @@
 // SmokeGrid._maccormack: phi = hat + (phi_n - back) / 2 (Selle et al. 2008), hat = A(phi_n) and
 // back = A^R(hat) from two advect passes. Limiter: clamp to the min/max of the four nodes of phi_n
 // around the back-traced point (GPU Gems 3 ch. 30), so the scheme stays unconditionally bounded.
-// phi_n is the velocity itself (u_vx, u_vy) and the scalars; u_decay as in advect.comp.
+// phi_n is the velocity itself (u_vx, u_vy) and the scalars; u_decay as in advect.comp. For the
+// scalars the bounds are taken over fluid cells only (bilinear_fluid); solid cells get
+// solid_scalars(u_ambient).
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -19,11 +21,19 @@ layout(binding = B_SMOKE_S_OUT, rgba32f) uniform restrict writeonly image2D u_s_
 
 uniform float u_dt_h;
 uniform vec4 u_decay;
+uniform float u_ambient;
 
 vec4 corrected(sampler2D phi, sampler2D hat, sampler2D back, ivec2 dims, ivec2 node, vec2 offset) {
     vec4 lo, hi;
     bilinear(phi, dims, trace(vec2(node) - offset, u_dt_h) + offset, lo, hi);
     vec4 value = texelFetch(hat, node, 0) + 0.5 * (texelFetch(phi, node, 0) - texelFetch(back, node, 0));
+    return clamp(value, lo, hi);
+}
+
+vec4 corrected_scalars(ivec2 c) {
+    vec4 lo, hi, own = texelFetch(u_s, c, 0);
+    bilinear_fluid(u_s, trace(vec2(c), u_dt_h), own, lo, hi);
+    vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (own - texelFetch(u_back_s, c, 0));
     return clamp(value, lo, hi);
 }
 
@@ -43,8 +53,8 @@ void main() {
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {
-        vec4 value = vec4(0.0);
-        if (!solid(f)) value = vec4(corrected(u_s, u_hat_s, u_back_s, u_size, f, vec2(0.0)).rgb * u_decay.yzw, 0.0);
+        vec4 value = solid_scalars(u_ambient);
+        if (!solid(f)) value = vec4(corrected_scalars(f).rgb * u_decay.yzw, 0.0);
         imageStore(u_s_out, f, value);
     }
 }

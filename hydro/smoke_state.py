@@ -1,0 +1,253 @@
+"""SmokeGrid's state access and diagnostics: the NumPy getters and setters (velocity, face velocity,
+density, temperature, fuel, obstacles), boundaries, the textures a game samples, and the measures
+of the last step (pressure residual, divergence, kinetic energy, viscosity-solve bound).
+
+A mixin of hydro.smoke.SmokeGrid, apart so that smoke.py keeps to construction and the passes of a
+step. Every setter validates before touching the GPU; solid cells always hold no density or fuel and
+the ambient temperature (reference.smoke.solid_scalars), walls and obstacle faces velocity 0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _gl
+from . import _validate as check
+from .reference import smoke as ref
+from .smoke_pressure import Pressure
+
+
+class SmokeState:
+    """State access of SmokeGrid (see hydro.smoke). Expects ny, nx, params, _vx, _vy, _s, _solid,
+    _solid_tex, _bc, _pressure, _div_norms, _centre and the pass helpers of SmokeGrid."""
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.ny, self.nx)
+
+    @staticmethod
+    def _read_tex(tex, shape, comps=1) -> np.ndarray:
+        arr = np.frombuffer(tex.read(), np.float32)
+        return arr.reshape(shape + ((comps,) if comps > 1 else ())).copy()
+
+    def _faces(self):
+        return (self._read_tex(self._vx.read, (self.ny, self.nx + 1)),
+                self._read_tex(self._vy.read, (self.ny + 1, self.nx)))
+
+    def _scalars(self):
+        return self._read_tex(self._s.read, (self.ny, self.nx), 4)
+
+    # --------------------------------------------------------------------------------- velocity
+
+    @property
+    def velocity(self) -> np.ndarray:
+        """Velocity at cell centres (ny, nx, 2), world units/s, the mean of each component's two faces."""
+        self._alive()
+        return ref.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
+
+    @velocity.setter
+    def velocity(self, value):
+        self._alive()
+        v = check.field("velocity", value, (self.ny, self.nx, 2), dtype=np.float64)
+        vx = np.zeros((self.ny, self.nx + 1))
+        vy = np.zeros((self.ny + 1, self.nx))
+        vx[:, 1:-1] = 0.5 * (v[:, :-1, 0] + v[:, 1:, 0])
+        vx[:, 0], vx[:, -1] = v[:, 0, 0], v[:, -1, 0]
+        vy[1:-1] = 0.5 * (v[:-1, :, 1] + v[1:, :, 1])
+        vy[0], vy[-1] = v[0, :, 1], v[-1, :, 1]
+        self._upload_faces(vx, vy)
+
+    @property
+    def face_velocity(self) -> tuple[np.ndarray, np.ndarray]:
+        """The staggered velocity as stored: vx (ny, nx+1) on vertical faces (face [j, i] between cells
+        [j, i-1] and [j, i]) and vy (ny+1, nx) on horizontal faces; NumPy copies."""
+        self._alive()
+        return self._faces()
+
+    @face_velocity.setter
+    def face_velocity(self, value):
+        self._alive()
+        if isinstance(value, np.ndarray) or not hasattr(value, "__len__") or len(value) != 2:
+            raise TypeError("face_velocity: expected a pair (vx, vy) of arrays (ny, nx+1), (ny+1, nx)")
+        vx = check.field("face_velocity[0]", value[0], (self.ny, self.nx + 1), dtype=np.float64)
+        vy = check.field("face_velocity[1]", value[1], (self.ny + 1, self.nx), dtype=np.float64)
+        self._upload_faces(vx, vy)
+
+    def _upload_faces(self, vx, vy):
+        """Walls and obstacle faces always hold 0."""
+        tx, ty = ref.face_types(self._solid, self._bc)
+        vx = np.where(tx == ref.FACE_FIXED, 0.0, vx).astype(np.float32)
+        vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
+        if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
+            raise ValueError("velocity: values overflow float32")
+        self._vx.read.write(vx.tobytes())
+        self._vy.read.write(vy.tobytes())
+        self._centre_dirty = True
+
+    # ---------------------------------------------------------------------------------- scalars
+
+    def _scalar_get(self, k):
+        self._alive()
+        return self._scalars()[..., k].copy()
+
+    def _scalar_set(self, k, name, value, nonnegative):
+        self._alive()
+        arr = check.field(name, value, self.shape, nonnegative=nonnegative)
+        s = self._scalars()
+        s[..., k] = np.where(self._solid, ref.solid_scalars(self.params.ambient_temperature)[k], arr)
+        self._s.read.write(s.tobytes())
+
+    density = property(lambda self: self._scalar_get(0),
+                       lambda self, v: self._scalar_set(0, "density", v, True),
+                       doc="Smoke density (ny, nx), >= 0, arbitrary units (what the buoyancy alpha multiplies); "
+                           "0 in solid cells.")
+    temperature = property(lambda self: self._scalar_get(1),
+                           lambda self, v: self._scalar_set(1, "temperature", v, False),
+                           doc="Temperature (ny, nx), same units as ambient_temperature; a new grid and every "
+                               "solid cell hold ambient_temperature.")
+    fuel = property(lambda self: self._scalar_get(2),
+                    lambda self, v: self._scalar_set(2, "fuel", v, True),
+                    doc="Unburnt fuel (ny, nx), >= 0; burns only with fire=True; 0 in solid cells.")
+
+    # ------------------------------------------------------------------------------ geometry
+
+    @property
+    def obstacles(self) -> np.ndarray:
+        """Solid cells (ny, nx) bool; a NumPy copy."""
+        self._alive()
+        return self._solid.copy()
+
+    @obstacles.setter
+    def obstacles(self, mask):
+        self._alive()
+        if isinstance(mask, (str, bytes)) or mask is None:
+            raise TypeError(f"obstacles: expected a (ny, nx) bool array, got {type(mask).__name__}")
+        arr = np.asarray(mask)
+        if arr.dtype != bool:
+            raise TypeError(f"obstacles: expected a bool array, got dtype {arr.dtype}")
+        if arr.shape != self.shape:
+            raise ValueError(f"obstacles: expected shape {self.shape} (indexed [y, x]), got {arr.shape}")
+        if arr.all():
+            raise ValueError("obstacles: every cell is solid; at least one cell must hold gas")
+        self._apply_geometry(arr.copy(), self._bc)
+
+    def set_boundary(self, side, kind, velocity=(0.0, 0.0)) -> None:
+        """What one side of the box does to the gas.
+
+        side: "left" | "right" | "bottom" | "top".
+        kind: "free-slip" (a wall the gas slides along), "no-slip" (a wall that holds the gas; with a
+        tangential `velocity` it slides, e.g. the lid of a cavity), "open" (pressure 0: gas leaves and
+        enters freely). velocity = (vx, vy) world units/s of a wall; its normal component must be 0
+        (walls do not move into the box) and open sides take none.
+        """
+        self._alive()
+        check.choice("side", side, ref.SIDES)
+        check.choice("kind", kind, tuple(ref.KINDS))
+        vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
+        k = ref.SIDES.index(side)
+        normal, tangent = (vel[0], vel[1]) if k < 2 else (vel[1], vel[0])
+        if normal != 0.0:
+            raise ValueError(f"velocity: a wall on the {side} side cannot move through it (normal component "
+                             f"{normal}); only a tangential (sliding) velocity is allowed")
+        if kind == "open" and tangent != 0.0:
+            raise ValueError(f"velocity: an open side takes no velocity, got {velocity!r}")
+        if kind == "free-slip" and tangent != 0.0:
+            raise ValueError("velocity: a free-slip wall exerts no shear, so its velocity has no effect; "
+                             "use 'no-slip' for a sliding wall (a lid)")
+        kinds, tangents = list(self._bc.kind), list(self._bc.tangent)
+        kinds[k], tangents[k] = ref.KINDS[kind], tangent
+        self._apply_geometry(self._solid, ref.Bc(tuple(kinds), tuple(tangents)))
+
+    @property
+    def boundaries(self) -> dict:
+        names = {v: k for k, v in ref.KINDS.items()}
+        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ref.SIDES)}
+
+    def _apply_geometry(self, solid, bc):
+        """New obstacles / boundaries: solid cells get solid_scalars, walls and obstacle faces 0, and the
+        pressure operator is rebuilt."""
+        vx, vy = (f.astype(np.float64) for f in self._faces())
+        s = self._scalars()
+        self._solid, self._bc = solid, bc
+        self._solid_tex.write(solid.astype(np.float32).tobytes())
+        s[solid, :3] = ref.solid_scalars(self.params.ambient_temperature)
+        s[solid, 3] = 0.0
+        self._s.read.write(s.tobytes())
+        self._upload_faces(vx, vy)
+        self._pressure.set_operator(solid, bc)
+
+    # ----------------------------------------------------------------------------------- textures
+
+    @property
+    def density_texture(self):
+        """rgba32f (nx, ny) texture of the cell scalars: r density, g temperature, b fuel (a unused).
+        The object changes after each step (ping-pong): fetch it every frame."""
+        self._alive()
+        return self._s.read
+
+    @property
+    def velocity_texture(self):
+        """rg32f (nx, ny) texture of the cell-centre velocity (world units/s), refreshed on access."""
+        self._alive()
+        if self._centre_dirty:
+            self._centre_velocity()
+        return self._centre
+
+    def _centre_velocity(self):
+        prog = self._programs["centre_velocity"]
+        self._common(prog)
+        self._bind("B_SMOKE_VX", self._vx.read)
+        self._bind("B_SMOKE_VY", self._vy.read)
+        self._image("B_SMOKE_CENTRE_OUT", self._centre)
+        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
+        self._centre_dirty = False
+
+    # -------------------------------------------------------------------------------- diagnostics
+
+    @property
+    def pressure_residual(self) -> float:
+        """Relative residual |b - L q|_2 / |b|_2 of the last step's pressure solve over fluid cells,
+        b = D v* the divergence before projection. On this MAC grid it is also the divergence left
+        after projection relative to the divergence before it. 0 before the first step."""
+        self._alive()
+        return Pressure.read_norms(self._pressure.norms)["relative"]
+
+    @property
+    def pressure_cycles(self) -> int:
+        """V-cycles (multigrid) or sweeps (jacobi, gauss-seidel) the last pressure solve took."""
+        self._alive()
+        return self._pressure.cycles
+
+    @property
+    def diffusion_error_bound(self) -> float:
+        """Bound on the relative error |v - v_exact|_2 / |v*|_2 the last step's viscosity solve left
+        (Chebyshev: 1 / T_m(sigma) after m iterations). At most DIFFUSION_TOLERANCE unless the
+        diffusion_iterations cap stopped it earlier; 0 when no solve ran (viscosity 0, or no step yet)."""
+        self._alive()
+        return self._diffusion_bound
+
+    @property
+    def diffusion_iterations_run(self) -> int:
+        """Chebyshev iterations the last step's viscosity solve took (0 when none ran)."""
+        self._alive()
+        return self._diffusion_count
+
+    def divergence(self, norm="max") -> float:
+        """Divergence of the current velocity, in 1/s: (net outflow of a cell) / cell_size, the same D
+        the projection uses, over fluid cells. norm: "max" (max |div|) or "rms"."""
+        self._alive()
+        check.choice("norm", norm, ("max", "rms"))
+        pr = self._pressure
+        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0])
+        pr.residual(pr.q[0], pr.rhs[0], self._div_norms, with_operator=False)
+        n = Pressure.read_norms(self._div_norms)
+        fluid = max(int((~self._solid).sum()), 1)
+        value = n["bmax"] if norm == "max" else n["b"] / math.sqrt(fluid)
+        return value / self.params.cell_size
+
+    def kinetic_energy(self) -> float:
+        """0.5 * sum over faces of v^2 * cell area (unit density), world units^4/s^2."""
+        self._alive()
+        vx, vy = (f.astype(np.float64) for f in self._faces())
+        return 0.5 * float((vx ** 2).sum() + (vy ** 2).sum()) * self.params.cell_size ** 2
