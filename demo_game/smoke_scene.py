@@ -10,6 +10,7 @@ Colour: smoke density as grey over a dark background, temperature as a blackbody
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import moderngl
@@ -149,66 +150,18 @@ def main(argv=None):
         print(render_headless(args.frames, args.out, preset=args.preset))
         return 0
 
+    try:
+        from .smoke_window import SmokeWindow      # importing pyglet.window opens the display
+    except Exception as exc:                       # noqa: BLE001 - pyglet's display errors share no base
+        if type(exc).__name__ != "NoSuchDisplayException":
+            raise
+        print(f"python -m demo_game smoke: no display to open a window on ({exc}); rendering offscreen to "
+              f"{args.out} instead", file=sys.stderr)
+        print(render_headless(args.frames, args.out, preset=args.preset))
+        return 0
     import pyglet
-    config = pyglet.gl.Config(major_version=4, minor_version=3, forward_compatible=True, double_buffer=True)
-    window = pyglet.window.Window(1024, 768, "hydro smoke", config=config, resizable=True)
-    ctx = moderngl.create_context()
-    scene = SmokeScene(ctx, args.preset)
-    scene.set_obstacles(_default_obstacles(GRID))
-    state = {"paused": False, "ms": 0.0}
-    label = pyglet.text.Label("", x=8, y=8, color=(255, 255, 255, 255))
-
-    def to_grid(x, y):
-        ny, nx = GRID
-        return x / window.width * nx - 0.5, y / window.height * ny - 0.5
-
-    @window.event
-    def on_mouse_drag(x, y, dx, dy, buttons, modifiers):
-        gx, gy = to_grid(x, y)
-        ny, nx = GRID
-        if buttons & pyglet.window.mouse.LEFT:
-            scale = 60.0 * nx / window.width
-            scene.grid.splat(gx, gy, 0.03 * nx, velocity=(dx * scale * 0.2, dy * scale * 0.2), density=0.4,
-                             temperature=0.3 if scene.preset == "fire" else 0.0)
-        if buttons & pyglet.window.mouse.RIGHT:
-            yy, xx = np.mgrid[0:ny, 0:nx]
-            disk = (xx - gx) ** 2 + (yy - gy) ** 2 < (0.025 * nx) ** 2
-            mask = scene.mask & ~disk if modifiers & pyglet.window.key.MOD_SHIFT else scene.mask | disk
-            if not mask.all():
-                scene.set_obstacles(mask)
-
-    @window.event
-    def on_key_press(symbol, modifiers):
-        key = pyglet.window.key
-        if symbol == key._1:
-            scene.reset("smoke")
-        elif symbol == key._2:
-            scene.reset("fire")
-        elif symbol == key.C:
-            scene.set_obstacles(np.zeros(GRID, bool))
-            scene.reset(scene.preset)
-        elif symbol == key.SPACE:
-            state["paused"] = not state["paused"]
-        elif symbol == key.ESCAPE:
-            window.close()
-
-    @window.event
-    def on_draw():
-        ctx.screen.use()
-        ctx.viewport = (0, 0, *window.get_framebuffer_size())
-        ctx.clear(0.0, 0.0, 0.0)
-        scene.draw()
-        label.text = (f"{scene.preset}  sim {state['ms']:.1f} ms/step  residual {scene.grid.pressure_residual:.1e}"
-                      f"  [1] smoke [2] fire [C] clear [space] pause; left drag push, right drag obstacles")
-        label.draw()
-
-    def update(dt):
-        if not state["paused"]:
-            t0 = time.perf_counter()
-            scene.step(DT)                 # fixed simulated step; the physics is frame-rate independent
-            state["ms"] = (time.perf_counter() - t0) * 1e3
-
-    pyglet.clock.schedule_interval(update, DT)
+    window = SmokeWindow(args.preset)
+    pyglet.clock.schedule_interval(window.update, DT)
     pyglet.app.run()
-    scene.release()
+    window.scene.release()
     return 0

@@ -1,5 +1,9 @@
 """One place creates the test context (Mesa llvmpipe through EGL on machines with no GPU).
-Every test checks that it left no GL error behind."""
+Every test checks that it left no GL error behind. Window tests get a private Xvfb display."""
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -28,3 +32,25 @@ def _no_gl_errors(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(scope="session")
+def xvfb_display():
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        if os.environ.get("CI"):
+            pytest.fail("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
+        pytest.skip("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp",
+                             "+extension", "GLX"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        number = f.readline().strip()
+    if not number:
+        proc.kill()
+        pytest.fail("Xvfb did not start")
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(timeout=10)

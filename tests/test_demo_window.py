@@ -9,7 +9,6 @@ the other tests share.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,28 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 64
-
-
-@pytest.fixture(scope="module")
-def xvfb_display():
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        if os.environ.get("CI"):
-            pytest.fail("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
-        pytest.skip("Xvfb is not installed (Debian: apt-get install xvfb xauth)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp",
-                             "+extension", "GLX"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as f:
-        number = f.readline().strip()
-    if not number:
-        proc.kill()
-        pytest.fail("Xvfb did not start")
-    yield f":{number}"
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def test_dig_through_the_ridge_in_a_real_window(xvfb_display):
