@@ -171,11 +171,16 @@ def test_bindings_come_from_the_shared_glsl_file():
     assert _gl.BINDINGS["B_WATER"] == 1 and _gl.BINDINGS["B_LEDGER"] == 7
 
 
-def test_readme_embedding_example_runs_on_a_host_context():
-    # In a subprocess: the example makes its own context current, which would change this process's
+def test_readme_examples_run_on_a_host_context():
+    # In a subprocess: the example makes its own context current, which would change this process's.
+    # The embedding, drawing and smoke examples run in order, as one script, as a reader would paste them.
     readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
-    block = readme.split("<!-- embedding-example -->")[1].split("```python")[1].split("```")[0]
-    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
+    blocks = [readme.split(f"<!-- {name}-example -->")[1].split("```python")[1].split("```")[0]
+              for name in ("embedding", "drawing", "smoke")]
+    out = subprocess.run([sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr
-    volume, expected = map(float, out.stdout.split())
+    lines = out.stdout.split("\n")
+    volume, expected = map(float, lines[0].split())
     assert volume == pytest.approx(expected, rel=1e-6) and volume > 50.0
+    residual, divergence = map(float, lines[1].split())
+    assert residual <= 1e-4 and divergence < 1e-2
