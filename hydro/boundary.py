@@ -95,13 +95,13 @@ def with_boundary(table: np.ndarray, lay: Layout, side, kind, value=0.0, span=No
         if stop <= first:
             raise ValueError(f"span: expected 0 <= first < stop <= {n_cells} on the {side} side, got {span!r}")
     if kind == "wall":
-        value = check.real("value", value)
+        value = check.real32("value", value)
         if value != 0.0:
             raise ValueError(f"value: a wall takes no value, got {value}")
     elif kind in ("inflow", "outflow"):
-        value = check.real("value", value, low=0.0)       # total discharge, volume per second
+        value = check.real32("value", value, low=0.0)     # total discharge, volume per second
     else:
-        value = check.real("value", value)                # outside surface height
+        value = check.real32("value", value)              # outside surface height
     sl = lay.side_slices[side]
     idx = np.arange(sl.start, sl.stop)
     idx = idx[(lay.cell[idx] >= first) & (lay.cell[idx] < stop)]

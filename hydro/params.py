@@ -16,14 +16,14 @@ class WaterParams:
     #                                   a float > 0: constant A in world units^2 (the classic game model)
 
     def __post_init__(self):
-        check.positive("cell_size", self.cell_size)
-        check.positive("gravity", self.gravity)
+        check.real32("cell_size", self.cell_size, low=0.0, low_open=True)
+        check.real32("gravity", self.gravity, low=0.0, low_open=True)
         check.real("friction", self.friction, low=0.0, high=1.0)
         if isinstance(self.pipe_area, str):
             check.choice("pipe_area", self.pipe_area, ("depth",))
         else:
             try:
-                check.positive("pipe_area", self.pipe_area)
+                check.real32("pipe_area", self.pipe_area, low=0.0, low_open=True)
             except TypeError:
                 raise TypeError(f"pipe_area: expected 'depth' or a number > 0, got {self.pipe_area!r}") from None
 

@@ -237,8 +237,8 @@ class _PipeGrid(_gl.Owner):
     # ---------------------------------------------------------------------------------------- brushes
 
     def _brush(self, x, y, radius):
-        x, y = check.real("x", x), check.real("y", y)
-        radius = check.positive("radius", radius)
+        x, y = check.real32("x", x), check.real32("y", y)
+        radius = check.real32("radius", radius, low=0.0, low_open=True)
         # Box of cells the brush can touch, clipped to the grid (hex: the circle in axial coordinates).
         ry = radius / (math.sqrt(3.0) / 2.0) if self._hexagonal else radius
         rx = radius + 0.5 * ry if self._hexagonal else radius
@@ -267,7 +267,7 @@ class _PipeGrid(_gl.Owner):
         cells around grid point (x, y); a negative depth raises it. Water depth is kept."""
         self._alive()
         box, _ = self._brush(x, y, radius)
-        depth = check.real("depth", depth)
+        depth = check.real32("depth", depth)
         self._run_brush("dig", box, float(x), float(y), float(radius), u_depth=depth)
         self._queue_stats()
 
@@ -275,8 +275,9 @@ class _PipeGrid(_gl.Owner):
         """Add exactly `volume` (world units^3, >= 0) of water under a smooth round brush."""
         self._alive()
         box, total = self._brush(x, y, radius)
-        volume = check.real("volume", volume, low=0.0)
+        volume = check.real32("volume", volume, low=0.0)
         amount = volume / (total * self.geometry.cell_area)
+        check.real32("volume", amount)                    # the depth it adds must stay a float32
         self._run_brush("add_water", box, float(x), float(y), float(radius), u_amount=amount)
         self._ledger_edits["brushes"] += volume
         self._queue_stats()
@@ -287,7 +288,7 @@ class _PipeGrid(_gl.Owner):
         ledger under "drains" on the GPU, without reading anything back."""
         self._alive()
         box, total = self._brush(x, y, radius)
-        volume = check.real("volume", volume, low=0.0)
+        volume = check.real32("volume", volume, low=0.0)
         prog = self._programs["remove_water"]
         x0, y0, w, h = box
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), u_center=(float(x), float(y)),
@@ -329,7 +330,7 @@ class _PipeGrid(_gl.Owner):
         dt/substeps must be stable or ValueError is raised before anything runs.
         """
         self._alive()
-        dt = check.positive("dt", dt)
+        dt = check.real32("dt", dt, low=0.0, low_open=True)
         stats = self._read_stats()
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)

@@ -62,6 +62,10 @@ BAD_CALLS = [
     ("dig off the grid", lambda g: g.dig(500, 500, 2, 1), ValueError, "x, y"),
     ("water negative", lambda g: g.add_water(3, 3, 2, -1.0), ValueError, "volume"),
     ("water none", lambda g: g.add_water(3, 3, None, 1.0), TypeError, "radius"),
+    ("dig overflow", lambda g: g.dig(3, 3, 2, 1e39), ValueError, "depth"),
+    ("level overflow", lambda g: g.set_boundary("top", "level", -1e39), ValueError, "value"),
+    ("drain negative", lambda g: g.remove_water(3, 3, 2, -1.0), ValueError, "volume"),
+    ("bool dt", lambda g: g.step(True), TypeError, "dt"),
 ]
 
 
@@ -86,6 +90,8 @@ def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind):
     ({"gravity": 0.0}, ValueError, "gravity"),
     ({"cell_size": -1.0}, ValueError, "cell_size"),
     ({"cell_size": math.inf}, ValueError, "cell_size"),
+    ({"gravity": 1e39}, ValueError, "gravity"),
+    ({"passes": 2}, ValueError, "passes"),
     ({"pipe_area": "wide"}, ValueError, "pipe_area"),
     ({"pipe_area": -2.0}, ValueError, "pipe_area"),
     ({"water": np.ones((2, 2))}, ValueError, "water"),
