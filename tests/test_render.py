@@ -160,3 +160,21 @@ def test_draws_hex_grid(ctx):
         pixels = _draw(ctx, renderer)
     terrain_px, water_px, _ = classify(pixels)
     assert terrain_px.mean() > 0.1 and water_px.mean() > 0.03
+
+
+def test_hex_velocity_recovers_a_uniform_flow(ctx):
+    """On the triangular lattice the velocity pass must invert the three face projections: faces carrying
+    h * w * (v . e_k) everywhere give back v."""
+    from hydro import HexWaterGrid
+    v = np.array([0.3, -0.7])
+    depth, ny, nx = 2.0, 9, 11
+    axes = np.array([[1.0, 0.0], [0.5, np.sqrt(3) / 2], [-0.5, np.sqrt(3) / 2]])
+    with HexWaterGrid(ctx, np.zeros((ny, nx)), water=np.full((ny, nx), depth), cell_size=1.5) as grid, \
+            render.Renderer(ctx, grid) as renderer:
+        w = grid.geometry.face_width
+        grid.flow_x, grid.flow_y, grid.flow_z = (np.full(shape, depth * w * (v @ e))
+                                                 for shape, e in zip(grid._flow_shapes, axes))
+        renderer.update_velocity()
+        got = np.frombuffer(renderer.velocity_texture.read(), np.float32).reshape(ny, nx, 2)
+    np.testing.assert_allclose(got[..., 0], v[0], rtol=1e-5)
+    np.testing.assert_allclose(got[..., 1], v[1], rtol=1e-5)
