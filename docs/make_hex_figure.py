@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from hydro.hex import grid_to_world
-from hydro.image import write_png
+from canvas import Canvas
 
 SS = 3                                   # supersampling
 W, H, SCALE, ORIGIN = 800, 440, 120.0, np.array([190.0, 80.0])
@@ -23,57 +23,8 @@ def to_px(wx, wy):
     return np.array([ORIGIN[0] + SCALE * wx, H - (ORIGIN[1] + SCALE * wy)]) * SS
 
 
-class Canvas:
-    def __init__(self):
-        self.img = np.ones((H * SS, W * SS, 3))
-        self.yy, self.xx = np.mgrid[0:H * SS, 0:W * SS]
-
-    def _box(self, pts, pad):
-        lo = np.floor(np.min(pts, axis=0) - pad).astype(int)
-        hi = np.ceil(np.max(pts, axis=0) + pad).astype(int)
-        lo = np.maximum(lo, 0)
-        hi = np.minimum(hi, [W * SS - 1, H * SS - 1])
-        return np.s_[lo[1]:hi[1] + 1, lo[0]:hi[0] + 1]
-
-    def line(self, a, b, color, width, dash=0.0):
-        sl = self._box(np.array([a, b]), width * SS)
-        px, py = self.xx[sl], self.yy[sl]
-        d = b - a
-        t = np.clip(((px - a[0]) * d[0] + (py - a[1]) * d[1]) / max(d @ d, 1e-9), 0, 1)
-        dist = np.hypot(px - a[0] - t * d[0], py - a[1] - t * d[1])
-        mask = dist <= width * SS / 2
-        if dash:
-            mask &= (t * np.hypot(*d) // (dash * SS)) % 2 == 0
-        self.img[sl][mask] = color
-
-    def disc(self, c, radius, color):
-        sl = self._box(np.array([c]), radius * SS + 1)
-        mask = np.hypot(self.xx[sl] - c[0], self.yy[sl] - c[1]) <= radius * SS
-        self.img[sl][mask] = color
-
-    def triangle(self, p, color):
-        sl = self._box(np.array(p), 1)
-        px, py = self.xx[sl], self.yy[sl]
-        def side(a, b):
-            return (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0])
-        s1, s2, s3 = side(p[0], p[1]), side(p[1], p[2]), side(p[2], p[0])
-        mask = ((s1 >= 0) & (s2 >= 0) & (s3 >= 0)) | ((s1 <= 0) & (s2 <= 0) & (s3 <= 0))
-        self.img[sl][mask] = color
-
-    def arrow(self, a, b, color, width, dash=0.0):
-        self.line(a, b, color, width, dash)
-        d = (b - a) / np.hypot(*(b - a))
-        n = np.array([-d[1], d[0]])
-        tip, base = a + 0.62 * (b - a), a + 0.62 * (b - a) - 14 * SS * d
-        self.triangle([tip, base + 7 * SS * n, base - 7 * SS * n], color)
-
-    def png(self, path):
-        img = self.img.reshape(H, SS, W, SS, 3).mean(axis=(1, 3))
-        write_png(path, (np.clip(img, 0, 1) * 255).astype(np.uint8))
-
-
 def main():
-    c = Canvas()
+    c = Canvas(W, H, SS)
     inside = lambda x, y: 0 <= x < NX and 0 <= y < NY
     # hexagon cells (the dual): corners at distance s/sqrt(3), pointy-top
     for y in range(NY):
