@@ -179,7 +179,8 @@ class _PipeGrid(_gl.Owner):
         return self.terrain.astype(np.float64) + self.water
 
     def volume(self) -> float:
-        """Total water volume (depth * cell area), world units^3, reduced on the GPU in fp64."""
+        """Total water volume (depth * cell area), world units^3, reduced on the GPU in fp64. Waits for
+        the GPU to finish the work queued so far (a HUD can call it once a frame)."""
         self._alive()
         self._queue_stats()
         return self._read_stats()["volume"]
@@ -463,4 +464,6 @@ class WaterGrid(_PipeGrid):
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
+    passes: None (choose for this device), 1 (one fused dispatch per substep) or 3 (accelerate,
+    scale_outflow, move: one dispatch each). Both give the same result to rounding.
     """
