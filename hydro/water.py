@@ -1,10 +1,12 @@
 """WaterGrid: virtual-pipes shallow water over a terrain heightmap, as GLSL compute passes.
 
-One substep is three passes, each a shader file named after the method that dispatches it
+A substep is three passes, each a shader file named after the method that dispatches it
 (shaders/water/): `_accelerate` (surface-height differences accelerate the flow in every pipe,
 friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends out more than it
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
-conserved). Water and terrain are r32f images a game can sample; flows are storage buffers, one
+conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
+(step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
+half the bytes. Water and terrain are r32f images a game can sample; flows are storage buffers, one
 signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water that the next call reads to choose its substeps.
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-import moderngl
 import numpy as np
 
 from . import _gl
@@ -50,10 +51,23 @@ class _PipeGrid(_gl.Owner):
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
+        if passes is not None and (passes not in (1, 3) or isinstance(passes, bool)):
+            raise ValueError(f"passes: expected 1 (fused), 3 (accelerate, scale_outflow, move) or None, got {passes!r}")
         owns_ctx = ctx is None
+        if not owns_ctx:
+            _gl.require_compute(ctx)
         ctx = _gl.create_context() if owns_ctx else ctx
-        _gl.require_compute(ctx)
         self.ctx, self._owns_ctx = ctx, owns_ctx
+        try:
+            self._create(terrain, water, passes)
+        except BaseException:
+            self._release_partial()
+            raise
+
+    def _create(self, terrain, water, passes):
+        """Compile (or fetch) the programs and make every GPU resource; on failure the caller frees
+        whatever exists so far."""
+        ctx = self.ctx
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
@@ -61,8 +75,6 @@ class _PipeGrid(_gl.Owner):
             renderer = ctx.info.get("GL_RENDERER", "").lower()
             cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
             passes = AUTO_PASSES["cpu" if cpu else "gpu"]
-        if passes not in (1, 3) or isinstance(passes, bool):
-            raise ValueError(f"passes: expected 1 (fused), 3 (accelerate, scale_outflow, move) or None, got {passes!r}")
         self.passes = passes
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
@@ -449,9 +461,20 @@ class _PipeGrid(_gl.Owner):
 
     # -------------------------------------------------------------------------------------- lifetime
 
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_flows", "_flows_tmp", "_boundary",
+                  "_ledger_faces", "_partials", "_stats_buffer")
+
     def _gpu_objects(self):
-        return (self.terrain_texture, self.water_texture, *self._scratch, *self._flows, *self._flows_tmp,
-                self._boundary, self._ledger_faces, self._partials, self._stats_buffer)
+        objects = []
+        for name in self._RESOURCES:
+            value = getattr(self, name, None)
+            objects.extend(value if isinstance(value, list) else [] if value is None else [value])
+        return objects
+
+    def _release_partial(self):
+        """Free what a failed constructor made, and the context if the grid created it."""
+        self._released = False
+        self.release()
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

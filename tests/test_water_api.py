@@ -190,3 +190,23 @@ def test_readme_examples_run_on_a_host_context():
     assert volume == pytest.approx(expected, rel=1e-6) and volume > 50.0
     residual, divergence = map(float, lines[1].split())
     assert residual <= 1e-4 and divergence < 1e-2
+
+
+def test_failed_construction_releases_what_it_made(ctx, monkeypatch):
+    """A grid whose construction fails part-way frees the textures and buffers it made (here the
+    statistics buffer cannot be created), and an owned context too."""
+    made = []
+    real_buffer = ctx.buffer
+
+    def failing_buffer(*args, **kwargs):
+        if kwargs.get("reserve") == 16:              # the 16-byte statistics record: the last resource
+            raise MemoryError("out of GPU memory")
+        buf = real_buffer(*args, **kwargs)
+        made.append(buf)
+        return buf
+
+    monkeypatch.setattr(ctx, "buffer", failing_buffer)
+    with pytest.raises(MemoryError):
+        hydro.WaterGrid(ctx, np.zeros((6, 7)))
+    monkeypatch.undo()
+    assert made and all(type(b.mglo).__name__ == "InvalidObject" for b in made)
