@@ -148,9 +148,13 @@ def build(n: int = 128, seed: int = 7, noise: str = "perlin") -> World:
     boundaries = [("bottom", "level", SEA_LEVEL, None),
                   ("top", "inflow", RIVER_DISCHARGE * s * s, (river_x - half, river_x + half))]
     row = int(0.60 * n)
-    landmarks = {"lake": (0.30 * n, 0.60 * n), "valley": (0.68 * n, 0.60 * n),
-                 "ridge_west": (0.42 * n, row), "ridge_east": (0.60 * n, row),
-                 "sea": (0.5 * n, 0.03 * n), "river": (river_x, n - 2)}
+
+    def at(fu, fv):                                 # map fraction -> grid coordinates (cell centres)
+        return (fu * n - 0.5, fv * n - 0.5)
+
+    landmarks = {"lake": at(0.30, 0.60), "valley": at(0.68, 0.60),
+                 "ridge_west": (at(0.42, 0)[0], row), "ridge_east": (at(0.60, 0)[0], row),
+                 "sea": at(0.5, 0.03), "river": (river_x, n - 2)}
     return World(terrain, water.astype(np.float32), boundaries, landmarks, seed)
 
 
