@@ -178,7 +178,6 @@ def set_uniforms(prog: moderngl.ComputeShader, **values) -> None:
                 raise KeyError(f"uniform {name!r} is not declared in this shader") from None
 
 
-
 def _parse_bindings() -> dict[str, int]:
     text = _read("common/bindings.glsl")
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define\s+(B_[A-Z0-9_]+)\s+(\d+)", text)}

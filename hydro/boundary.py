@@ -111,20 +111,37 @@ def with_boundary(table: np.ndarray, lay: Layout, side, kind, value=0.0, span=No
     return out
 
 
+def max_cell_inflow(table: np.ndarray, lay: Layout, nx: int, ny: int) -> float:
+    """The largest inflow (volume/s) entering any one cell through boundary faces (a corner cell can
+    have inflow faces on two sides; a hex corner, up to four)."""
+    sel = table["kind"] == KINDS["inflow"]
+    if not sel.any():
+        return 0.0
+    (fx, fy), (tx, ty) = lay.endpoints()
+    to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
+    cx, cy = np.where(to_in, tx, fx)[sel], np.where(to_in, ty, fy)[sel]
+    per_cell = np.zeros((ny, nx))
+    np.add.at(per_cell, (cy, cx), table["value"][sel].astype(np.float64))
+    return float(per_cell.max())
+
+
 def describe(table: np.ndarray, lay: Layout) -> dict:
-    """Per side: list of (kind, first cell, stop cell, value) runs, value as a user would give it."""
+    """Per side, runs of (kind, first cell, stop cell, value) as set_boundary takes them: consecutive
+    cells of one kind whose faces carry the same setting; the value is the run's total discharge
+    (inflow/outflow), the outside surface (level) or 0 (wall)."""
     names = {v: k for k, v in KINDS.items()}
     result = {}
     for side in SIDES:
         sl = lay.side_slices[side]
-        runs = []
-        kinds, values, cells = table["kind"][sl], table["value"][sl], lay.cell[sl]
+        kinds, values, cells = table["kind"][sl], table["value"][sl].astype(np.float64), lay.cell[sl]
+        runs = []                                   # [kind, first, stop, per-face setting, total]
         for c in range(lay.side_cells[side]):
-            sel = cells == c
-            k, v = names[int(kinds[sel][0])], float(values[sel].sum() if names[int(kinds[sel][0])] in ("inflow", "outflow") else values[sel][0])
-            if runs and runs[-1][0] == k and (k not in ("level",) or runs[-1][3] == v) and runs[-1][2] == c:
-                runs[-1] = (k, runs[-1][1], c + 1, runs[-1][3] + v if k in ("inflow", "outflow") else v)
+            sel = cells == c                        # a cell's faces are always set together
+            kind, setting = names[int(kinds[sel][0])], float(values[sel][0])
+            total = float(values[sel].sum())
+            if runs and runs[-1][0] == kind and runs[-1][3] == setting:
+                runs[-1][2], runs[-1][4] = c + 1, runs[-1][4] + total
             else:
-                runs.append((k, c, c + 1, v))
-        result[side] = runs
+                runs.append([kind, c, c + 1, setting, total])
+        result[side] = [(k, a, b, t if k in ("inflow", "outflow") else v) for k, a, b, v, t in runs]
     return result

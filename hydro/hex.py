@@ -93,7 +93,7 @@ def sample_heightmap(heights, cell_size, shape, spacing, origin=(0.0, 0.0)):
         ny, nx = (check.integer("shape", v, low=2) for v in shape)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"shape: expected (ny, nx) with both >= 2, got {shape!r}") from None
-    ox, oy = (check.real("origin", v) for v in origin)
+    ox, oy = check.pair("origin", origin, "(x, y) world offset")
     gy, gx = np.mgrid[0:ny, 0:nx]
     wx, wy = grid_to_world(gx, gy, spacing)
     u = np.clip((wx + ox) / cell_size - 0.5, 0, heights.shape[1] - 1)

@@ -11,7 +11,8 @@ from . import _validate as check
 class WaterParams:
     cell_size: float = 1.0          # world size of a cell (hex: lattice spacing), world units; > 0
     gravity: float = 9.81           # world units/s^2; > 0; waves travel at sqrt(gravity * depth)
-    friction: float = 0.02          # fraction of flow lost per second, in [0, 1]; 0 = none, 1 = flow stops each step
+    friction: float = 0.02          # fraction of flow lost per second, in [0, 1]; 0 = none; 1 = no flow carries
+    #                                 over between substeps (results then depend on the substep count)
     pipe_area: str | float = "depth"  # "depth": A = h_face * w (waves at sqrt(g h));
     #                                   a float > 0: constant A in world units^2 (the classic game model)
 
@@ -74,3 +75,13 @@ def max_stable_dt(coupling: float, geometry: Geometry, params: WaterParams) -> f
         else:
             hi = mid
     return lo
+
+
+def stable_face_depth(dt: float, geometry: Geometry, params: WaterParams) -> float:
+    """The deepest pipe (h_face, world units) a substep of dt is stable for in depth mode: the bound of
+    `stable` solved for h, with K/S = g h w / (l S). The pipe equations cap h_face here, so water that
+    got deeper during a step() than its substeps were chosen for moves as if it were this deep: waves in
+    it slow down, nothing goes unstable. Capped at float32's range."""
+    per_depth = params.gravity * geometry.face_width / (geometry.pipe_length * geometry.cell_area)
+    cap = 2.0 * (1.0 + params.friction_factor(dt)) / (dt * dt * per_depth * geometry.mu)
+    return min(cap, 3.0e38)

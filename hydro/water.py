@@ -22,7 +22,7 @@ import numpy as np
 from . import _gl
 from . import _validate as check
 from . import boundary as bnd
-from .params import Geometry, WaterParams, max_stable_dt, stable
+from .params import Geometry, WaterParams, max_stable_dt, stable, stable_face_depth
 from .reference import water as ref
 
 STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4")])
@@ -51,7 +51,7 @@ class _PipeGrid(_gl.Owner):
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
-        if passes is not None and (passes not in (1, 3) or isinstance(passes, bool)):
+        if passes is not None and (isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 3)):
             raise ValueError(f"passes: expected 1 (fused), 3 (accelerate, scale_outflow, move) or None, got {passes!r}")
         owns_ctx = ctx is None
         if not owns_ctx:
@@ -71,6 +71,7 @@ class _PipeGrid(_gl.Owner):
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
+        self._max_cell_inflow = 0.0
         if passes is None:      # measured (docs/benchmarks.md): see AUTO_PASSES
             renderer = ctx.info.get("GL_RENDERER", "").lower()
             cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
@@ -202,15 +203,11 @@ class _PipeGrid(_gl.Owner):
         - out), what brushes and assignments added; `expected` is their sum, which volume() matches
         to float precision."""
         self._alive()
-        totals = dict(self._ledger_totals)
-        slots = np.frombuffer(self._ledger_faces.read(), np.float64)
-        faces = slots[:self._drain_slot]
-        names = {v: k for k, v in bnd.KINDS.items()}
-        for code in np.unique(self._table["kind"]):
-            if names[int(code)] != "wall":
-                totals[names[int(code)]] += float(faces[self._table["kind"] == code].sum())
+        totals, drains = self._ledger_by_kind(np.frombuffer(self._ledger_faces.read(), np.float64))
+        for kind, volume in self._ledger_totals.items():
+            totals[kind] += volume
         edits = dict(self._ledger_edits)
-        edits["drains"] += float(slots[self._drain_slot])
+        edits["drains"] += drains
         out = {"initial": self._initial_volume, **totals, **edits}
         out["expected"] = math.fsum(out.values())
         return out
@@ -229,22 +226,28 @@ class _PipeGrid(_gl.Owner):
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         self._fold_ledger()
         self._table = table
+        self._max_cell_inflow = bnd.max_cell_inflow(table, self._layout, self.nx, self.ny)
         self._boundary.write(table.tobytes())
 
     @property
     def boundaries(self) -> dict:
-        """Per side, runs of (kind, first cell, stop cell, value)."""
+        """Per side, runs of (kind, first cell, stop cell, value) as set_boundary takes them: the
+        discharge of the run for inflow/outflow, the outside surface for level."""
+        self._alive()
         return bnd.describe(self._table, self._layout)
+
+    def _ledger_by_kind(self, slots):
+        """Per-face fp64 ledger slots -> volume per boundary kind (+ into the grid), and the drains."""
+        faces, kinds = slots[:self._drain_slot], self._table["kind"]
+        totals = {kind: float(faces[kinds == code].sum()) for kind, code in bnd.KINDS.items() if kind != "wall"}
+        return totals, float(slots[self._drain_slot])
 
     def _fold_ledger(self):
         """Move the per-face ledger into per-kind totals before the kinds change."""
-        slots = np.frombuffer(self._ledger_faces.read(), np.float64)
-        faces = slots[:self._drain_slot]
-        self._ledger_edits["drains"] += float(slots[self._drain_slot])
-        names = {v: k for k, v in bnd.KINDS.items()}
-        for code in np.unique(self._table["kind"]):
-            if names[int(code)] != "wall":
-                self._ledger_totals[names[int(code)]] += float(faces[self._table["kind"] == code].sum())
+        totals, drains = self._ledger_by_kind(np.frombuffer(self._ledger_faces.read(), np.float64))
+        for kind, volume in totals.items():
+            self._ledger_totals[kind] += volume
+        self._ledger_edits["drains"] += drains
         self._ledger_faces.clear()
 
     # ---------------------------------------------------------------------------------------- brushes
@@ -289,8 +292,7 @@ class _PipeGrid(_gl.Owner):
         self._alive()
         box, total = self._brush(x, y, radius)
         volume = check.real32("volume", volume, low=0.0)
-        amount = volume / (total * self.geometry.cell_area)
-        check.real32("volume", amount)                    # the depth it adds must stay a float32
+        amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._run_brush("add_water", box, float(x), float(y), float(radius), u_amount=amount)
         self._ledger_edits["brushes"] += volume
         self._queue_stats()
@@ -304,8 +306,9 @@ class _PipeGrid(_gl.Owner):
         volume = check.real32("volume", volume, low=0.0)
         prog = self._programs["remove_water"]
         x0, y0, w, h = box
+        amount = check.real32("volume", volume / (total * self.geometry.cell_area))
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), u_center=(float(x), float(y)),
-                         u_radius=float(radius), u_amount=volume / (total * self.geometry.cell_area),
+                         u_radius=float(radius), u_amount=amount,
                          u_slot=self._drain_slot, u_cell_area=self.geometry.cell_area)
         self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
@@ -322,13 +325,16 @@ class _PipeGrid(_gl.Owner):
         if not p.depth_area:
             return p.gravity * float(p.pipe_area) / (geo.pipe_length * geo.cell_area)
         depth = stats["max_depth"] * margin
-        inflow = self._table["value"][self._table["kind"] == bnd.KINDS["inflow"]]
-        if inflow.size:       # water an inflow can pile into one cell during dt
-            depth += float(inflow.max()) * geo.faces_per_cell * dt / geo.cell_area
+        # water an inflow can pile into one cell during dt
+        depth += self._max_cell_inflow * dt / geo.cell_area
         level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
-        if level.size:        # a level face's pipe is as deep as the outside surface over the lowest bed
+        if level.size:        # a level face's pipe is as deep as the outside surface over the lowest edge bed
             depth = max(depth, float(level.max()) - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+
+    def _auto_substeps(self, stats, dt) -> int:
+        limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN), self.geometry, self.params)
+        return max(1, math.ceil(dt / limit - 1e-9))
 
     def max_stable_dt(self) -> float:
         """The largest stable substep for the water as it is now (seconds; inf when dry)."""
@@ -339,8 +345,11 @@ class _PipeGrid(_gl.Owner):
         """Advance the simulation by `dt` seconds; returns the number of substeps taken.
 
         Without `substeps`, stable substeps are chosen from the exact bound of DESIGN section 3 for the
-        deepest water (measured on the GPU after the previous call, with a margin). With `substeps`,
-        dt/substeps must be stable or ValueError is raised before anything runs.
+        deepest water (measured on the GPU after the previous call, with a margin; re-measured every
+        MAX_CHUNK substeps of a long call). With `substeps`, dt/substeps must be stable for the water as
+        it is, or ValueError is raised before anything runs. Either way a pipe that gets deeper during
+        the call than its substep is stable for is treated as that deep (params.stable_face_depth), so
+        the step never goes unstable.
         """
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
@@ -356,13 +365,12 @@ class _PipeGrid(_gl.Owner):
             self._run_substeps(h, substeps)
             done = substeps
         else:
+            n = self._auto_substeps(stats, dt)
+            if n > MAX_SUBSTEPS:                      # decided before anything runs
+                raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {MAX_SUBSTEPS}; "
+                                 f"call step() more often with a smaller dt")
             done, remaining = 0, dt
             while True:
-                limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, remaining, DEPTH_MARGIN), self.geometry, self.params)
-                n = max(1, math.ceil(remaining / limit - 1e-9))
-                if done + n > MAX_SUBSTEPS:
-                    raise ValueError(f"dt: {dt} s needs more than {MAX_SUBSTEPS} substeps on this grid; "
-                                     f"call step() more often with a smaller dt")
                 h = remaining / n
                 chunk = min(n, MAX_CHUNK)
                 self._run_substeps(h, chunk)
@@ -371,7 +379,8 @@ class _PipeGrid(_gl.Owner):
                     break
                 remaining -= h * chunk
                 self._queue_stats()
-                stats = self._read_stats()
+                # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
+                n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
         self.sim_time += dt
         self._queue_stats()
         return done
@@ -389,7 +398,8 @@ class _PipeGrid(_gl.Owner):
         for key in ("accelerate", "step_fused"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
-                             u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area)
+                             u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
+                             u_max_face_depth=stable_face_depth(h, geo, p))
         for key in ("scale_outflow", "move", "settle"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
 

@@ -68,7 +68,7 @@ def _front_spread(ctx, kind, n=64, seconds=7.0, width=0.8):
 
 def test_a_drop_spreads_rounder_on_the_hex_lattice(ctx):
     square, hexagonal = _front_spread(ctx, "square"), _front_spread(ctx, "hex")
-    assert hexagonal < 0.6 * square, (square, hexagonal)
+    assert hexagonal < 0.45 * square, (square, hexagonal)
 
 
 def test_boundary_layout_covers_every_outside_face_once():
@@ -130,6 +130,8 @@ def test_sample_heightmap_reproduces_a_plane_and_clamps_outside():
         sample_heightmap(np.ones(5), 1.0, (3, 3), 1.0)
     with pytest.raises(ValueError, match="^shape:"):
         sample_heightmap(plane, 1.0, (1, 3), 1.0)
+    with pytest.raises(TypeError, match="^origin:"):
+        sample_heightmap(plane, 1.0, (3, 3), 1.0, origin=5.0)
 
 
 def test_flow_z_shape_and_direction(ctx):

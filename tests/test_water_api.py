@@ -92,6 +92,7 @@ def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind):
     ({"cell_size": math.inf}, ValueError, "cell_size"),
     ({"gravity": 1e39}, ValueError, "gravity"),
     ({"passes": 2}, ValueError, "passes"),
+    ({"passes": 3.0}, ValueError, "passes"),
     ({"pipe_area": "wide"}, ValueError, "pipe_area"),
     ({"pipe_area": -2.0}, ValueError, "pipe_area"),
     ({"water": np.ones((2, 2))}, ValueError, "water"),
@@ -114,7 +115,8 @@ def test_release_is_idempotent_and_use_after_release_is_clear(ctx):
     with hydro.WaterGrid(ctx, np.zeros((5, 6))) as g:
         g.step(0.1)
     g.release()
-    for call in (lambda: g.step(0.1), lambda: g.water, lambda: g.volume(), lambda: g.dig(1, 1, 1, 1)):
+    for call in (lambda: g.step(0.1), lambda: g.water, lambda: g.volume(), lambda: g.dig(1, 1, 1, 1),
+                 lambda: g.boundaries, lambda: g.ledger()):
         with pytest.raises(RuntimeError, match="after release"):
             call()
 
@@ -210,3 +212,33 @@ def test_failed_construction_releases_what_it_made(ctx, monkeypatch):
         hydro.WaterGrid(ctx, np.zeros((6, 7)))
     monkeypatch.undo()
     assert made and all(type(b.mglo).__name__ == "InvalidObject" for b in made)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_boundaries_read_back_as_they_were_set(ctx, kind):
+    g = GRIDS[kind](ctx, np.zeros((8, 10)))
+    g.set_boundary("left", "inflow", 2.0, span=(0, 4))
+    g.set_boundary("left", "inflow", 10.0, span=(4, 8))
+    g.set_boundary("bottom", "inflow", 3.0)
+    g.set_boundary("top", "level", 1.5, span=(2, 6))
+    g.set_boundary("right", "outflow", 0.5, span=(1, 3))
+    table = g._table.copy()
+    runs = g.boundaries
+    assert runs["left"] == [("inflow", 0, 4, pytest.approx(2.0)), ("inflow", 4, 8, pytest.approx(10.0))]
+    assert runs["bottom"] == [("inflow", 0, 10, pytest.approx(3.0))]
+    other = GRIDS[kind](ctx, np.zeros((8, 10)))
+    for side, side_runs in runs.items():
+        for k, first, stop, value in side_runs:
+            other.set_boundary(side, k, value, span=(first, stop))
+    np.testing.assert_allclose(other._table["value"], table["value"], rtol=1e-6)
+    np.testing.assert_array_equal(other._table["kind"], table["kind"])
+    g.release()
+    other.release()
+
+
+def test_digging_stays_inside_float32(ctx):
+    g = hydro.WaterGrid(ctx, np.zeros((6, 6)))
+    g.dig(3, 3, 2, 3e38)
+    g.dig(3, 3, 2, 3e38)
+    assert np.all(np.isfinite(g.terrain))
+    g.release()

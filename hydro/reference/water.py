@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import boundary as bnd
-from ..params import Geometry, WaterParams
+from ..params import Geometry, WaterParams, stable_face_depth
 
 
 @dataclass
@@ -61,9 +61,11 @@ class State:
                      np.zeros(lay.size), params or WaterParams())
 
 
-def _pipe_area(params, geo, eta_a, eta_b, z_a, z_b):
+def _pipe_area(params, geo, eta_a, eta_b, z_a, z_b, cap):
+    """h_face * w (capped at the substep's stable depth `cap`), or the constant area."""
     if params.depth_area:
-        return np.maximum(np.maximum(eta_a, eta_b) - np.maximum(z_a, z_b), 0.0) * geo.face_width
+        h_face = np.maximum(np.maximum(eta_a, eta_b) - np.maximum(z_a, z_b), 0.0)
+        return np.minimum(h_face, cap) * geo.face_width
     return np.full(np.broadcast(eta_a, eta_b).shape, float(params.pipe_area))
 
 
@@ -82,9 +84,10 @@ def accelerate(s: State, dt: float) -> list[np.ndarray]:
     ny, nx = s.water.shape
     z, eta = s.terrain, s.terrain + s.water
     r, coef = p.friction_factor(dt), p.gravity / geo.pipe_length
+    cap = stable_face_depth(dt, geo, p)
     out = [np.zeros_like(q) for q in s.flows()]
     for k, face, a, b in _interior_pairs(ny, nx, s.hexagonal):
-        area = _pipe_area(p, geo, eta[a], eta[b], z[a], z[b])
+        area = _pipe_area(p, geo, eta[a], eta[b], z[a], z[b], cap)
         out[k][face] = s.flows()[k][face] * r + dt * coef * area * (eta[a] - eta[b])
     lay = s.layout
     (fx, fy), (tx, ty) = lay.endpoints()
@@ -94,7 +97,7 @@ def accelerate(s: State, dt: float) -> list[np.ndarray]:
     kind, value = s.table["kind"], s.table["value"].astype(np.float64)
     q_old = np.array([s.flows()[a][j, i] for a, i, j in zip(lay.array, lay.i, lay.j)])
     zc, etac = z[cy, cx], eta[cy, cx]
-    area = _pipe_area(p, geo, value, etac, zc, zc)
+    area = _pipe_area(p, geo, value, etac, zc, zc, cap)
     q = np.select([kind == bnd.KINDS["inflow"], kind == bnd.KINDS["outflow"], kind == bnd.KINDS["level"]],
                   [sign * value, -sign * value, q_old * r + dt * coef * area * sign * (value - etac)], 0.0)
     for a, i, j, qq in zip(lay.array, lay.i, lay.j, q):
@@ -178,7 +181,7 @@ def brush_weights(shape, x, y, radius, hexagonal: bool) -> np.ndarray:
 
 
 def dig(s: State, x, y, radius, depth) -> None:
-    s.terrain = s.terrain - depth * brush_weights(s.water.shape, x, y, radius, s.hexagonal)
+    s.terrain = np.clip(s.terrain - depth * brush_weights(s.water.shape, x, y, radius, s.hexagonal), -3.0e38, 3.0e38)
 
 
 def add_water(s: State, x, y, radius, volume) -> None:

@@ -1,5 +1,6 @@
 // The pipe equations, shared by the three-pass step (accelerate.comp, scale_outflow.comp) and the fused
 // step (step_fused.comp). Needs PIPE_AREA_DEPTH; callers supply depths and heights however they store them.
+#include "common/outflow.glsl"
 
 struct BoundaryFace { int kind; float value; };      // kinds as in hydro/boundary.py
 layout(std430, binding = B_BOUNDARY) restrict readonly buffer Boundary { BoundaryFace u_boundary[]; };
@@ -8,19 +9,20 @@ layout(std430, binding = B_BOUNDARY) restrict readonly buffer Boundary { Boundar
 #define BC_OUTFLOW 2
 #define BC_LEVEL 3
 
-uniform float u_dt;                 // substep, s
 uniform float u_friction_factor;    // (1 - friction)^dt, computed on the CPU
 uniform float u_g_over_l;           // gravity / pipe length
 uniform float u_face_width;         // w: pipe area is h_face * w in depth mode
 uniform float u_pipe_area;          // constant pipe area A (world units^2) when PIPE_AREA_DEPTH is 0
-uniform float u_cell_area;          // S
+uniform float u_max_face_depth;     // the deepest pipe this substep is stable for (params.stable_face_depth)
 
 // Cross-section of the pipe between two columns.
 float pipe_area(float eta_a, float eta_b, float z_a, float z_b) {
 #if PIPE_AREA_DEPTH
     // Depth of water above the higher bed, on the side of the higher surface: a dry side or a
     // step up in the bed narrows the pipe, which keeps a lake at rest still (Bates et al. 2010).
-    return max(max(eta_a, eta_b) - max(z_a, z_b), 0.0) * u_face_width;
+    // Capped at the depth the substep is stable for (DESIGN section 3's bound solved for h): water
+    // that got deeper than step() planned for moves as if it were that deep, never unstably.
+    return min(max(max(eta_a, eta_b) - max(z_a, z_b), 0.0), u_max_face_depth) * u_face_width;
 #else
     return u_pipe_area;
 #endif
@@ -29,7 +31,7 @@ float pipe_area(float eta_a, float eta_b, float z_a, float z_b) {
 // q <- q * (1 - f)^dt + dt * g * A / l * (eta_a - eta_b) for a pipe from column a to column b.
 float interior_flow(float q, float z_a, float h_a, float z_b, float h_b) {
     float eta_a = z_a + h_a, eta_b = z_b + h_b;
-    return q * u_friction_factor + u_dt * u_g_over_l * pipe_area(eta_a, eta_b, z_a, z_b) * (eta_a - eta_b);
+    return q * u_friction_factor + u_dt * (u_g_over_l * pipe_area(eta_a, eta_b, z_a, z_b)) * (eta_a - eta_b);
 }
 
 // Flow of boundary face b whose inside cell has bed z and depth h; `enters` when positive flow
@@ -41,14 +43,8 @@ float boundary_flow(float q, int b, bool enters, float z, float h) {
     if (face.kind == BC_OUTFLOW) return -sign_in * face.value;
     if (face.kind == BC_LEVEL) {
         float eta = z + h;
-        return q * u_friction_factor + u_dt * u_g_over_l * pipe_area(face.value, eta, z, z) * sign_in * (face.value - eta);
+        return q * u_friction_factor
+             + u_dt * (u_g_over_l * pipe_area(face.value, eta, z, z)) * sign_in * (face.value - eta);
     }
     return 0.0;                                     // wall
-}
-
-// K = min(1, h S / (dt * outgoing)): the share of its outgoing flows a cell can afford.
-float outflow_scale(float h, float outgoing) {
-    float out_volume = outgoing * u_dt;
-    float held = h * u_cell_area;
-    return out_volume > held ? held / out_volume : 1.0;
 }

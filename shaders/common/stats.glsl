@@ -1,6 +1,6 @@
 // Totals and extremes of the water state, reduced on the GPU in two passes (tiles, then one group).
-// volume: sum of depths in fp64 (times the cell area on the CPU); max_depth and min_terrain feed the
-// stable-substep bound.
+// volume: sum of depths in fp64 (times the cell area on the CPU); max_depth and min_terrain (the lowest
+// bed on the grid's edge, where level faces are) feed the stable-substep bound.
 struct Stats { double depth_sum; float max_depth; float min_terrain; };
 #define STATS_GROUP 256
 shared double s_sum[STATS_GROUP];

@@ -18,8 +18,7 @@ layout(std430, binding = B_FLOW_Z) restrict writeonly buffer FlowZOut { float u_
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
 
-uniform float u_dt;
-uniform float u_cell_area;          // S
+#include "common/outflow.glsl"
 
 float outgoing(ivec2 c) {
     int x = c.x, y = c.y;
@@ -31,12 +30,7 @@ float outgoing(ivec2 c) {
     return total;
 }
 
-// K = min(1, h S / (dt * outgoing)); step_fused.comp computes the same from shared memory.
-float outflow_scale(ivec2 c) {
-    float out_volume = outgoing(c) * u_dt;
-    float held = imageLoad(u_water, c).r * u_cell_area;
-    return out_volume > held ? held / out_volume : 1.0;
-}
+float outflow_scale(ivec2 c) { return outflow_scale(imageLoad(u_water, c).r, outgoing(c)); }
 
 float scaled(float q, ivec2 from, ivec2 to, int b) {
     ivec2 upwind = q > 0.0 ? from : to;

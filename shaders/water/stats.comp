@@ -15,7 +15,8 @@ void main() {
     float h = valid ? imageLoad(u_water, c).r : 0.0;
     s_sum[i] = double(h);
     s_max[i] = h;
-    s_min[i] = valid ? imageLoad(u_terrain, c).r : 3.0e38;
+    bool edge = c.x == 0 || c.y == 0 || c.x == u_size.x - 1 || c.y == u_size.y - 1;
+    s_min[i] = valid && edge ? imageLoad(u_terrain, c).r : 3.0e38;      // where level faces are
     reduce_shared(i);
     if (i == 0) u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0]);
 }
