@@ -147,8 +147,8 @@ def test_grid_on_a_host_context_leaves_its_framebuffer_usable(ctx):
     g = hydro.WaterGrid(ctx, np.zeros((6, 6)), water=np.ones((6, 6)))
     g.step(0.1)
     fbo.clear(0.25, 0.5, 0.75, 1.0)
-    pixel = np.frombuffer(fbo.read(components=4), np.uint8)[:4]
-    assert list(pixel) == [64, 128, 191, 255]
+    pixel = np.frombuffer(fbo.read(components=4), np.uint8)[:4].astype(int)
+    assert np.abs(pixel - [64, 128, 191, 255]).max() <= 1        # drivers round 127.5 either way
     g.release()
     fbo.release()
 
