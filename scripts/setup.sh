@@ -12,6 +12,10 @@ ldconfig -p | grep -q 'libEGL_mesa.so.0' || need+=(libegl-mesa0)
 ldconfig -p | grep -q 'libGL.so.1' || need+=(libgl1)
 ldconfig -p | grep -q 'libGLX_mesa.so.0' || need+=(libglx-mesa0)
 ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 || need+=(libgl1-mesa-dri)
+# the pyglet window and its HUD text
+ldconfig -p | grep -q 'libGLU.so.1' || need+=(libglu1-mesa)
+ldconfig -p | grep -q 'libfontconfig.so.1' || need+=(libfontconfig1)
+ls /usr/share/fonts/truetype/dejavu >/dev/null 2>&1 || need+=(fonts-dejavu-core)
 if [ "$extra" = test ]; then
     command -v Xvfb >/dev/null || need+=(xvfb)
     command -v xauth >/dev/null || need+=(xauth)
