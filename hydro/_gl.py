@@ -150,32 +150,47 @@ def _glsl_value(value) -> str:
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
 
-def program(ctx: moderngl.Context, name: str, defines: dict | None = None) -> moderngl.ComputeShader:
-    """The compute program for shader file `name` (e.g. "water/accelerate.comp"), compiled once per context."""
+def program(ctx: moderngl.Context, name: str, defines: dict | None = None, fragment: str | None = None):
+    """The program for shader file `name`, compiled once per context: a compute program, or with
+    `fragment` a vertex (`name`) + fragment program; `defines` go to the compute or vertex stage."""
     cache = _programs.setdefault(ctx, {})
-    key = (name, tuple(sorted((defines or {}).items())))
+    key = (name, fragment, tuple(sorted((defines or {}).items())))
     prog = cache.get(key)
     if prog is None:
-        text = source(name, defines)
+        stages = [(name, source(name, defines))] + ([(fragment, source(fragment))] if fragment else [])
         try:
-            prog = ctx.compute_shader(text)
+            if fragment:
+                prog = ctx.program(vertex_shader=stages[0][1], fragment_shader=stages[1][1])
+            else:
+                prog = ctx.compute_shader(stages[0][1])
         except Exception as exc:  # moderngl.Error carries the driver's log
-            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1))
-            raise ShaderError(f"{name} (defines {dict(defines or {})}) failed to compile:\n{exc}\n{listing}") from None
-        prog.extra = text            # kept for set_uniforms' check and for error reports
+            listing = "\n".join(f"{file}\n" * bool(fragment) + "\n".join(
+                f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1)) for file, text in stages)
+            files = " + ".join(file for file, _ in stages)
+            raise ShaderError(f"{files} (defines {dict(defines or {})}) failed to compile:\n{exc}\n{listing}") from None
+        prog.extra = {"source": "\n".join(text for _, text in stages), "inactive": set()}
         cache[key] = prog
     return prog
 
 
-def set_uniforms(prog: moderngl.ComputeShader, **values) -> None:
-    """Set uniforms by name. A name the driver optimised away is skipped; a name absent from the
-    source is a bug and raises."""
+def declares(prog, name: str) -> bool:
+    """Whether the program's source declares `name` (whether or not the driver kept it)."""
+    return re.search(_IDENT.format(name), prog.extra["source"]) is not None
+
+
+def set_uniforms(prog, **values) -> None:
+    """Set uniforms by name. A name the driver optimised away is skipped (and remembered, so the hot
+    path does not search the source again); a name absent from the source is a bug and raises."""
+    inactive = prog.extra["inactive"]
     for name, value in values.items():
+        if name in inactive:
+            continue
         try:
             prog[name].value = value
         except KeyError:
-            if not re.search(_IDENT.format(name), prog.extra or ""):
+            if not declares(prog, name):
                 raise KeyError(f"uniform {name!r} is not declared in this shader") from None
+            inactive.add(name)
 
 
 def _parse_bindings() -> dict[str, int]:

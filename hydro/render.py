@@ -39,7 +39,6 @@ This module imports moderngl and numpy only.
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 
 import moderngl
@@ -147,34 +146,18 @@ def _vector3(name: str, value) -> np.ndarray:
     return v
 
 
-def _render_program(ctx: moderngl.Context, vertex: str, fragment: str, defines: dict) -> moderngl.Program:
-    """A vertex+fragment program from shader files, through hydro._gl's loader (includes, strict defines)."""
-    cache = _programs.setdefault(ctx, {})
-    key = (vertex, fragment, tuple(sorted(defines.items())))
-    prog = cache.get(key)
-    if prog is None:
-        vs, fs = _gl.source(vertex, defines), _gl.source(fragment)
-        try:
-            prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
-        except Exception as exc:  # moderngl.Error carries the driver's log
-            listing = "\n".join(f"{name}\n" + "\n".join(f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1))
-                                for name, text in ((vertex, vs), (fragment, fs)))
-            raise _gl.ShaderError(f"{vertex} + {fragment} (defines {defines}) failed to build:\n{exc}\n{listing}") from None
-        cache[key] = prog
-    return prog
-
-
-_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
-
-
 def _set(prog, **values):
-    """Set uniforms that the driver kept (an unused one is optimised away, which is fine here)."""
+    """Set uniforms that the driver kept (an unused one is optimised away, which is fine here);
+    bytes are written raw (the column-major matrix)."""
     for name, value in values.items():
         if name in prog:
-            prog[name].value = value
+            if isinstance(value, bytes):
+                prog[name].write(value)
+            else:
+                prog[name].value = value
 
 
-class Renderer:
+class Renderer(_gl.Owner):
     """Draws one water grid (WaterGrid or HexWaterGrid) with the caller's camera.
 
     ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()).
@@ -183,6 +166,8 @@ class Renderer:
     default the terrain's range when the renderer is made (one readback, here only).
     texture_units: three texture units the draw may bind (terrain, water, velocity).
     """
+
+    _kind = "Renderer"
 
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
                  texture_units=(13, 14, 15)):
@@ -218,8 +203,8 @@ class Renderer:
         self.base = float(terrain.min()) - self.style.skirt_depth * self.cell_size
 
         defines = {"HEX": self.hexagonal}
-        self._terrain_prog = _render_program(ctx, "render/terrain.vert", "render/terrain.frag", defines)
-        self._water_prog = _render_program(ctx, "render/water.vert", "render/water.frag", defines)
+        self._terrain_prog = _gl.program(ctx, "render/terrain.vert", defines, fragment="render/terrain.frag")
+        self._water_prog = _gl.program(ctx, "render/water.vert", defines, fragment="render/water.frag")
         self._velocity_prog = _gl.program(ctx, "render/velocity.comp", defines)
 
         self.velocity_texture = ctx.texture((self.nx, self.ny), 2, dtype="f4")
@@ -280,12 +265,7 @@ class Renderer:
                       u_sun_color=tuple(s.sun_color), u_sky_color=tuple(s.sky_color),
                       u_ground_color=tuple(s.ground_color), u_eye=tuple(eye4), u_fog_density=s.fog_density / cs)
         for prog in (self._terrain_prog, self._water_prog):
-            for name, value in shared.items():
-                if name in prog:
-                    if name == "u_view_projection":
-                        prog[name].write(value)
-                    else:
-                        prog[name].value = value
+            _set(prog, **shared)
         _set(self._terrain_prog, u_base=self.base, u_height_range=self.height_range, u_dry_depth=s.dry_depth * cs)
         _set(self._water_prog, u_dry_depth=s.dry_depth * cs, u_time=time, u_depth_scale=s.depth_scale * cs,
              u_foam_depth=s.foam_depth * cs, u_streak_speed=s.streak_speed * cs)
@@ -302,24 +282,13 @@ class Renderer:
     # ------------------------------------------------------------------------------------ lifetime
 
     def _alive(self):
-        if self._released:
-            raise RuntimeError("Renderer: used after release()")
+        super()._alive()
         if getattr(self.grid, "_released", False):
             raise RuntimeError("Renderer: its grid was released")
 
-    def release(self) -> None:
-        """Free the renderer's GPU resources (idempotent). The grid is not touched."""
-        if self._released:
-            return
-        self._released = True
-        for obj in (*self._vaos.values(), self._indices, self.velocity_texture):
-            obj.release()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
+    def _gpu_objects(self):
+        """The renderer's own resources; the grid is not touched."""
+        return (*self._vaos.values(), self._indices, self.velocity_texture)
 
     def __repr__(self):
         kind = "hex" if self.hexagonal else "square"

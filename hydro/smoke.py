@@ -115,7 +115,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
 
     def _common(self, prog, size=None):
         _gl.set_uniforms(prog, u_size=size or (self.nx, self.ny))
-        if "u_bc_kind" in prog.extra:
+        if _gl.declares(prog, "u_bc_kind"):
             _gl.set_uniforms(prog, u_bc_kind=tuple(int(k) for k in self._bc.kind),
                              u_bc_tangent=tuple(float(t) for t in self._bc.tangent))
             self._solid_tex.use(_gl.BINDINGS["B_SMOKE_SOLID"])

@@ -71,7 +71,7 @@ class _PipeGrid(_gl.Owner):
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
-        self._max_cell_inflow = 0.0
+        self._note_boundary_bounds()
         if passes is None:      # measured (docs/benchmarks.md): see AUTO_PASSES
             renderer = ctx.info.get("GL_RENDERER", "").lower()
             cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
@@ -226,8 +226,8 @@ class _PipeGrid(_gl.Owner):
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         self._fold_ledger()
         self._table = table
-        self._max_cell_inflow = bnd.max_cell_inflow(table, self._layout, self.nx, self.ny)
         self._boundary.write(table.tobytes())
+        self._note_boundary_bounds()
 
     @property
     def boundaries(self) -> dict:
@@ -235,6 +235,12 @@ class _PipeGrid(_gl.Owner):
         discharge of the run for inflow/outflow, the outside surface for level."""
         self._alive()
         return bnd.describe(self._table, self._layout)
+
+    def _note_boundary_bounds(self):
+        """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
+        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout, self.nx, self.ny)
+        level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
+        self._max_level = float(level.max()) if level.size else None
 
     def _ledger_by_kind(self, slots):
         """Per-face fp64 ledger slots -> volume per boundary kind (+ into the grid), and the drains."""
@@ -270,13 +276,20 @@ class _PipeGrid(_gl.Owner):
         return (x0, y0, x1 - x0 + 1, y1 - y0 + 1), total
 
     def _run_brush(self, name, box, x, y, radius, **uniforms):
+        """Dispatch brush pass `name` over its box: one invocation per cell, or for remove_water one
+        workgroup that walks the box and books what it took."""
         x0, y0, w, h = box
         prog = self._programs[name]
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_center=(x, y),
                          u_radius=radius, **uniforms)
         tex = self.terrain_texture if name == "dig" else self.water_texture
         tex.bind_to_image(_gl.BINDINGS["B_TERRAIN" if name == "dig" else "B_WATER"], read=True, write=True)
-        _gl.dispatch(self.ctx, prog, w, h)
+        if name == "remove_water":
+            self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
+            prog.run(1, 1, 1)
+            self.ctx.memory_barrier()
+        else:
+            _gl.dispatch(self.ctx, prog, w, h)
 
     def dig(self, x, y, radius, depth) -> None:
         """Lower the terrain by `depth` (world units) at the centre of a smooth round brush of `radius`
@@ -304,16 +317,9 @@ class _PipeGrid(_gl.Owner):
         self._alive()
         box, total = self._brush(x, y, radius)
         volume = check.real32("volume", volume, low=0.0)
-        prog = self._programs["remove_water"]
-        x0, y0, w, h = box
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))
-        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), u_center=(float(x), float(y)),
-                         u_radius=float(radius), u_amount=amount,
-                         u_slot=self._drain_slot, u_cell_area=self.geometry.cell_area)
-        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
-        self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
-        prog.run(1, 1, 1)
-        self.ctx.memory_barrier()
+        self._run_brush("remove_water", box, float(x), float(y), float(radius), u_box=box[2:], u_amount=amount,
+                        u_slot=self._drain_slot, u_cell_area=self.geometry.cell_area)
         self._queue_stats()
 
     # --------------------------------------------------------------------------------------- stepping
@@ -327,9 +333,8 @@ class _PipeGrid(_gl.Owner):
         depth = stats["max_depth"] * margin
         # water an inflow can pile into one cell during dt
         depth += self._max_cell_inflow * dt / geo.cell_area
-        level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
-        if level.size:        # a level face's pipe is as deep as the outside surface over the lowest edge bed
-            depth = max(depth, float(level.max()) - stats["min_terrain"])
+        if self._max_level is not None:   # a level face's pipe: the outside surface over the lowest edge bed
+            depth = max(depth, self._max_level - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
 
     def _auto_substeps(self, stats, dt) -> int:
