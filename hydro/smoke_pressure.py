@@ -13,8 +13,8 @@ on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smo
 passes), each reading one of the level's two q textures and writing the other; the first level with
 both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp).
 A cycle at 1024^2 is 9 passes. The relative residual |b - Lq|_2 / |b|_2 over fluid cells is reduced
-in fp64 by the finest level's prolong_smooth pass and reduce.comp; with a tolerance it is read back
-after each cycle (one small sync per cycle), otherwise only when asked for.
+in fp64 by the finest level's prolong_smooth pass (its last group folds the tile records); with a
+tolerance it is read back after each cycle (one small sync per cycle), otherwise only when asked for.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Pressure:
             self.coarse_coef = float_texture(ctx, (sum(nx for _, nx in coarse), coarse[0][0]), 4)
             self.tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
             self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
-            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
+            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
             self.norms.clear()
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "smooth_restrict", "prolong_smooth", "residual", "reduce")}
@@ -134,9 +134,9 @@ class Pressure:
 
     def prolong_smooth(self, level, norms=False):
         """q[level] = q_alt[level] + the correction from q[level + 1], then 2 red-black sweeps; with
-        `norms` (level 0) the residual's tile norms go to self.partials for reduce()."""
+        `norms` (level 0) the residual's norms after it go to self.norms (no reduce pass)."""
         prog = self.programs["prolong_smooth"]
-        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1), u_norms=int(norms))
+        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1), u_with_norms=int(norms))
         self.q_alt[level].use(_gl.BINDINGS["B_SMOKE_Q"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.coef[level].use(_gl.BINDINGS["B_SMOKE_COEF"])
@@ -144,6 +144,7 @@ class Pressure:
         self.coef[level + 1].use(_gl.BINDINGS["B_SMOKE_COARSE_COEF"])
         self.q[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
+        self.norms.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_NORMS"])
         self._tiled(prog, level)
 
     def coarse_cycle(self):
@@ -168,12 +169,11 @@ class Pressure:
         self.coef[0].use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
         _gl.dispatch(self.ctx, prog, *self._size(0))
-        self.reduce(norms, self.tiles)
+        self.reduce(norms)
 
-    def reduce(self, norms, count):
-        """Fold the first `count` tile records of self.partials into buffer `norms`."""
+    def reduce(self, norms):
         prog = self.programs["reduce"]
-        _gl.set_uniforms(prog, u_count=count)
+        _gl.set_uniforms(prog, u_count=self.tiles)
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
         norms.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_NORMS"])
         prog.run(1, 1, 1)
@@ -181,7 +181,7 @@ class Pressure:
 
     @staticmethod
     def read_norms(norms) -> dict:
-        rec = np.frombuffer(norms.read(), NORMS_DTYPE)[0]
+        rec = np.frombuffer(norms.read(NORMS_DTYPE.itemsize), NORMS_DTYPE)[0]
         r, b = math.sqrt(float(rec["r2"])), math.sqrt(float(rec["b2"]))
         return {"r": r, "b": b, "relative": r / b if b > 0 else 0.0,
                 "rmax": float(rec["rmax"]), "bmax": float(rec["bmax"])}
@@ -196,12 +196,8 @@ class Pressure:
         self.coarse_cycle()
         for level in reversed(range(self.first_coarse)):
             self.prolong_smooth(level, norms=norms and level == 0)
-        if norms:
-            if self.first_coarse == 0:
-                self.residual(self.q[0], self.rhs[0], self.norms)
-            else:
-                nx, ny = self._size(0)
-                self.reduce(self.norms, -(-nx // TILE) * -(-ny // TILE))
+        if norms and self.first_coarse == 0:
+            self.residual(self.q[0], self.rhs[0], self.norms)
 
     def solve(self, method, iterations, tolerance):
         """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it). Returns the texture holding q.

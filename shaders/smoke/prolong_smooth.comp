@@ -3,16 +3,21 @@
 // TILE x TILE block (tile.glsl): load q + the bilinear interpolation of the coarse correction
 // (cell-centred weights 9/16, 3/16, 3/16, 1/16; coarse cells outside the grid or without fluid are
 // left out and the weights renormalised), 2 red-black sweeps, the block's q to u_q_out. With
-// u_norms (the finest level) also the block's norms of r = b - L q and of b, as residual.comp, for
-// reduce.comp: the residual check of a cycle costs no pass of its own.
+// u_with_norms (the finest level) also the block's norms of r = b - L q and of b (as residual.comp) to
+// u_partials, and the last group to finish folds them into u_norms (as reduce.comp): the residual
+// check of a cycle costs no pass of its own.
 #include "smoke/tile.glsl"
 #include "smoke/norms.glsl"
 
 layout(binding = B_SMOKE_COARSE_Q) uniform sampler2D u_coarse_q;
 layout(binding = B_SMOKE_COARSE_COEF) uniform sampler2D u_coarse_coef;
-layout(std430, binding = B_SMOKE_PARTIALS) restrict writeonly buffer Partials { Norms u_partials[]; };
+layout(std430, binding = B_SMOKE_NORMS) coherent buffer Result {
+    Norms u_norms;
+    uint u_groups_done;          // groups that wrote their record; the last one resets it to 0
+};
 uniform ivec2 u_coarse_size;
-uniform int u_norms;
+uniform int u_with_norms;
+shared bool s_last;
 
 float correction(ivec2 c) {
     ivec2 base = c / 2;
@@ -43,7 +48,7 @@ void main() {
     barrier();
     tile_smooth();
     tile_store();
-    if (u_norms == 0) return;
+    if (u_with_norms == 0) return;
     double r2 = 0.0, b2 = 0.0;
     float rmax = 0.0, bmax = 0.0;
     for (int i = int(gl_LocalInvocationIndex); i < TILE * TILE; i += GROUP_CELLS) {
@@ -59,5 +64,18 @@ void main() {
     uint i = gl_LocalInvocationIndex;
     s_r2[i] = r2; s_b2[i] = b2; s_rmax[i] = rmax; s_bmax[i] = bmax;
     reduce_norms(i);
-    if (i == 0) u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (i == 0) {
+        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
+        memoryBarrierBuffer();                            // the record is visible before the count says so
+        s_last = atomicAdd(u_groups_done, 1u) == groups - 1u;
+    }
+    barrier();
+    if (!s_last) return;
+    memoryBarrierBuffer();
+    fold_partials(i, int(groups));
+    if (i == 0) {
+        u_norms = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
+        u_groups_done = 0u;
+    }
 }
