@@ -28,7 +28,7 @@ from .reference import smoke as ref
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
 COARSE_SIDE = 64           # levels with both sides <= this run in one workgroup (coarse_cycle.comp; 27 KB shared)
-TILE = 32                  # block side of the tiled passes (tile.glsl)
+TILE = 32                  # block side of the tiled passes (tile.glsl): 2 x the 16 x 16 workgroup
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
@@ -65,12 +65,15 @@ class Pressure:
                 self.q_alt.append(float_texture(ctx, (nx, ny), 1))
             coarse = self.shapes[self.first_coarse:]
             self.coarse_coef = float_texture(ctx, (sum(nx for _, nx in coarse), coarse[0][0]), 4)
+            # one norms record per residual.comp tile (16 x 16), more than prolong_smooth.comp's (TILE x TILE)
             self.tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
             self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
             self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
             self.norms.clear()
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
-                             ("smooth", "jacobi", "smooth_restrict", "prolong_smooth", "residual", "reduce")}
+                             ("smooth", "jacobi", "residual", "reduce")}
+            for name in ("smooth_restrict", "prolong_smooth"):
+                self.programs[name] = _gl.program(ctx, f"smoke/{name}.comp", {"TILE": TILE})
             self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})
         except BaseException:
             self.release()
@@ -98,9 +101,7 @@ class Pressure:
 
     def _tiled(self, prog, level):
         """Dispatch a tile.glsl pass over `level`: one workgroup per TILE x TILE block."""
-        nx, ny = self._size(level)
-        prog.run(-(-nx // TILE), -(-ny // TILE), 1)
-        self.ctx.memory_barrier()
+        _gl.dispatch(self.ctx, prog, *self._size(level), local=(TILE, TILE))
 
     def smooth(self, level, parity):
         prog = self.programs["smooth"]
@@ -157,7 +158,7 @@ class Pressure:
         self.coarse_coef.use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.q[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=True, write=True)
-        self.programs["coarse_cycle"].run(1, 1, 1)
+        prog.run(1, 1, 1)
         self.ctx.memory_barrier()
 
     def residual(self, q, rhs, norms, with_operator=True):

@@ -6,7 +6,11 @@
 // ring the residual's neighbour sum needs. Cells outside the grid hold 0 and are never updated.
 #include "smoke/poisson.glsl"
 
-#define TILE 32                  // even, so 2 x 2 children of a coarse cell never straddle two blocks
+// TILE (a define from hydro.smoke_pressure.TILE) is 2 LOCAL_SIZE: even, so the 2 x 2 children of a
+// coarse cell never straddle two blocks, and smooth_restrict.comp has one invocation per coarse cell
+#if TILE != 2 * LOCAL_SIZE
+#error "tile.glsl: TILE must be 2 * LOCAL_SIZE"
+#endif
 #define HALO 5                   // 4 half-sweeps + the residual's ring
 #define SPAN (TILE + 2 * HALO)
 #define GROUP_CELLS (LOCAL_SIZE * LOCAL_SIZE)
