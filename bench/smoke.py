@@ -6,6 +6,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
 
     python bench/smoke.py                      # small sizes (llvmpipe) or 256..2048 on a GPU
     python bench/smoke.py --sizes 256 512 1024 2048 --steps 20
+    python bench/smoke.py --sizes 1024 --dispatches     # GPU passes and readbacks per step, no timing
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -16,6 +17,7 @@ import os
 import sys
 import time
 
+import moderngl
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -25,6 +27,7 @@ from hydro.smoke import SmokeGrid  # noqa: E402
 
 CONFIGS = [
     ("ours: MAC + multigrid 1e-4", dict(pressure="multigrid", pressure_tolerance=1e-4)),
+    ("ours: MAC + multigrid 1e-3", dict(pressure="multigrid", pressure_tolerance=1e-3)),
     ("ours: MAC + multigrid, 2 cycles", dict(pressure="multigrid", pressure_tolerance=None, pressure_iterations=2)),
     ("demo: Jacobi 20", dict(pressure="jacobi", pressure_iterations=20)),
     ("demo: Jacobi 40", dict(pressure="jacobi", pressure_iterations=40)),
@@ -62,6 +65,36 @@ def run(ctx, n, steps, options):
     velocity = g.velocity.astype(np.float64)
     g.release()
     return out, velocity
+
+
+def count_dispatches(ctx, n, options, steps=3):
+    """Compute dispatches and buffer readbacks of each of `steps` steps (after one warm-up step),
+    counted by wrapping moderngl's ComputeShader.run and Buffer.read: at game sizes the step time is
+    about dispatches x the per-dispatch cost, and each readback is a CPU-GPU sync."""
+    counts = {"run": 0, "read": 0}
+    run, read = moderngl.ComputeShader.run, moderngl.Buffer.read
+
+    def counted(method, key):
+        def wrapper(self, *args, **kwargs):
+            counts[key] += 1
+            return method(self, *args, **kwargs)
+        return wrapper
+
+    g = scene(ctx, n, **options)
+    stir(g, 0)
+    g.step(1.0 / 60.0)
+    out = []
+    moderngl.ComputeShader.run, moderngl.Buffer.read = counted(run, "run"), counted(read, "read")
+    try:
+        for k in range(steps):
+            stir(g, k + 1)
+            counts.update(run=0, read=0)
+            g.step(1.0 / 60.0)
+            out.append((counts["run"], counts["read"], g.pressure_cycles))
+    finally:
+        moderngl.ComputeShader.run, moderngl.Buffer.read = run, read
+        g.release()
+    return out
 
 
 def _neumann_basis(n):
@@ -109,6 +142,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=None)
     ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
     args = ap.parse_args(argv)
     ctx = hydro.create_context()
     renderer = ctx.info.get("GL_RENDERER", "?")
@@ -117,6 +151,13 @@ def main(argv=None):
     steps = args.steps or (5 if software else 20)
     print(f"GL_RENDERER: {renderer}")
     print(f"GL_VERSION: {ctx.info.get('GL_VERSION', '?')}")
+    if args.dispatches:
+        for n in sizes:
+            for name, options in CONFIGS:
+                per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, options))
+                print(f"{n:>5}²  {name:<32} {per_step}", flush=True)
+        ctx.release()
+        return
     print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), a stirring splat per step, dt 1/60, {steps} steps timed")
     print(f"{'size':>6}  {'solver':<32} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
     for n in sizes:

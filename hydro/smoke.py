@@ -95,6 +95,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
             "splat", "combust", "curl", "forces", "advect", "maccormack", "diffuse", "divergence",
             "subtract_gradient", "centre_velocity")}
+        # the passes that see the boundaries, found once: a regex over the source per dispatch cost
+        # ~40 us of Python, more than the dispatch itself on a GPU
+        self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
         fx, fy, cells = (nx + 1, ny), (nx, ny + 1), (nx, ny)
         ambient = (0.0, self.params.ambient_temperature, 0.0, 0.0)     # a new grid: gas at rest, ambient
         self._vx = _gl.PingPong(tex(fx, 1), tex(fx, 1))
@@ -115,7 +118,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
 
     def _common(self, prog, size=None):
         _gl.set_uniforms(prog, u_size=size or (self.nx, self.ny))
-        if _gl.declares(prog, "u_bc_kind"):
+        if prog in self._with_bc:
             _gl.set_uniforms(prog, u_bc_kind=tuple(int(k) for k in self._bc.kind),
                              u_bc_tangent=tuple(float(t) for t in self._bc.tangent))
             self._solid_tex.use(_gl.BINDINGS["B_SMOKE_SOLID"])

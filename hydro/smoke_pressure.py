@@ -5,9 +5,16 @@ Level l has ceil(n / 2^l) cells per side (odd sizes work: missing children count
 at most 4 x 4; its operator (W_right, W_top, D, diagonal) is built in float64 on the CPU by
 hydro.reference.smoke.levels whenever obstacles or boundaries change, and uploaded. A V-cycle is
 smooth (2 red-black sweeps), restrict (sum of child residuals), recurse, prolong (bilinear), smooth;
-the coarsest level gets COARSE_SWEEPS sweeps. The relative residual |b - Lq|_2 / |b|_2 over fluid cells
-is reduced on the GPU in fp64 (residual.comp, reduce.comp); with a tolerance it is read back after
-each cycle (one small sync per cycle), otherwise only when asked for.
+the coarsest level gets COARSE_SWEEPS sweeps (hydro.reference.smoke.v_cycle).
+
+At game sizes a step is bound by the number of dispatches, not by memory, so a cycle is few passes:
+on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smooth another
+(smooth_restrict.comp, prolong_smooth.comp: overlapped tiles, the same numbers as the separate
+passes), each reading one of the level's two q textures and writing the other; the first level with
+both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp).
+A cycle at 1024^2 is 9 passes. The relative residual |b - Lq|_2 / |b|_2 over fluid cells is reduced
+in fp64 by the finest level's prolong_smooth pass (its last group folds the tile records); with a
+tolerance it is read back after each cycle (one small sync per cycle), otherwise only when asked for.
 """
 from __future__ import annotations
 
@@ -20,7 +27,8 @@ from . import _gl
 from .reference import smoke as ref
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
-PRE, POST = 2, 2
+COARSE_SIDE = 64           # levels with both sides <= this run in one workgroup (coarse_cycle.comp; 27 KB shared)
+TILE = 32                  # block side of the tiled passes (tile.glsl): 2 x the 16 x 16 workgroup
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
@@ -42,21 +50,31 @@ class Pressure:
         self.shapes = [tuple(shape)]
         while max(self.shapes[-1]) > 4:
             self.shapes.append(ref.coarse_shape(self.shapes[-1]))
-        self.q, self.rhs, self.coef = [], [], []
-        self.partials = self.norms = self.q_alt = None
+        # the first level that coarse_cycle.comp takes over; the levels above it are the tiled ones
+        self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
+        self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
+        self.coarse_coef = self.partials = self.norms = None
         try:
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
                 self.rhs.append(float_texture(ctx, (nx, ny), 1))
                 self.coef.append(float_texture(ctx, (nx, ny), 4))
-            self.q_alt = float_texture(ctx, self.shapes[0][::-1], 1)      # Jacobi's ping-pong partner of q[0]
-            tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
-            self.tiles = tiles
-            self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * tiles)
-            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
+            # each tiled level's second q (its passes read one and write the other); q_alt[0] is also
+            # Jacobi's ping-pong partner of q[0]
+            for ny, nx in self.shapes[:max(self.first_coarse, 1)]:
+                self.q_alt.append(float_texture(ctx, (nx, ny), 1))
+            coarse = self.shapes[self.first_coarse:]
+            self.coarse_coef = float_texture(ctx, (sum(nx for _, nx in coarse), coarse[0][0]), 4)
+            # one norms record per residual.comp tile (16 x 16), more than prolong_smooth.comp's (TILE x TILE)
+            self.tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
+            self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
+            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
             self.norms.clear()
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
-                             ("smooth", "jacobi", "restrict", "prolong", "residual", "reduce")}
+                             ("smooth", "jacobi", "residual", "reduce")}
+            for name in ("smooth_restrict", "prolong_smooth"):
+                self.programs[name] = _gl.program(ctx, f"smoke/{name}.comp", {"TILE": TILE})
+            self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})
         except BaseException:
             self.release()
             raise
@@ -64,14 +82,26 @@ class Pressure:
         self.cycles = 0
 
     def set_operator(self, solid, bc) -> None:
-        for tex, c in zip(self.coef, ref.levels(solid, bc)):
+        lv = ref.levels(solid, bc)
+        for tex, c in zip(self.coef, lv):
             tex.write(np.ascontiguousarray(c, np.float32).tobytes())
+        coarse = lv[self.first_coarse:]
+        atlas = np.zeros((coarse[0].shape[0], sum(c.shape[1] for c in coarse), 4), np.float32)
+        x0 = 0
+        for c in coarse:                                     # side by side, bottom-aligned
+            atlas[:c.shape[0], x0:x0 + c.shape[1]] = c
+            x0 += c.shape[1]
+        self.coarse_coef.write(atlas.tobytes())
 
     # ------------------------------------------------------------------------------------ passes
 
     def _size(self, level):
         ny, nx = self.shapes[level]
         return nx, ny
+
+    def _tiled(self, prog, level):
+        """Dispatch a tile.glsl pass over `level`: one workgroup per TILE x TILE block."""
+        _gl.dispatch(self.ctx, prog, *self._size(level), local=(TILE, TILE))
 
     def smooth(self, level, parity):
         prog = self.programs["smooth"]
@@ -90,24 +120,46 @@ class Pressure:
         q_out.bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, prog, *self._size(0))
 
-    def restrict(self, level):
-        prog = self.programs["restrict"]
-        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1))
+    def smooth_restrict(self, level):
+        """2 red-black sweeps on `level` from q[level] (from 0 below the finest) into q_alt[level], and
+        the coarse right-hand side rhs[level + 1] from the result."""
+        prog = self.programs["smooth_restrict"]
+        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1),
+                         u_from_zero=int(level > 0))
         self.q[level].use(_gl.BINDINGS["B_SMOKE_Q"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.coef[level].use(_gl.BINDINGS["B_SMOKE_COEF"])
+        self.q_alt[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
         self.rhs[level + 1].bind_to_image(_gl.BINDINGS["B_SMOKE_RHS_OUT"], read=False, write=True)
-        self.q[level + 1].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
-        _gl.dispatch(self.ctx, prog, *self._size(level + 1))
+        self._tiled(prog, level)
 
-    def prolong(self, level):
-        prog = self.programs["prolong"]
-        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1))
+    def prolong_smooth(self, level, norms=False):
+        """q[level] = q_alt[level] + the correction from q[level + 1], then 2 red-black sweeps; with
+        `norms` (level 0) the residual's norms after it go to self.norms (no reduce pass)."""
+        prog = self.programs["prolong_smooth"]
+        _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1), u_with_norms=int(norms))
+        self.q_alt[level].use(_gl.BINDINGS["B_SMOKE_Q"])
+        self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
+        self.coef[level].use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.q[level + 1].use(_gl.BINDINGS["B_SMOKE_COARSE_Q"])
         self.coef[level + 1].use(_gl.BINDINGS["B_SMOKE_COARSE_COEF"])
-        self.coef[level].use(_gl.BINDINGS["B_SMOKE_COEF"])
+        self.q[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
+        self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
+        self.norms.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_NORMS"])
+        self._tiled(prog, level)
+
+    def coarse_cycle(self):
+        """The rest of the V-cycle from level first_coarse down, in place on q[first_coarse], in one
+        workgroup (coarse_cycle.comp)."""
+        level = self.first_coarse
+        prog = self.programs["coarse_cycle"]
+        _gl.set_uniforms(prog, u_size=self._size(level), u_levels=len(self.shapes) - level,
+                         u_sweeps=ref.COARSE_SWEEPS, u_from_zero=int(level > 0))
+        self.coarse_coef.use(_gl.BINDINGS["B_SMOKE_COEF"])
+        self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.q[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=True, write=True)
-        _gl.dispatch(self.ctx, prog, *self._size(level))
+        prog.run(1, 1, 1)
+        self.ctx.memory_barrier()
 
     def residual(self, q, rhs, norms, with_operator=True):
         """Queue the fp64 norms of r = b - L q (or of b alone) on level 0 into buffer `norms`."""
@@ -130,29 +182,23 @@ class Pressure:
 
     @staticmethod
     def read_norms(norms) -> dict:
-        rec = np.frombuffer(norms.read(), NORMS_DTYPE)[0]
+        rec = np.frombuffer(norms.read(NORMS_DTYPE.itemsize), NORMS_DTYPE)[0]
         r, b = math.sqrt(float(rec["r2"])), math.sqrt(float(rec["b2"]))
         return {"r": r, "b": b, "relative": r / b if b > 0 else 0.0,
                 "rmax": float(rec["rmax"]), "bmax": float(rec["bmax"])}
 
     # ------------------------------------------------------------------------------------ solvers
 
-    def v_cycle(self, level=0):
-        last = len(self.shapes) - 1
-        if level == last:
-            for _ in range(ref.COARSE_SWEEPS):
-                self.smooth(level, 0)
-                self.smooth(level, 1)
-            return
-        for _ in range(PRE):
-            self.smooth(level, 0)
-            self.smooth(level, 1)
-        self.restrict(level)
-        self.v_cycle(level + 1)
-        self.prolong(level)
-        for _ in range(POST):
-            self.smooth(level, 0)
-            self.smooth(level, 1)
+    def v_cycle(self, norms=False):
+        """One V(2,2) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
+        after it go to self.norms."""
+        for level in range(self.first_coarse):
+            self.smooth_restrict(level)
+        self.coarse_cycle()
+        for level in reversed(range(self.first_coarse)):
+            self.prolong_smooth(level, norms=norms and level == 0)
+        if norms and self.first_coarse == 0:
+            self.residual(self.q[0], self.rhs[0], self.norms)
 
     def solve(self, method, iterations, tolerance):
         """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it). Returns the texture holding q.
@@ -161,23 +207,27 @@ class Pressure:
         self.cycles = 0
         if method == "multigrid":
             if tolerance is None:
-                for _ in range(iterations):
-                    self.v_cycle()
+                for k in range(iterations):
+                    self.v_cycle(norms=k == iterations - 1)
                 self.cycles = iterations
-            else:
-                self.residual(self.q[0], self.rhs[0], self.norms)
-                previous = self.read_norms(self.norms)["relative"]
-                while previous > tolerance and self.cycles < iterations:
-                    self.v_cycle()
-                    self.cycles += 1
-                    self.residual(self.q[0], self.rhs[0], self.norms)
-                    now = self.read_norms(self.norms)["relative"]
-                    if now > STAGNATION * previous:
-                        break
-                    previous = now
                 return self.solution
-        elif method == "jacobi":
-            src, dst = self.q[0], self.q_alt
+            # |b| comes with the first cycle's norms, so no readback before it; from q = 0 the
+            # relative residual is 1 (b != 0), and a cycle on b = 0 leaves q = 0 exactly
+            previous = 1.0
+            while self.cycles < iterations:
+                self.v_cycle(norms=True)
+                self.cycles += 1
+                n = self.read_norms(self.norms)
+                if n["b"] == 0.0:
+                    self.cycles = 0                 # nothing to solve: q = 0 before and after
+                    break
+                now = n["relative"]
+                if now <= tolerance or now > STAGNATION * previous:
+                    break
+                previous = now
+            return self.solution
+        if method == "jacobi":
+            src, dst = self.q[0], self.q_alt[0]
             for _ in range(iterations):
                 self.jacobi(src, dst)
                 src, dst = dst, src
@@ -192,8 +242,8 @@ class Pressure:
         return self.solution
 
     def release(self):
-        for obj in (*self.q, *self.rhs, *self.coef, self.q_alt, self.partials, self.norms):
+        for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms):
             if obj is not None:
                 obj.release()
-        self.q, self.rhs, self.coef = [], [], []
-        self.q_alt = self.partials = self.norms = None
+        self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
+        self.coarse_coef = self.partials = self.norms = None

@@ -23,17 +23,23 @@ def _write(tex, arr):
     tex.write(np.ascontiguousarray(arr, np.float32).tobytes())
 
 
-@pytest.fixture
-def case(ctx, rng):
-    g = SmokeGrid(ctx, SHAPE, cell_size=0.5, viscosity=0.3, vorticity=3.0, buoyancy=(0.4, 1.5),
+def _grid(ctx, shape):
+    """A grid with two obstacles (one on the bottom wall) and every boundary kind."""
+    g = SmokeGrid(ctx, shape, cell_size=0.5, viscosity=0.3, vorticity=3.0, buoyancy=(0.4, 1.5),
                   ambient_temperature=0.2)
-    solid = np.zeros(SHAPE, bool)
+    solid = np.zeros(shape, bool)
     solid[6:10, 11:15] = True
     solid[0:3, 25:27] = True                       # touches the bottom wall
     g.obstacles = solid
     g.set_boundary("left", "open")
     g.set_boundary("right", "no-slip", velocity=(0.0, 0.7))
     g.set_boundary("top", "no-slip", velocity=(1.3, 0.0))
+    return g, solid
+
+
+@pytest.fixture
+def case(ctx, rng):
+    g, solid = _grid(ctx, SHAPE)
     ny, nx = SHAPE
     g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
     g.density = rng.uniform(0.1, 1.0, SHAPE)
@@ -169,27 +175,84 @@ def test_projection_passes(case, rng):
         pr.smooth(0, parity)
         q = ref.smooth(q, b, lv[0], parity)
         _close(_read(pr.q[0], SHAPE), q)
-    pr.jacobi(pr.q[0], pr.q_alt)
-    _close(_read(pr.q_alt, SHAPE), ref.jacobi(q, b, lv[0]))
-    pr.restrict(0)
-    eb, eq = ref.restrict(q, b, lv[0])
-    _close(_read(pr.rhs[1], pr.shapes[1]), eb)
-    assert np.all(_read(pr.q[1], pr.shapes[1]) == 0)
-    qc = rng.normal(size=pr.shapes[1])
-    _write(pr.q[1], qc)
-    pr.prolong(0)
-    _close(_read(pr.q[0], SHAPE), ref.prolong(q, lv[0], qc, lv[1]))
-    q = _read(pr.q[0], SHAPE)
-    pr.residual(pr.q[0], pr.rhs[0], pr.norms)
-    n = pr.read_norms(pr.norms)
-    r = ref.residual(q, b, lv[0])
-    assert n["r"] == pytest.approx(np.linalg.norm(r), rel=1e-4)
-    assert n["b"] == pytest.approx(np.linalg.norm(b), rel=1e-5)
-    assert n["rmax"] == pytest.approx(np.abs(r).max(), rel=1e-4)
+    pr.jacobi(pr.q[0], pr.q_alt[0])
+    _close(_read(pr.q_alt[0], SHAPE), ref.jacobi(q, b, lv[0]))
     g._subtract_gradient((g._vx.read, g._vy.read), pr.q[0], (g._vx.write, g._vy.write))
     ex, ey = ref.subtract_gradient(vx, vy, q, solid, bc)
     _close(_read(g._vx.write, (ny, nx + 1)), ex)
     _close(_read(g._vy.write, (ny + 1, nx)), ey)
+    pr.residual(pr.q[0], pr.rhs[0], pr.norms)
+    _norms_match(pr.read_norms(pr.norms), q, b, lv[0])
+
+
+def _fluid_random(rng, c):
+    return rng.normal(size=c.shape[:2]) * (c[..., 3] > 0)
+
+
+def _norms_match(n, q, b, c):
+    r = ref.residual(q, b, c)
+    assert n["r"] == pytest.approx(np.linalg.norm(r), rel=1e-4)
+    assert n["b"] == pytest.approx(np.linalg.norm(b), rel=1e-5)
+    assert n["rmax"] == pytest.approx(np.abs(r).max(), rel=1e-4)
+    assert n["bmax"] == pytest.approx(np.abs(b).max(), rel=1e-6)
+
+
+# (ny, nx): odd and even sides, blocks cut by the edges, 1-3 tiled levels above coarse_cycle.comp
+@pytest.mark.parametrize("shape", [(75, 131), (130, 67), (200, 257)])
+def test_tiled_passes(ctx, rng, shape):
+    """smooth_restrict / prolong_smooth on random non-zero q and b against 4 half-sweeps of the
+    reference's red-black smoothing with its restriction / prolongation, on every tiled level."""
+    g, solid = _grid(ctx, shape)
+    pr = g._pressure
+    lv = ref.levels(solid, g._bc)
+    assert pr.first_coarse >= 1
+    for level in range(pr.first_coarse):
+        c, cc = lv[level], lv[level + 1]
+        q, b = _fluid_random(rng, c), _fluid_random(rng, c)
+        _write(pr.rhs[level], b)
+        _write(pr.q[level], q)
+        pr.smooth_restrict(level)
+        start = q if level == 0 else np.zeros_like(q)     # below the finest level a cycle starts at 0
+        expected = start
+        for parity in (0, 1, 0, 1):
+            expected = ref.smooth(expected, b, c, parity)
+        _close(_read(pr.q_alt[level], c.shape[:2]), expected)
+        _close(_read(pr.rhs[level + 1], cc.shape[:2]), ref.restrict(expected, b, c)[0])
+        qc = _fluid_random(rng, cc)
+        _write(pr.q[level + 1], qc)
+        _write(pr.q_alt[level], q)
+        pr.prolong_smooth(level, norms=level == 0)
+        expected = ref.prolong(q, c, qc, cc)
+        for parity in (0, 1, 0, 1):
+            expected = ref.smooth(expected, b, c, parity)
+        _close(_read(pr.q[level], c.shape[:2]), expected)
+        if level == 0:                             # the last group folded every group's record
+            _norms_match(pr.read_norms(pr.norms), expected, b, c)
+    g.release()
+
+
+@pytest.mark.parametrize("shape", [SHAPE, (64, 5), (75, 131), (200, 257)])
+def test_v_cycle(ctx, rng, shape):
+    """Whole V(2,2) cycles (tiled passes and the one-workgroup coarse_cycle.comp, or the latter alone on
+    a small grid) from a random non-zero q against hydro.reference.smoke.v_cycle, with the norms after each."""
+    if min(shape) > 20:
+        g, solid = _grid(ctx, shape)
+    else:                                          # too narrow for the obstacles
+        g, solid = SmokeGrid(ctx, shape), np.zeros(shape, bool)
+        g.set_boundary("top", "open")
+    pr = g._pressure
+    lv = ref.levels(solid, g._bc)
+    q, b = _fluid_random(rng, lv[0]), _fluid_random(rng, lv[0])
+    _write(pr.q[0], q)
+    _write(pr.rhs[0], b)
+    expected = q
+    for _ in range(2):                             # the second also checks the norms' group count was reset
+        pr.v_cycle(norms=True)
+        expected = ref.v_cycle(expected, b, lv)
+        _close(_read(pr.q[0], shape), expected)
+        _norms_match(pr.read_norms(pr.norms), expected, b, lv[0])
+    assert not np.allclose(expected, q)
+    g.release()
 
 
 def test_centre_velocity(case):

@@ -6,7 +6,6 @@
 
 layout(binding = B_SMOKE_Q) uniform sampler2D u_q;
 layout(binding = B_SMOKE_RHS) uniform sampler2D u_rhs;
-layout(std430, binding = B_SMOKE_PARTIALS) restrict writeonly buffer Partials { Norms u_partials[]; };
 uniform int u_with_operator;
 
 float q_at(ivec2 c) { return texelFetch(u_q, c, 0).r; }
