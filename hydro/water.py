@@ -41,6 +41,10 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 3}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
+# The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
+# reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
+# where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
+STATS_ROWS = {"gpu": 0, "cpu": 16}
 
 
 class _PipeGrid(_gl.Owner):
@@ -81,11 +85,10 @@ class _PipeGrid(_gl.Owner):
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
-        if passes is None:      # measured (docs/benchmarks.md): see AUTO_PASSES
-            renderer = ctx.info.get("GL_RENDERER", "").lower()
-            cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
-            passes = AUTO_PASSES["cpu" if cpu else "gpu"]
-        self.passes = passes
+        renderer = ctx.info.get("GL_RENDERER", "").lower()
+        device = "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
+        self.passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
+        self._stats_rows = STATS_ROWS[device]
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
@@ -97,7 +100,7 @@ class _PipeGrid(_gl.Owner):
             ("book_boundary", "boundary_faces", {**pipes, "BOOK": True}),
             ("accelerate_cells", "accelerate_cells", {**pipes, "CELL_ROWS": CELL_ROWS}),
             ("scale_and_move", "scale_and_move", {**hexa, "CELL_ROWS": CELL_ROWS}),
-            ("stats", "stats", {}), ("stats_final", "stats_final", {}))}
+            ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
         self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
@@ -121,9 +124,10 @@ class _PipeGrid(_gl.Owner):
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
-        tiles = -(-self.nx // _gl.LOCAL_SIZE) * -(-self.ny // _gl.LOCAL_SIZE)
-        self._tiles = tiles
-        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * tiles)
+        self._stats_groups = (-(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // (_gl.LOCAL_SIZE * max(self._stats_rows, 1))))
+        groups = self._stats_groups[0] * self._stats_groups[1]
+        self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
+        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
         self._released = False
 
@@ -513,7 +517,8 @@ class _PipeGrid(_gl.Owner):
         self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
         tiles = self._programs["stats"]
         _gl.set_uniforms(tiles, u_size=(self.nx, self.ny))
-        _gl.dispatch(self.ctx, tiles, self.nx, self.ny)
+        tiles.run(*self._stats_groups, 1)
+        self.ctx.memory_barrier()
         final = self._programs["stats_final"]
         _gl.set_uniforms(final, u_count=self._tiles)
         final.run(1, 1, 1)
