@@ -10,7 +10,7 @@ half the bytes. On CPU rasterisers the cell-wise step does it in two passes over
 (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
 `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a
 column of CELL_ROWS cells, with the boundary faces handled apart before and after
-(`_boundary_faces`, `_book_boundary`); llvmpipe runs it 1.5-2x as fast as the three passes
+(`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three passes
 (fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads where
 it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
 signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
@@ -45,6 +45,9 @@ CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passe
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
 STATS_ROWS = {"gpu": 0, "cpu": 16}
+# boundary_faces.comp's programs by (book, accelerate)
+BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
+                     (True, True): "boundary_book_accelerate"}
 
 
 class _PipeGrid(_gl.Owner):
@@ -96,8 +99,9 @@ class _PipeGrid(_gl.Owner):
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}), ("step_fused", "step_fused", pipes),
             ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
-            ("boundary_faces", "boundary_faces", {**pipes, "BOOK": False}),
-            ("book_boundary", "boundary_faces", {**pipes, "BOOK": True}),
+            ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
+            ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
+            ("boundary_book_accelerate", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": True}),
             ("accelerate_cells", "accelerate_cells", {**pipes, "CELL_ROWS": CELL_ROWS}),
             ("scale_and_move", "scale_and_move", {**hexa, "CELL_ROWS": CELL_ROWS}),
             ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
@@ -421,14 +425,14 @@ class _PipeGrid(_gl.Owner):
     def _set_step_uniforms(self, h: float) -> None:
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
-        for key in ("accelerate", "step_fused", "boundary_faces", "book_boundary", "accelerate_cells"):
+        for key in ("accelerate", "step_fused", "accelerate_cells", *BOUNDARY_PROGRAMS.values()):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
                              u_max_face_depth=stable_face_depth(h, geo, p))
         for key in ("scale_outflow", "move", "settle", "scale_and_move"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
-        for key in ("boundary_faces", "book_boundary"):
+        for key in BOUNDARY_PROGRAMS.values():
             _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
 
     def _run_substeps(self, h: float, n: int) -> None:
@@ -439,11 +443,11 @@ class _PipeGrid(_gl.Owner):
             self._step_fused(h, n)
         elif self.passes == 2:
             self._bind_cell_wise()
-            for _ in range(n):
-                self._boundary_faces()
+            self._boundary_faces(book=False, accelerate=True)
+            for k in range(n):
                 self._accelerate_cells()
                 self._scale_and_move()
-                self._book_boundary()
+                self._boundary_faces(book=True, accelerate=k + 1 < n)
         else:
             for _ in range(n):
                 self._accelerate()
@@ -485,29 +489,25 @@ class _PipeGrid(_gl.Owner):
     def _move(self):
         _gl.dispatch(self.ctx, self._programs["move"], self.nx, self.ny)
 
-    # The cell-wise step (passes=2): boundary faces alone, then two passes over the cells, then the
-    # boundary faces again. Cell passes walk CELL_ROWS cells up a column per invocation; boundary
-    # passes take one invocation per boundary table entry (laid out in rows of LOCAL_SIZE).
+    # The cell-wise step (passes=2): the boundary faces accelerated, then per substep two passes over
+    # the cells and the boundary faces booked (and accelerated for the next substep, in the same
+    # dispatch). Cell passes walk CELL_ROWS cells up a column per invocation; boundary passes take
+    # one invocation per boundary table entry (laid out in rows of LOCAL_SIZE).
 
     def _bind_cell_wise(self):
         self._outflow_scale.bind_to_image(_gl.BINDINGS["B_OUTFLOW_SCALE"], read=True, write=True)
         self._places.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY_FACES"])
 
-    def _boundary_faces(self):
-        self._run_boundary("boundary_faces")
+    def _boundary_faces(self, book: bool, accelerate: bool):
+        count = self._layout.size + 2 * self._hexagonal      # hex: and the two unused corner faces
+        prog = self._programs[BOUNDARY_PROGRAMS[book, accelerate]]
+        _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
 
     def _accelerate_cells(self):
         _gl.dispatch(self.ctx, self._programs["accelerate_cells"], self.nx, -(-self.ny // CELL_ROWS))
 
     def _scale_and_move(self):
         _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
-
-    def _book_boundary(self):
-        self._run_boundary("book_boundary")
-
-    def _run_boundary(self, name):
-        count = self._layout.size + 2 * self._hexagonal      # hex: and the two unused corner faces
-        _gl.dispatch(self.ctx, self._programs[name], _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
 
     def _queue_stats(self):
         """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here)."""

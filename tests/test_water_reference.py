@@ -110,8 +110,8 @@ def test_fused_step_matches_three_passes(ctx, rng, kind):
 @pytest.mark.parametrize("pipe_area", MODES)
 def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
     """The cell-wise step (passes=2) against the same twins, pass by pass: the boundary faces and
-    accelerate_cells give the accelerated flows; scale_and_move and book_boundary the scaled flows,
-    the ledger and the move. 37 rows: two full columns of CELL_ROWS cells and a ragged one."""
+    accelerate_cells give the accelerated flows; scale_and_move and the boundary faces booked the
+    scaled flows, the ledger and the move. 37 rows: two full columns of CELL_ROWS cells and a ragged one."""
     terrain, water = random_state(rng, (37, 21))
     g, s = twins(ctx, kind, terrain, water, rng, flows_scale=0.3, pipe_area=pipe_area, friction=0.3, passes=2)
     _boundaries(g, s)
@@ -119,14 +119,14 @@ def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
     g._set_step_uniforms(dt)
     g._bind_step()
     g._bind_cell_wise()
-    g._boundary_faces()
+    g._boundary_faces(book=False, accelerate=True)
     g._accelerate_cells()
     acc_gpu = [np.frombuffer(b.read(), np.float32).reshape(shape)
                for b, shape in zip(g._flows_tmp, g._flow_shapes)]
     for a, b in zip(acc_gpu, ref.accelerate(s, dt)):
         _close(a, b, np.abs(b).max())
     g._scale_and_move()
-    g._book_boundary()
+    g._boundary_faces(book=True, accelerate=False)
     scaled_ref, crossed = ref.scale_outflow(s, [a.astype(np.float64) for a in acc_gpu], dt)
     for a, b in zip(gpu_flows(g), scaled_ref):
         _close(a, b, np.abs(b).max())
