@@ -39,7 +39,7 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernel
 # (step_fused.comp) on GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate,
 # scale_outflow, move, one dispatch each.
-AUTO_PASSES = {"gpu": 1, "cpu": 3}
+AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
