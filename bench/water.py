@@ -2,11 +2,12 @@
 
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through
 `step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
-ends. Two implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp) and
+ends. Three implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp),
+"cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and
 "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
-substep with perfect caching (three-pass: square 60 B, hex 80 B; fused: 28 B, 36 B, the floor: read
-terrain, depth, flows; write depth, flows); "floor %" is the rate times the floor bytes over
-the copy kernel's bandwidth. With --numpy the
+substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused: 28 B,
+36 B, the floor: read terrain, depth, flows; write depth, flows); "floor %" is the rate times the
+floor bytes over the copy kernel's bandwidth. With --numpy the
 float64 NumPy reference is timed too (the CPU baseline).
 
     python bench/water.py                       # small sizes, fine on llvmpipe
@@ -26,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "three-pass": 3}
-PASS_BYTES = {("square", 3): 60, ("hex", 3): 80, ("square", 1): 28, ("hex", 1): 36}
+PATHS = {"fused": 1, "cell-wise": 2, "three-pass": 3}
+PASS_BYTES = {("square", 3): 60, ("hex", 3): 80, ("square", 2): 56, ("hex", 2): 72, ("square", 1): 28, ("hex", 1): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 COPY_SRC = """#version 430

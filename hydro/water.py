@@ -6,7 +6,13 @@ friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
 conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes. Water and terrain are r32f images a game can sample; flows are storage buffers, one
+half the bytes. On CPU rasterisers the cell-wise step does it in two passes over the cells
+(`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
+`_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a
+column of CELL_ROWS cells, with the boundary faces handled apart before and after
+(`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three passes
+(fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads where
+it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
 signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water that the next call reads to choose its substeps.
@@ -30,10 +36,19 @@ AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable 
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
-# Dispatches per substep, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernel
-# (step_fused.comp) on GPUs, 3 = accelerate, scale_outflow, move on CPU rasterisers (llvmpipe).
-AUTO_PASSES = {"gpu": 1, "cpu": 3}
+# Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernel
+# (step_fused.comp) on GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate,
+# scale_outflow, move, one dispatch each.
+AUTO_PASSES = {"gpu": 1, "cpu": 2}
 FUSED_STEPS = 2            # substeps per launch of the fused kernel (temporal blocking; docs/benchmarks.md)
+CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
+# The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
+# reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
+# where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
+STATS_ROWS = {"gpu": 0, "cpu": 16}
+# boundary_faces.comp's programs by (book, accelerate)
+BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
+                     (True, True): "boundary_book_accelerate"}
 
 
 class _PipeGrid(_gl.Owner):
@@ -52,8 +67,9 @@ class _PipeGrid(_gl.Owner):
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
-        if passes is not None and (isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 3)):
-            raise ValueError(f"passes: expected 1 (fused), 3 (accelerate, scale_outflow, move) or None, got {passes!r}")
+        if passes is not None and (isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 2, 3)):
+            raise ValueError(f"passes: expected 1 (fused), 2 (cell-wise), 3 (accelerate, scale_outflow, move) "
+                             f"or None, got {passes!r}")
         owns_ctx = ctx is None
         if not owns_ctx:
             _gl.require_compute(ctx)
@@ -73,11 +89,10 @@ class _PipeGrid(_gl.Owner):
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
-        if passes is None:      # measured (docs/benchmarks.md): see AUTO_PASSES
-            renderer = ctx.info.get("GL_RENDERER", "").lower()
-            cpu = any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader"))
-            passes = AUTO_PASSES["cpu" if cpu else "gpu"]
-        self.passes = passes
+        renderer = ctx.info.get("GL_RENDERER", "").lower()
+        device = "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
+        self.passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
+        self._stats_rows = STATS_ROWS[device]
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
@@ -85,7 +100,12 @@ class _PipeGrid(_gl.Owner):
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
             ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
-            ("stats", "stats", {}), ("stats_final", "stats_final", {}))}
+            ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
+            ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
+            ("boundary_book_accelerate", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": True}),
+            ("accelerate_cells", "accelerate_cells", {**pipes, "CELL_ROWS": CELL_ROWS}),
+            ("scale_and_move", "scale_and_move", {**hexa, "CELL_ROWS": CELL_ROWS}),
+            ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
         self._pipe_defines = pipes
         self._fused_steps = FUSED_STEPS
 
@@ -94,7 +114,9 @@ class _PipeGrid(_gl.Owner):
         self.water_texture = ctx.texture(size, 1, water.tobytes(), dtype="f4")
         # the fused step ping-pongs depth through two scratch textures, then settles into water_texture
         self._scratch = [ctx.texture(size, 1, dtype="f4") for _ in range(2)]
-        for tex in (self.terrain_texture, self.water_texture, *self._scratch):
+        # the cell-wise step passes each cell's outflow scale from its first cell pass to the second
+        self._outflow_scale = ctx.texture(size, 1, dtype="f4")
+        for tex in (self.terrain_texture, self.water_texture, *self._scratch, self._outflow_scale):
             tex.repeat_x = tex.repeat_y = False
         self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
         if self._hexagonal:
@@ -104,12 +126,15 @@ class _PipeGrid(_gl.Owner):
         for buf in self._flows + self._flows_tmp:
             buf.clear()
         self._boundary = ctx.buffer(self._table.tobytes())
+        lay = self._layout                            # the cell-wise step's boundary passes find faces here
+        self._places = ctx.buffer(np.stack([lay.array, lay.i, lay.j], axis=1).astype("<i4").tobytes())
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
-        tiles = -(-self.nx // _gl.LOCAL_SIZE) * -(-self.ny // _gl.LOCAL_SIZE)
-        self._tiles = tiles
-        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * tiles)
+        self._stats_groups = (-(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // (_gl.LOCAL_SIZE * max(self._stats_rows, 1))))
+        groups = self._stats_groups[0] * self._stats_groups[1]
+        self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
+        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
         self._released = False
 
@@ -404,20 +429,30 @@ class _PipeGrid(_gl.Owner):
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         fused = [self._fused_program(k) for k in {1, self._fused_steps}] if self.passes == 1 else []
-        for prog in [self._programs["accelerate"], *fused]:
+        cellwise = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()]
+        for prog in [self._programs[key] for key in ("accelerate", *cellwise)] + fused:
             _gl.set_uniforms(prog, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
                              u_max_face_depth=stable_face_depth(h, geo, p))
-        for key in ("scale_outflow", "move", "settle"):
+        for key in ("scale_outflow", "move", "settle", "scale_and_move"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
+        for key in BOUNDARY_PROGRAMS.values():
+            _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
 
     def _run_substeps(self, h: float, n: int) -> None:
-        """Record n substeps of length h, nothing read back, in `self.passes` dispatches each."""
+        """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""
         self._set_step_uniforms(h)
         self._bind_step()
         if self.passes == 1:
             self._step_fused(h, n)
+        elif self.passes == 2:
+            self._bind_cell_wise()
+            self._boundary_faces(book=False, accelerate=True)
+            for k in range(n):
+                self._accelerate_cells()
+                self._scale_and_move()
+                self._boundary_faces(book=True, accelerate=k + 1 < n)
         else:
             for _ in range(n):
                 self._accelerate()
@@ -463,6 +498,26 @@ class _PipeGrid(_gl.Owner):
     def _move(self):
         _gl.dispatch(self.ctx, self._programs["move"], self.nx, self.ny)
 
+    # The cell-wise step (passes=2): the boundary faces accelerated, then per substep two passes over
+    # the cells and the boundary faces booked (and accelerated for the next substep, in the same
+    # dispatch). Cell passes walk CELL_ROWS cells up a column per invocation; boundary passes take
+    # one invocation per boundary table entry (laid out in rows of LOCAL_SIZE).
+
+    def _bind_cell_wise(self):
+        self._outflow_scale.bind_to_image(_gl.BINDINGS["B_OUTFLOW_SCALE"], read=True, write=True)
+        self._places.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY_FACES"])
+
+    def _boundary_faces(self, book: bool, accelerate: bool):
+        count = self._layout.size + 2 * self._hexagonal      # hex: and the two unused corner faces
+        prog = self._programs[BOUNDARY_PROGRAMS[book, accelerate]]
+        _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
+
+    def _accelerate_cells(self):
+        _gl.dispatch(self.ctx, self._programs["accelerate_cells"], self.nx, -(-self.ny // CELL_ROWS))
+
+    def _scale_and_move(self):
+        _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
+
     def _queue_stats(self):
         """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here)."""
         self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
@@ -471,7 +526,8 @@ class _PipeGrid(_gl.Owner):
         self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
         tiles = self._programs["stats"]
         _gl.set_uniforms(tiles, u_size=(self.nx, self.ny))
-        _gl.dispatch(self.ctx, tiles, self.nx, self.ny)
+        tiles.run(*self._stats_groups, 1)
+        self.ctx.memory_barrier()
         final = self._programs["stats_final"]
         _gl.set_uniforms(final, u_count=self._tiles)
         final.run(1, 1, 1)
@@ -484,8 +540,8 @@ class _PipeGrid(_gl.Owner):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_flows", "_flows_tmp", "_boundary",
-                  "_ledger_faces", "_partials", "_stats_buffer")
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_flows", "_flows_tmp", "_boundary",
+                  "_places", "_ledger_faces", "_partials", "_stats_buffer")
 
     def _gpu_objects(self):
         objects = []
@@ -510,6 +566,7 @@ class WaterGrid(_PipeGrid):
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
-    passes: None (choose for this device), 1 (one fused dispatch per substep) or 3 (accelerate,
-    scale_outflow, move: one dispatch each). Both give the same result to rounding.
+    passes: None (choose for this device), 1 (one fused dispatch per substep), 2 (the cell-wise step:
+    two passes over the cells, made for CPU rasterisers) or 3 (accelerate, scale_outflow, move: one
+    dispatch each). All give the same result to rounding.
     """

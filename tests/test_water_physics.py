@@ -15,7 +15,7 @@ def _new(ctx, kind, terrain, water, **kw):
     return GRIDS[kind](ctx, terrain, water=water, **kw)
 
 
-FUSED = pytest.mark.parametrize("passes", [1, 3], ids=["fused", "three-pass"])
+FUSED = pytest.mark.parametrize("passes", [1, 2, 3], ids=["fused", "cell-wise", "three-pass"])
 
 
 @FUSED
@@ -266,7 +266,7 @@ def test_a_far_dry_pit_does_not_slow_a_sea():
     ctx.release()
 
 
-@pytest.mark.parametrize("passes", [1, 3])
+@pytest.mark.parametrize("passes", [1, 2, 3])
 def test_cell_size_other_than_one(ctx, passes):
     """Volumes, inflow and wave speed in world units when a cell is 0.37 wide."""
     cs, n, depth = 0.37, 32, 1.0

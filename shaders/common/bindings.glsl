@@ -5,6 +5,7 @@
 #define B_TERRAIN 0
 #define B_WATER 1
 #define B_OUT_IMAGE 2
+#define B_OUTFLOW_SCALE 3    // the cell-wise step (passes=2): K per cell
 
 // shader storage buffers
 #define B_FLOW_X 0
@@ -17,6 +18,7 @@
 #define B_LEDGER 7
 #define B_PARTIALS 8
 #define B_STATS 9
+#define B_BOUNDARY_FACES 12  // the cell-wise step: the face of each boundary table entry
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch
