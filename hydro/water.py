@@ -40,7 +40,6 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # (step_fused.comp) on GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate,
 # scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
-FUSED_STEPS = 2            # substeps per launch of the fused kernel (temporal blocking; docs/benchmarks.md)
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
@@ -98,7 +97,7 @@ class _PipeGrid(_gl.Owner):
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
-            ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
+            ("step_fused", "step_fused", pipes), ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
             ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
             ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
@@ -106,8 +105,6 @@ class _PipeGrid(_gl.Owner):
             ("accelerate_cells", "accelerate_cells", {**pipes, "CELL_ROWS": CELL_ROWS}),
             ("scale_and_move", "scale_and_move", {**hexa, "CELL_ROWS": CELL_ROWS}),
             ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
-        self._pipe_defines = pipes
-        self._fused_steps = FUSED_STEPS
 
         size = (self.nx, self.ny)
         self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
@@ -428,9 +425,8 @@ class _PipeGrid(_gl.Owner):
     def _set_step_uniforms(self, h: float) -> None:
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
-        fused = [self._fused_program(k) for k in {1, self._fused_steps}] if self.passes == 1 else []
         cellwise = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()]
-        for prog in [self._programs[key] for key in ("accelerate", *cellwise)] + fused:
+        for prog in [self._programs[key] for key in ("accelerate", "step_fused", *cellwise)]:
             _gl.set_uniforms(prog, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
@@ -465,18 +461,14 @@ class _PipeGrid(_gl.Owner):
             buf.bind_to_storage_buffer(_gl.BINDINGS[name])
             tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
 
-    def _fused_program(self, steps: int):
-        return _gl.program(self.ctx, "water/step_fused.comp", {**self._pipe_defines, "STEPS": steps})
-
     def _step_fused(self, h: float, n: int):
-        """n fused substeps, `_fused_steps` per launch (the rest one by one), depth ping-ponging through
-        the scratch textures and flows by swapping buffers, then the pending move of the last substep
-        settled into the water texture."""
-        launches = [self._fused_steps] * (n // self._fused_steps) + [1] * (n % self._fused_steps)
+        """n fused substeps, depth ping-ponging through the scratch textures and flows by swapping
+        buffers, then the pending move of the last substep settled into the water texture."""
+        prog = self._programs["step_fused"]
         depth_in = self.water_texture
-        for k, steps in enumerate(launches):
-            prog = self._fused_program(steps)
-            _gl.set_uniforms(prog, u_pending=k > 0)
+        for k in range(n):
+            if k < 2:
+                _gl.set_uniforms(prog, u_pending=k > 0)
             depth_out = self._scratch[k % 2]
             depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
             depth_out.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
