@@ -27,8 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "cell-wise": 2, "three-pass": 3}
-PASS_BYTES = {("square", 3): 60, ("hex", 3): 80, ("square", 2): 56, ("hex", 2): 72, ("square", 1): 28, ("hex", 1): 36}
+# path: (passes, packed state)
+PATHS = {"fused": (1, True), "fused-buffers": (1, False), "cell-wise": (2, False), "three-pass": (3, False)}
+PASS_BYTES = {("square", "three-pass"): 60, ("hex", "three-pass"): 80, ("square", "cell-wise"): 56,
+              ("hex", "cell-wise"): 72, ("square", "fused-buffers"): 28, ("hex", "fused-buffers"): 36,
+              ("square", "fused"): 32, ("hex", "fused"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 COPY_SRC = """#version 430
@@ -38,6 +41,38 @@ layout(std430, binding = 1) restrict writeonly buffer Dst { vec4 dst[]; };
 uniform int n;
 void main() { int i = int(gl_GlobalInvocationID.x); if (i < n) dst[i] = src[i]; }
 """
+
+
+IMAGE_COPY_SRC = """#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0, rgba32f) uniform restrict readonly image2D src;
+layout(binding = 1, rgba32f) uniform restrict writeonly image2D dst;
+void main() { ivec2 c = ivec2(gl_GlobalInvocationID.xy); imageStore(dst, c, imageLoad(src, c)); }
+"""
+
+
+def _best(ctx, run, repeats):
+    best = math.inf
+    for _ in range(repeats + 2):
+        ctx.finish()
+        t = time.perf_counter()
+        run()
+        ctx.finish()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def image_copy_bandwidth(ctx, megabytes=512, repeats=20):
+    """GB/s of an rgba32f image-to-image copy (read + write bytes), best of `repeats`: on some GPUs
+    (the H200) the fastest way GL moves memory, and the layout of the fused step's packed state."""
+    w = int(math.sqrt(megabytes * 2**20 // 16)) // 16 * 16
+    a, b = ctx.texture((w, w), 4, dtype="f4"), ctx.texture((w, w), 4, dtype="f4")
+    a.bind_to_image(0, read=True, write=False)
+    b.bind_to_image(1, read=False, write=True)
+    prog = ctx.compute_shader(IMAGE_COPY_SRC)
+    best = _best(ctx, lambda: prog.run(w // 16, w // 16), repeats)
+    a.release(), b.release(), prog.release()
+    return 2 * w * w * 16 / best / 1e9
 
 
 def copy_bandwidth(ctx, megabytes=512, repeats=20):
@@ -50,13 +85,7 @@ def copy_bandwidth(ctx, megabytes=512, repeats=20):
     src.bind_to_storage_buffer(0)
     dst.bind_to_storage_buffer(1)
     groups = -(-n // 256)
-    best = math.inf
-    for _ in range(repeats + 2):
-        ctx.finish()
-        t = time.perf_counter()
-        prog.run(groups)
-        ctx.finish()
-        best = min(best, time.perf_counter() - t)
+    best = _best(ctx, lambda: prog.run(groups), repeats)
     src.release(), dst.release(), prog.release()
     return 2 * n * 16 / best / 1e9
 
@@ -69,10 +98,12 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, passes):
+def time_grid(ctx, kind, n, seconds, path):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
+    passes, packed = PATHS[path]
     g = cls(ctx, terrain, water=water, friction=0.02, passes=passes)
+    g._packed = packed
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()
@@ -120,18 +151,20 @@ def main():
             "machine": platform.node(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
-    copy = copy_bandwidth(ctx, args.copy_mb)
-    info["copy_GBps"] = copy
-    print(f"copy kernel: {copy:.1f} GB/s (read + write)")
+    buffer_copy, image_copy = copy_bandwidth(ctx, args.copy_mb), image_copy_bandwidth(ctx, args.copy_mb)
+    copy = max(buffer_copy, image_copy)
+    info.update(copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy)
+    print(f"copy kernels (read + write): vec4 buffer {buffer_copy:.1f} GB/s, rgba32f image {image_copy:.1f} GB/s; "
+          f"% of copy is of the faster")
     print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                per, ok = time_grid(ctx, kind, n, args.seconds, PATHS[path])
+                per, ok = time_grid(ctx, kind, n, args.seconds, path)
                 rate = n * n / per
-                gbs = rate * PASS_BYTES[kind, PATHS[path]] / 1e9
+                gbs = rate * PASS_BYTES[kind, path] / 1e9
                 floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
                 rows.append({"grid": kind, "path": path, "size": n, "cell_steps_per_s": rate,
                              "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,

@@ -5,7 +5,7 @@ other ways of copying (wider loads per invocation, 2D images) and, when PyTorch 
 device copy through CUDA in the same process, so the GL ceiling is known and not assumed. With
 nvidia-smi on the PATH it also prints the clocks while each copy runs.
 
-    python bench/copy.py --mb 1024
+    python bench/bandwidth.py --mb 1024
 """
 import argparse
 import math
