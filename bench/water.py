@@ -27,11 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-# path: (passes, packed state)
-PATHS = {"fused": (1, True), "fused-buffers": (1, False), "cell-wise": (2, False), "three-pass": (3, False)}
+PATHS = {"fused": 1, "cell-wise": 2, "three-pass": 3}          # path: passes
 PASS_BYTES = {("square", "three-pass"): 60, ("hex", "three-pass"): 80, ("square", "cell-wise"): 56,
-              ("hex", "cell-wise"): 72, ("square", "fused-buffers"): 28, ("hex", "fused-buffers"): 36,
-              ("square", "fused"): 32, ("hex", "fused"): 36}
+              ("hex", "cell-wise"): 72, ("square", "fused"): 28, ("hex", "fused"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 COPY_SRC = """#version 430
@@ -64,7 +62,7 @@ def _best(ctx, run, repeats):
 
 def image_copy_bandwidth(ctx, megabytes=512, repeats=20):
     """GB/s of an rgba32f image-to-image copy (read + write bytes), best of `repeats`: on some GPUs
-    (the H200) the fastest way GL moves memory, and the layout of the fused step's packed state."""
+    (the H200) the fastest way GL moves memory: twice a buffer copy's bandwidth."""
     w = int(math.sqrt(megabytes * 2**20 // 16)) // 16 * 16
     a, b = ctx.texture((w, w), 4, dtype="f4"), ctx.texture((w, w), 4, dtype="f4")
     a.bind_to_image(0, read=True, write=False)
@@ -101,9 +99,7 @@ def scene(n, kind):
 def time_grid(ctx, kind, n, seconds, path):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
-    passes, packed = PATHS[path]
-    g = cls(ctx, terrain, water=water, friction=0.02, passes=passes)
-    g._packed = packed
+    g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()

@@ -40,7 +40,6 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # (step_fused.comp) on GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate,
 # scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
-PACKED = True              # the fused step on one rgba32f texel per cell (docs/benchmarks.md)
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
@@ -98,11 +97,7 @@ class _PipeGrid(_gl.Owner):
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
-            ("step_fused", "step_fused", {**pipes, "PACKED": False}),
-            ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
-            ("step_packed", "step_fused", {**pipes, "PACKED": True, "SWAPPED": False}),
-            ("step_packed_swapped", "step_fused", {**pipes, "PACKED": True, "SWAPPED": True}),
-            ("pack", "pack", {**hexa, "UNPACK": False}), ("unpack", "pack", {**hexa, "UNPACK": True}),
+            ("step_fused", "step_fused", pipes), ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
             ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
             ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
@@ -118,11 +113,6 @@ class _PipeGrid(_gl.Owner):
         self._scratch = [ctx.texture(size, 1, dtype="f4") for _ in range(2)]
         # the cell-wise step passes each cell's outflow scale from its first cell pass to the second
         self._outflow_scale = ctx.texture(size, 1, dtype="f4")
-        # the packed fused step ping-pongs (depth, flow_x, flow_y, bed or flow_z) texels, cells and outer faces
-        self._packed = PACKED
-        self._state = [ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
-        for tex in self._state:
-            tex.write(bytes(16 * (self.nx + 1) * (self.ny + 1)))
         for tex in (self.terrain_texture, self.water_texture, *self._scratch, self._outflow_scale):
             tex.repeat_x = tex.repeat_y = False
         self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
@@ -436,13 +426,12 @@ class _PipeGrid(_gl.Owner):
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         cellwise = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()]
-        for prog in [self._programs[key] for key in ("accelerate", "step_fused", "step_packed", "step_packed_swapped",
-                                                     *cellwise)]:
+        for prog in [self._programs[key] for key in ("accelerate", "step_fused", *cellwise)]:
             _gl.set_uniforms(prog, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
                              u_max_face_depth=stable_face_depth(h, geo, p))
-        for key in ("scale_outflow", "move", "settle", "scale_and_move", "unpack"):
+        for key in ("scale_outflow", "move", "settle", "scale_and_move"):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
         for key in BOUNDARY_PROGRAMS.values():
             _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
@@ -452,7 +441,7 @@ class _PipeGrid(_gl.Owner):
         self._set_step_uniforms(h)
         self._bind_step()
         if self.passes == 1:
-            (self._step_packed if self._packed else self._step_fused)(h, n)
+            self._step_fused(h, n)
         elif self.passes == 2:
             self._bind_cell_wise()
             self._boundary_faces(book=False, accelerate=True)
@@ -491,27 +480,6 @@ class _PipeGrid(_gl.Owner):
         self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
-
-    def _step_packed(self, h: float, n: int):
-        """n fused substeps on the packed state: pack the grid into state 0, substeps alternate the two
-        programs that read one state unit and write the other, unpack the last state into the grid."""
-        b = _gl.BINDINGS
-        pack, unpack = self._programs["pack"], self._programs["unpack"]
-        steps = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
-        _gl.set_uniforms(pack, u_size=(self.nx, self.ny))
-        self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-        _gl.dispatch(self.ctx, pack, self.nx + 1, self.ny + 1)
-        self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-        _gl.set_uniforms(steps[0], u_pending=False)
-        _gl.set_uniforms(steps[1], u_pending=True)
-        for k in range(n):
-            _gl.dispatch(self.ctx, steps[k % 2], self.nx, self.ny)
-            if k == 0:
-                _gl.set_uniforms(steps[0], u_pending=True)
-        self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
-        _gl.dispatch(self.ctx, unpack, self.nx + 1, self.ny + 1)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face
@@ -564,7 +532,7 @@ class _PipeGrid(_gl.Owner):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_flows", "_flows_tmp", "_boundary",
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_flows", "_flows_tmp", "_boundary",
                   "_places", "_ledger_faces", "_partials", "_stats_buffer")
 
     def _gpu_objects(self):

@@ -76,18 +76,15 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
-@pytest.mark.parametrize("packed", [True, False], ids=["packed", "buffers"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_fused_step_matches_three_passes(ctx, rng, kind, packed):
-    """The fused tile kernel does the arithmetic of the three passes (the move applied lazily), on the
-    packed rgba32f state or on the grid's own textures and buffers: the same result to rounding, with
-    every boundary kind, brushes and 1 to 5 substeps per call."""
+def test_fused_step_matches_three_passes(ctx, rng, kind):
+    """The fused tile kernel does the arithmetic of the three passes (the move applied lazily): the
+    same result to rounding, with every boundary kind, brushes and 1 to 5 substeps per call."""
     terrain, water = random_state(rng, (45, 53))          # several tiles, ragged edges, interior tiles
     grids = []
     for p in (1, 3):
         g, s = twins(ctx, kind, terrain, water, friction=0.2)
         g.passes = p
-        g._packed = packed
         _boundaries(g, s)
         grids.append(g)
     for g in grids:

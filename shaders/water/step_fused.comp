@@ -17,20 +17,6 @@
 #include "common/water.glsl"
 #include "common/pipes.glsl"
 
-#if PACKED
-// The substep state of a cell in one rgba32f texel (texel (x, y) for x <= nx, y <= ny): depth (before
-// the pending move), flow_x[y, x], flow_y[y, x], and the bed (square) or flow_z[y, x] (HEX), so a
-// substep reads and writes one 16-byte texel per cell (GL moves rgba32f images at the card's full
-// bandwidth, single floats at about half). Texels past the last row or column hold only the outer faces.
-// SWAPPED exchanges the two units, so the substeps ping-pong by alternating two programs, no rebinding.
-#if SWAPPED
-layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
-layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
-#else
-layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
-layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
-#endif
-#else
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_water_out;
 layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
@@ -40,7 +26,6 @@ layout(std430, binding = B_FLOW_Y_TMP) restrict writeonly buffer FlowYOut { floa
 #if HEX
 layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
-#endif
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
 
@@ -58,29 +43,10 @@ shared float s_qy[W1 * WF];
 shared float s_qz[WF * WF];
 #endif
 shared float s_k[W1 * W1];
-#if PACKED
-#define W3 (T + 5)                  // texels per row: the two-cell halo and the outer faces of its last cells
-shared vec4 s_p[W3 * W3];
-#endif
 
 ivec2 g_origin;                     // first cell of this tile
 
 int at2(ivec2 c) { ivec2 l = c - g_origin + 2; return l.y * W2 + l.x; }
-#if PACKED
-int at3(ivec2 c) { ivec2 l = c - g_origin + 2; return l.y * W3 + l.x; }
-// input flows, from the tile's texels
-float flow_x_in(ivec2 f) { return s_p[at3(f)].y; }
-float flow_y_in(ivec2 f) { return s_p[at3(f)].z; }
-#if HEX
-float flow_z_in(ivec2 f) { return s_p[at3(f)].w; }
-#endif
-#else
-float flow_x_in(ivec2 f) { return u_flow_x_in[index_x(f)]; }
-float flow_y_in(ivec2 f) { return u_flow_y_in[index_y(f)]; }
-#if HEX
-float flow_z_in(ivec2 f) { return u_flow_z_in[index_z(f)]; }
-#endif
-#endif
 int at1(ivec2 c) { ivec2 l = c - g_origin + 1; return l.y * W1 + l.x; }
 int atx(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * WF + l.x; }
 int aty(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * W1 + l.x; }
@@ -98,9 +64,10 @@ float accelerate(float q, ivec2 from, ivec2 to, int b) {
 
 float net_in(ivec2 c) {             // sum in - sum out of the input flows, as in move.comp
     int x = c.x, y = c.y;
-    float net = flow_x_in(c) - flow_x_in(ivec2(x + 1, y)) + flow_y_in(c) - flow_y_in(ivec2(x, y + 1));
+    float net = u_flow_x_in[index_x(c)] - u_flow_x_in[index_x(ivec2(x + 1, y))]
+              + u_flow_y_in[index_y(c)] - u_flow_y_in[index_y(ivec2(x, y + 1))];
 #if HEX
-    net += flow_z_in(ivec2(x + 1, y)) - flow_z_in(ivec2(x, y + 1));
+    net += u_flow_z_in[index_z(ivec2(x + 1, y))] - u_flow_z_in[index_z(ivec2(x, y + 1))];
 #endif
     return net;
 }
@@ -114,17 +81,10 @@ float scaled(float q, ivec2 from, ivec2 to, int b) {
     return q;
 }
 
-float scaled_x(ivec2 f) { return scaled(s_qx[atx(f)], f - ivec2(1, 0), f, boundary_x(f)); }
-float scaled_y(ivec2 f) { return scaled(s_qy[aty(f)], f - ivec2(0, 1), f, boundary_y(f)); }
+void store_x(ivec2 f) { u_flow_x_out[index_x(f)] = scaled(s_qx[atx(f)], f - ivec2(1, 0), f, boundary_x(f)); }
+void store_y(ivec2 f) { u_flow_y_out[index_y(f)] = scaled(s_qy[aty(f)], f - ivec2(0, 1), f, boundary_y(f)); }
 #if HEX
-float scaled_z(ivec2 f) { return scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)); }
-#endif
-#if !PACKED
-void store_x(ivec2 f) { u_flow_x_out[index_x(f)] = scaled_x(f); }
-void store_y(ivec2 f) { u_flow_y_out[index_y(f)] = scaled_y(f); }
-#if HEX
-void store_z(ivec2 f) { u_flow_z_out[index_z(f)] = scaled_z(f); }
-#endif
+void store_z(ivec2 f) { u_flow_z_out[index_z(f)] = scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)); }
 #endif
 
 void main() {
@@ -136,27 +96,6 @@ void main() {
     // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
     bool interior = all(greaterThanEqual(g_origin, ivec2(2))) && all(lessThanEqual(g_origin + T + 2, n));
 
-#if PACKED
-    for (uint i = tid; i < W3 * W3; i += threads) {
-        ivec2 t = g_origin - 2 + ivec2(i % W3, i / W3);
-        bool valid = interior || (all(greaterThanEqual(t, ivec2(0))) && all(lessThanEqual(t, n)));
-        s_p[i] = valid ? imageLoad(u_state_in, t) : vec4(0.0);
-    }
-    barrier();
-    for (uint i = tid; i < W2 * W2; i += threads) {
-        ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
-        bool valid = interior || inside(c);
-        vec4 p = s_p[at3(c)];
-        float h = valid ? p.x : 0.0;
-        if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
-        s_h[i] = h;
-#if HEX
-        s_z[i] = valid ? terrain_at(c) : 0.0;
-#else
-        s_z[i] = valid ? p.w : 0.0;
-#endif
-    }
-#else
     for (uint i = tid; i < W2 * W2; i += threads) {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = interior || inside(c);
@@ -165,8 +104,6 @@ void main() {
         s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }
-
-#endif
     barrier();
 
     // Face i of each loop is face g_origin - 1 + (i % width, i / width); a and b index its two cells in s_h.
@@ -175,9 +112,9 @@ void main() {
         int a = (l.y + 1) * W2 + l.x, b = a + 1;                            // (x-1, y), (x, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(flow_x_in(f), s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(u_flow_x_in[index_x(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y)
-            q = accelerate(flow_x_in(f), f - ivec2(1, 0), f, boundary_x(f));
+            q = accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f));
         s_qx[i] = q;
     }
     for (uint i = tid; i < W1 * WF; i += threads) {
@@ -185,9 +122,9 @@ void main() {
         int a = l.y * W2 + l.x + 1, b = a + W2;                             // (x, y-1), (x, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(flow_y_in(f), s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(u_flow_y_in[index_y(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(flow_y_in(f), f - ivec2(0, 1), f, boundary_y(f));
+            q = accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f));
         s_qy[i] = q;
     }
 #if HEX
@@ -196,9 +133,9 @@ void main() {
         int a = l.y * W2 + l.x + 1, b = (l.y + 1) * W2 + l.x;               // (x, y-1), (x-1, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(flow_z_in(f), s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(u_flow_z_in[index_z(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(flow_z_in(f), f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
+            q = accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
         s_qz[i] = q;
     }
 #endif
@@ -217,39 +154,6 @@ void main() {
 
     ivec2 c = g_origin + ivec2(gl_LocalInvocationID.xy);
     if (!inside(c)) return;
-    bool last_x = c.x == n.x - 1, last_y = c.y == n.y - 1;
-#if PACKED
-    float qx, qy, w;
-    if (interior) {                                                   // no boundary faces here
-        qx = s_qx[atx(c)];
-        qx *= s_k[at1(qx > 0.0 ? c - ivec2(1, 0) : c)];
-        qy = s_qy[aty(c)];
-        qy *= s_k[at1(qy > 0.0 ? c - ivec2(0, 1) : c)];
-#if HEX
-        w = s_qz[atz(c)];
-        w *= s_k[at1(w > 0.0 ? c - ivec2(0, 1) : c - ivec2(1, 0))];
-#endif
-    } else {
-        qx = scaled_x(c);
-        qy = scaled_y(c);
-#if HEX
-        w = scaled_z(c);
-#endif
-    }
-#if !HEX
-    w = s_z[at2(c)];
-#endif
-    imageStore(u_state_out, c, vec4(s_h[at2(c)], qx, qy, w));
-    if (interior) return;
-#if HEX
-    if (last_x) imageStore(u_state_out, c + ivec2(1, 0), vec4(0.0, scaled_x(c + ivec2(1, 0)), 0.0, scaled_z(c + ivec2(1, 0))));
-    if (last_y) imageStore(u_state_out, c + ivec2(0, 1), vec4(0.0, 0.0, scaled_y(c + ivec2(0, 1)), scaled_z(c + ivec2(0, 1))));
-    if (last_x && last_y) imageStore(u_state_out, c + 1, vec4(0.0, 0.0, 0.0, scaled_z(c + 1)));   // unused corner: 0
-#else
-    if (last_x) imageStore(u_state_out, c + ivec2(1, 0), vec4(0.0, scaled_x(c + ivec2(1, 0)), 0.0, 0.0));
-    if (last_y) imageStore(u_state_out, c + ivec2(0, 1), vec4(0.0, 0.0, scaled_y(c + ivec2(0, 1)), 0.0));
-#endif
-#else
     imageStore(u_water_out, c, vec4(s_h[at2(c)]));
     if (interior) {                                                   // no boundary faces here
         float q = s_qx[atx(c)];
@@ -262,6 +166,7 @@ void main() {
 #endif
         return;
     }
+    bool last_x = c.x == n.x - 1, last_y = c.y == n.y - 1;
     store_x(c);
     if (last_x) store_x(c + ivec2(1, 0));
     store_y(c);
@@ -271,6 +176,5 @@ void main() {
     if (last_x) store_z(c + ivec2(1, 0));
     if (last_y) store_z(c + ivec2(0, 1));
     if (last_x && last_y) store_z(c + ivec2(1, 1));            // the unused corner face: 0
-#endif
 #endif
 }
