@@ -8,6 +8,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 256 512 1024 2048 --steps 20
     python bench/smoke.py --sizes 1024 --dispatches     # GPU passes and readbacks per step, no timing
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
+    python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 64 32 16   # one-workgroup coarse solve
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -25,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import hydro  # noqa: E402
-from hydro import _gl  # noqa: E402
+from hydro import _gl, smoke_pressure  # noqa: E402
 from hydro.smoke import SmokeGrid  # noqa: E402
 
 CONFIGS = [
@@ -35,6 +36,21 @@ CONFIGS = [
     ("demo: Jacobi 20", dict(pressure="jacobi", pressure_iterations=20)),
     ("demo: Jacobi 40", dict(pressure="jacobi", pressure_iterations=40)),
 ]
+
+
+def variants(args):
+    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side:
+    the tuning experiment sets hydro.smoke_pressure.COARSE_SIDE (read when a grid is made) as it yields."""
+    default = smoke_pressure.COARSE_SIDE
+    sides = args.coarse_side or [default]
+    try:
+        for side in sides:
+            smoke_pressure.COARSE_SIDE = side
+            for name, options in CONFIGS:
+                if not args.configs or any(key in name for key in args.configs):
+                    yield (name if side == default and len(sides) == 1 else f"{name} [coarse {side}]"), options
+    finally:
+        smoke_pressure.COARSE_SIDE = default
 
 
 def scene(ctx, n, **options):
@@ -233,7 +249,15 @@ def main(argv=None):
     ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
     ap.add_argument("--profile", action="store_true",
                     help="GPU time per pass kind (GL timer queries) and readback waits per step, instead of timing")
+    ap.add_argument("--configs", nargs="+", default=None, metavar="TEXT",
+                    help="only the solver configurations whose name contains one of these (e.g. 1e-3 '2 cycles')")
+    ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
+                    help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
+                         f"(power of 2, 8..64; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
     args = ap.parse_args(argv)
+    for side in args.coarse_side or ():
+        if side not in (8, 16, 32, 64):
+            ap.error(f"--coarse-side: expected 8, 16, 32 or 64, got {side}")
     ctx = hydro.create_context()
     renderer = ctx.info.get("GL_RENDERER", "?")
     software = "llvmpipe" in renderer.lower() or "softpipe" in renderer.lower()
@@ -243,27 +267,27 @@ def main(argv=None):
     print(f"GL_VERSION: {ctx.info.get('GL_VERSION', '?')}")
     if args.dispatches:
         for n in sizes:
-            for name, options in CONFIGS:
+            for name, options in variants(args):
                 per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, options))
-                print(f"{n:>5}²  {name:<32} {per_step}", flush=True)
+                print(f"{n:>5}²  {name:<44} {per_step}", flush=True)
         ctx.release()
         return
     if args.profile:
         steps = args.steps or 4
         print(f"GPU time per dispatch from GL timer queries, mean over {steps} steps after a warm-up step")
         for n in sizes:
-            for name, options in CONFIGS:
+            for name, options in variants(args):
                 print_profile(n, name, profile(ctx, n, options, steps), steps)
         ctx.release()
         return
     print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), a stirring splat per step, dt 1/60, {steps} steps timed")
-    print(f"{'size':>6}  {'solver':<32} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
+    print(f"{'size':>6}  {'solver':<44} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
     for n in sizes:
         velocity = None
-        for name, options in CONFIGS:
+        for name, options in variants(args):
             r, vel = run(ctx, n, steps, options)
             velocity = vel if velocity is None else velocity
-            print(f"{n:>5}²  {name:<32} {r['ms']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
+            print(f"{n:>5}²  {name:<44} {r['ms']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
                   f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}", flush=True)
         print(f"{n:>5}²  collocated grid, exact walled-box solve: divergence left / before = "
               f"{collocated_left(velocity):.3f} (ours, MAC: the residual above)", flush=True)
