@@ -7,6 +7,8 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py                      # small sizes (llvmpipe) or 256..2048 on a GPU
     python bench/smoke.py --sizes 256 512 1024 2048 --steps 20
     python bench/smoke.py --sizes 1024 --dispatches     # GPU passes and readbacks per step, no timing
+    python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
+    python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 64 32 16   # one-workgroup coarse solve
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -16,6 +18,7 @@ import argparse
 import os
 import sys
 import time
+from collections import defaultdict
 
 import moderngl
 import numpy as np
@@ -23,6 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import hydro  # noqa: E402
+from hydro import _gl, smoke_pressure  # noqa: E402
 from hydro.smoke import SmokeGrid  # noqa: E402
 
 CONFIGS = [
@@ -32,6 +36,21 @@ CONFIGS = [
     ("demo: Jacobi 20", dict(pressure="jacobi", pressure_iterations=20)),
     ("demo: Jacobi 40", dict(pressure="jacobi", pressure_iterations=40)),
 ]
+
+
+def variants(args):
+    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side:
+    the tuning experiment sets hydro.smoke_pressure.COARSE_SIDE (read when a grid is made) as it yields."""
+    default = smoke_pressure.COARSE_SIDE
+    sides = args.coarse_side or [default]
+    try:
+        for side in sides:
+            smoke_pressure.COARSE_SIDE = side
+            for name, options in CONFIGS:
+                if not args.configs or any(key in name for key in args.configs):
+                    yield (name if side == default and len(sides) == 1 else f"{name} [coarse {side}]"), options
+    finally:
+        smoke_pressure.COARSE_SIDE = default
 
 
 def scene(ctx, n, **options):
@@ -97,6 +116,91 @@ def count_dispatches(ctx, n, options, steps=3):
     return out
 
 
+def _pass_names(ctx):
+    """Program -> pass name ("smoke/advect.comp" -> "advect"), from _gl's per-context program cache."""
+    return {id(prog): os.path.splitext(os.path.basename(key[0]))[0]
+            for key, prog in _gl._programs.get(ctx, {}).items()}
+
+
+def profile(ctx, n, options, steps=4):
+    """Where a step's time goes: every compute dispatch of `steps` steps (after one warm-up step) is
+    wrapped in a GL_TIME_ELAPSED query (ctx.query(time=True), nanoseconds of GPU time from the
+    dispatch reaching the GPU to its completion; queries cannot nest, so each brackets one dispatch),
+    and every Buffer.read (a readback: the CPU waits for the GPU to drain everything queued, then
+    the GPU idles until the CPU queues more) is timed on the wall clock, as is each dispatch call (on a
+    GPU: driver submission; llvmpipe runs compute inside the call, so there it is the pass's time and
+    its timer queries read 0). Pass kinds are the shader
+    name and the dispatch's group count, which tells the levels of the multigrid apart. The queries
+    add some overhead per dispatch, so the wall time per step here is above the plain timing's."""
+    pool, used, records = [], [0], []
+    read_ns, reads = [0], [0]
+    run, read = moderngl.ComputeShader.run, moderngl.Buffer.read
+
+    def timed_run(self, x=1, y=1, z=1):
+        if used[0] == len(pool):
+            pool.append(ctx.query(time=True))     # moderngl queries cannot be released: reuse a pool
+        query = pool[used[0]]
+        used[0] += 1
+        t0 = time.perf_counter_ns()
+        with query:
+            run(self, x, y, z)
+        records.append((self, (x, y, z), query, time.perf_counter_ns() - t0))
+
+    def timed_read(self, *args, **kwargs):
+        t0 = time.perf_counter_ns()
+        try:
+            return read(self, *args, **kwargs)
+        finally:
+            read_ns[0] += time.perf_counter_ns() - t0
+            reads[0] += 1
+
+    g = scene(ctx, n, **options)
+    stir(g, 0)
+    g.step(1.0 / 60.0)
+    g.ctx.finish()
+    names = _pass_names(ctx)
+    kinds = defaultdict(lambda: [0, 0, 0])       # kind -> [dispatches, GPU ns, ns in the call] over all steps
+    cycles, wall_ns = [], 0
+    moderngl.ComputeShader.run, moderngl.Buffer.read = timed_run, timed_read
+    try:
+        for k in range(steps):
+            stir(g, k + 1)
+            g.ctx.finish()
+            used[0] = 0
+            records.clear()
+            t0 = time.perf_counter_ns()
+            g.step(1.0 / 60.0)
+            g.ctx.finish()
+            wall_ns += time.perf_counter_ns() - t0
+            for prog, groups, query, call_ns in records:
+                kind = kinds[f"{names.get(id(prog), '?')} {groups[0]}x{groups[1]}x{groups[2]}"]
+                kind[0] += 1
+                kind[1] += query.elapsed
+                kind[2] += call_ns
+            cycles.append(g.pressure_cycles)
+    finally:
+        moderngl.ComputeShader.run, moderngl.Buffer.read = run, read
+        g.release()
+    return kinds, reads[0] / steps, read_ns[0] / steps, wall_ns / steps, cycles
+
+
+def print_profile(n, name, result, steps):
+    kinds, reads, read_ns, wall_ns, cycles = result
+    gpu_ns = sum(k[1] for k in kinds.values()) / steps
+    call_ns = sum(k[2] for k in kinds.values()) / steps
+    print(f"{n:>5}²  {name}: wall {wall_ns / 1e3:.0f} µs/step; GPU (sum of the passes' queries) {gpu_ns / 1e3:.0f} µs/step; "
+          f"{reads:g} readbacks/step waiting {read_ns / 1e3:.0f} µs/step; dispatch calls {call_ns / 1e3:.0f} µs/step; "
+          f"cycles per step {cycles}")
+    print(f"        {'pass  groups':<36} {'count/step':>10} {'GPU µs/step':>12} {'GPU µs/pass':>12} {'share':>6} "
+          f"{'call µs/step':>13}")
+    by = 1 if gpu_ns >= 1e3 else 2                  # queries that read ~0 (llvmpipe): order by the calls' time
+    for kind, (count, ns, call) in sorted(kinds.items(), key=lambda item: -item[1][by]):
+        share = f"{ns / steps / gpu_ns:>6.1%}" if gpu_ns > 0 else f"{'-':>6}"
+        print(f"        {kind:<36} {count / steps:>10g} {ns / steps / 1e3:>12.1f} {ns / count / 1e3:>12.1f} {share} "
+              f"{call / steps / 1e3:>13.1f}")
+    print(flush=True)
+
+
 def _neumann_basis(n):
     """Orthonormal eigenvectors (columns) and eigenvalues of the 1D compact Laplacian with zero-flux
     (Neumann) ends, q[-1] = q[0] and q[n] = q[n-1]: cos(pi k (j + 1/2) / n), 2 cos(pi k / n) - 2 (the DCT-II)."""
@@ -143,7 +247,17 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="+", default=None)
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
+    ap.add_argument("--profile", action="store_true",
+                    help="GPU time per pass kind (GL timer queries) and readback waits per step, instead of timing")
+    ap.add_argument("--configs", nargs="+", default=None, metavar="TEXT",
+                    help="only the solver configurations whose name contains one of these (e.g. 1e-3 '2 cycles')")
+    ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
+                    help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
+                         f"(power of 2, 8..64; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
     args = ap.parse_args(argv)
+    for side in args.coarse_side or ():
+        if side not in (8, 16, 32, 64):
+            ap.error(f"--coarse-side: expected 8, 16, 32 or 64, got {side}")
     ctx = hydro.create_context()
     renderer = ctx.info.get("GL_RENDERER", "?")
     software = "llvmpipe" in renderer.lower() or "softpipe" in renderer.lower()
@@ -153,19 +267,27 @@ def main(argv=None):
     print(f"GL_VERSION: {ctx.info.get('GL_VERSION', '?')}")
     if args.dispatches:
         for n in sizes:
-            for name, options in CONFIGS:
+            for name, options in variants(args):
                 per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, options))
-                print(f"{n:>5}²  {name:<32} {per_step}", flush=True)
+                print(f"{n:>5}²  {name:<44} {per_step}", flush=True)
+        ctx.release()
+        return
+    if args.profile:
+        steps = args.steps or 4
+        print(f"GPU time per dispatch from GL timer queries, mean over {steps} steps after a warm-up step")
+        for n in sizes:
+            for name, options in variants(args):
+                print_profile(n, name, profile(ctx, n, options, steps), steps)
         ctx.release()
         return
     print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), a stirring splat per step, dt 1/60, {steps} steps timed")
-    print(f"{'size':>6}  {'solver':<32} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
+    print(f"{'size':>6}  {'solver':<44} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
     for n in sizes:
         velocity = None
-        for name, options in CONFIGS:
+        for name, options in variants(args):
             r, vel = run(ctx, n, steps, options)
             velocity = vel if velocity is None else velocity
-            print(f"{n:>5}²  {name:<32} {r['ms']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
+            print(f"{n:>5}²  {name:<44} {r['ms']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
                   f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}", flush=True)
         print(f"{n:>5}²  collocated grid, exact walled-box solve: divergence left / before = "
               f"{collocated_left(velocity):.3f} (ours, MAC: the residual above)", flush=True)

@@ -160,8 +160,10 @@ class SmokeGrid(SmokeState, _gl.Owner):
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
-        """Advance by dt seconds of simulated time in `substeps` equal steps (no readback, except one
-        small one per multigrid cycle when pressure_tolerance is set)."""
+        """Advance by dt seconds of simulated time in `substeps` equal steps. No readback, except with
+        pressure_tolerance set (multigrid): the residual after the cycle count the last projection
+        needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
+        one small sync per projection while the scene changes slowly."""
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)

@@ -20,8 +20,9 @@ class SmokeParams:
     ambient_temperature: float = 0.0  # T_ambient of the buoyancy and cooling laws
     pressure: str = "multigrid"       # "multigrid" (V(2,2) cycles, red-black GS) | "jacobi" | "gauss-seidel"
     pressure_iterations: int | None = None   # multigrid: max V-cycles (20); jacobi: sweeps (40); gauss-seidel: red+black sweeps (20)
-    pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this; None = run exactly
-    #                                          pressure_iterations cycles without reading anything back
+    pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
+    #                                          after the cycle count the last solve needed, then after each further
+    #                                          cycle); None = run exactly pressure_iterations cycles, no readback
     diffusion_iterations: int = 500   # cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
     #                                   is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them;
     #                                   a capped solve shows in SmokeGrid.diffusion_error_bound

@@ -13,8 +13,15 @@ on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smo
 passes), each reading one of the level's two q textures and writing the other; the first level with
 both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp).
 A cycle at 1024^2 is 9 passes. The relative residual |b - Lq|_2 / |b|_2 over fluid cells is reduced
-in fp64 by the finest level's prolong_smooth pass (its last group folds the tile records); with a
-tolerance it is read back after each cycle (one small sync per cycle), otherwise only when asked for.
+in fp64 by the finest level's prolong_smooth pass (its last group folds the tile records) of the
+cycles whose residual is checked; without a tolerance only the last cycle's, and nothing is read.
+With a tolerance every readback is a CPU-GPU sync (the GPU drains, then idles while Python queues
+the next passes), so the solve does not check after every cycle: it first runs, back to back, the
+cycles the previous solve needed (Pressure.predicted) and reads the residual once; only if that is
+still above the tolerance does it go on one cycle and one readback at a time. A steady simulation
+pays one readback per projection; the result is the same guarantee, residual <= tolerance (unless
+the cycle cap or stagnation stops it), at the cost of an occasional surplus cycle, which the
+prediction drops again when the residual after the batch says one fewer would have done.
 """
 from __future__ import annotations
 
@@ -80,6 +87,7 @@ class Pressure:
             raise
         self.solution = self.q[0]                           # where the last solve left q
         self.cycles = 0
+        self.predicted = 1                                  # cycles a tolerance solve runs before its first check
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
@@ -202,7 +210,15 @@ class Pressure:
 
     def solve(self, method, iterations, tolerance):
         """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it). Returns the texture holding q.
-        The residual norms are left in self.norms (read by SmokeGrid.pressure_residual)."""
+        The residual norms are left in self.norms (read by SmokeGrid.pressure_residual): those after
+        the last cycle (multigrid) or after the last sweep (jacobi, gauss-seidel).
+
+        Multigrid with a tolerance: up to `iterations` V-cycles, stopping after the first cycle whose
+        relative residual |b - Lq|_2 / |b|_2 is <= tolerance, or that cut it by less than STAGNATION
+        (fp32 round-off reached). The residual is checked (computed and read back) only after the
+        first self.predicted cycles, then after each further cycle, so a solve may run more cycles
+        than the first one to reach the tolerance, never fewer: on return the residual is <= tolerance
+        unless the cycle cap or stagnation stopped the solve."""
         self.solution = self.q[0]
         self.cycles = 0
         if method == "multigrid":
@@ -211,20 +227,7 @@ class Pressure:
                     self.v_cycle(norms=k == iterations - 1)
                 self.cycles = iterations
                 return self.solution
-            # |b| comes with the first cycle's norms, so no readback before it; from q = 0 the
-            # relative residual is 1 (b != 0), and a cycle on b = 0 leaves q = 0 exactly
-            previous = 1.0
-            while self.cycles < iterations:
-                self.v_cycle(norms=True)
-                self.cycles += 1
-                n = self.read_norms(self.norms)
-                if n["b"] == 0.0:
-                    self.cycles = 0                 # nothing to solve: q = 0 before and after
-                    break
-                now = n["relative"]
-                if now <= tolerance or now > STAGNATION * previous:
-                    break
-                previous = now
+            self._solve_to(tolerance, iterations)
             return self.solution
         if method == "jacobi":
             src, dst = self.q[0], self.q_alt[0]
@@ -240,6 +243,37 @@ class Pressure:
             self.cycles = iterations
         self.residual(self.solution, self.rhs[0], self.norms)
         return self.solution
+
+    def _solve_to(self, tolerance, iterations):
+        """Multigrid V-cycles on q[0] until the relative residual is <= tolerance (see solve), with one
+        readback after a batch of self.predicted cycles and one after each cycle beyond it; then the
+        prediction for the next solve."""
+        batch = min(self.predicted, iterations)
+        for k in range(batch):
+            self.v_cycle(norms=k == batch - 1)
+        self.cycles = batch
+        n = self.read_norms(self.norms)
+        if n["b"] == 0.0:
+            self.cycles = 0                 # nothing to solve: a cycle on b = 0 leaves q = 0 exactly
+            return
+        # from q = 0 the relative residual is 1 (b != 0): the batch stagnated if it cut less than that
+        previous, now = 1.0, n["relative"]
+        while now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
+            self.v_cycle(norms=True)
+            self.cycles += 1
+            previous, now = now, self.read_norms(self.norms)["relative"]
+        if now <= tolerance:
+            self.predicted = self.cycles
+            if self.cycles == batch > 1 and now ** ((batch - 1) / batch) <= tolerance:
+                # converged at the first check: had each cycle cut the residual by the batch's mean
+                # factor now^(1/batch), batch - 1 cycles would have left now^((batch-1)/batch). V-cycles
+                # cut most in the first cycle, so the last one cut less than the mean and the residual
+                # after batch - 1 was at most that: one cycle fewer will do next time, if the scene holds
+                self.predicted = batch - 1
+        elif now > STAGNATION * previous and self.cycles > batch:
+            self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
+        else:
+            self.predicted = self.cycles          # the cycle cap
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms):
