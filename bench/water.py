@@ -1,4 +1,4 @@
-"""Water-grid throughput: cells*steps/s and achieved bandwidth beside a copy kernel in the same run.
+"""Water-grid throughput: cells*steps/s and achieved bandwidth beside copy kernels in the same run.
 
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through
 `step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
@@ -6,8 +6,9 @@ ends. Three implementations: "fused" (one tile kernel per substep, shaders/water
 "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and
 "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
 substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused: 28 B,
-36 B, the floor: read terrain, depth, flows; write depth, flows); "floor %" is the rate times the
-floor bytes over the copy kernel's bandwidth. With --numpy the
+36 B, the floor: read terrain, depth, flows; write depth, flows). Two copy kernels run first, a vec4
+storage-buffer copy and an rgba32f image copy (on the H200 the image copy moves twice as much); "% of
+copy" divides by the faster, and "floor %" is the rate times the floor bytes over it. With --numpy the
 float64 NumPy reference is timed too (the CPU baseline).
 
     python bench/water.py                       # small sizes, fine on llvmpipe
