@@ -13,6 +13,7 @@ uniform int u_from_zero;         // 1: q starts at 0 (every level but the finest
 void main() {
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
+        tile_load(i, c);
         s_q[i] = u_from_zero == 0 && inside(c) ? texelFetch(u_q, c, 0).r : 0.0;
     }
     barrier();
@@ -23,7 +24,7 @@ void main() {
     float r = 0.0;
     for (int k = 0; k < 4; ++k) {
         ivec2 c = 2 * cc + ivec2(k & 1, k >> 1);
-        if (inside(c)) r += residual_at(c, texelFetch(u_rhs, c, 0).r);
+        if (inside(c)) r += residual_at(c, rhs_at(c));
     }
     imageStore(u_coarse_rhs_out, cc, vec4(r));
 }
