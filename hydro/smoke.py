@@ -42,6 +42,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
     shape: (ny, nx), each >= 4. The keywords are the fields of SmokeParams (units there):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
+    pressure_warm_start (multigrid from the last solve's q, scaled; default True),
     density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
