@@ -7,6 +7,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py                      # small sizes (llvmpipe) or 256..2048 on a GPU
     python bench/smoke.py --sizes 256 512 1024 2048 --steps 20
     python bench/smoke.py --sizes 1024 --dispatches     # GPU passes and readbacks per step, no timing
+    python bench/smoke.py --sizes 1024 --scene source   # a fixed buoyant source instead of the stirring splat
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
     python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 64 32 16   # one-workgroup coarse solve
 
@@ -32,6 +33,8 @@ from hydro.smoke import SmokeGrid  # noqa: E402
 CONFIGS = [
     ("ours: MAC + multigrid 1e-4", dict(pressure="multigrid", pressure_tolerance=1e-4)),
     ("ours: MAC + multigrid 1e-3", dict(pressure="multigrid", pressure_tolerance=1e-3)),
+    ("ours: MAC + multigrid 1e-3, from q = 0", dict(pressure="multigrid", pressure_tolerance=1e-3,
+                                                    pressure_warm_start=False)),
     ("ours: MAC + multigrid, 2 cycles", dict(pressure="multigrid", pressure_tolerance=None, pressure_iterations=2)),
     ("demo: Jacobi 20", dict(pressure="jacobi", pressure_iterations=20)),
     ("demo: Jacobi 40", dict(pressure="jacobi", pressure_iterations=40)),
@@ -59,6 +62,7 @@ def scene(ctx, n, **options):
 
 
 def stir(g, k):
+    """The default scene's splat: an impulse that moves 0.7 rad round a circle each step."""
     n = g.nx
     r = max(n / 24, 2.0)
     angle = 0.7 * k
@@ -66,16 +70,28 @@ def stir(g, k):
             density=1.0, temperature=1.0)
 
 
+def source(g, k):
+    """--scene source: a steady buoyant source, one fixed splat per step (a chimney). Its pressure
+    changes little from step to step, so the multigrid's warm start saves cycles; the stirring
+    impulse lands elsewhere each step, where the last step's pressure is no guess."""
+    n = g.nx
+    g.splat(n / 2, n / 4, max(n / 24, 2.0), velocity=(0.0, 0.1 * n), density=1.0, temperature=1.0)
+
+
+SCENES = {"stir": stir, "source": source}
+SCENE = stir
+
+
 def run(ctx, n, steps, options):
     g = scene(ctx, n, **options)
     dt = 1.0 / 60.0
     for k in range(3):                       # warm-up: compile, first allocations
-        stir(g, k)
+        SCENE(g, k)
         g.step(dt)
     g.divergence()                           # sync
     t0 = time.perf_counter()
     for k in range(steps):
-        stir(g, k + 3)
+        SCENE(g, k + 3)
         g.step(dt)
     g.ctx.finish()
     ms = (time.perf_counter() - t0) * 1e3 / steps
@@ -100,13 +116,13 @@ def count_dispatches(ctx, n, options, steps=3):
         return wrapper
 
     g = scene(ctx, n, **options)
-    stir(g, 0)
+    SCENE(g, 0)
     g.step(1.0 / 60.0)
     out = []
     moderngl.ComputeShader.run, moderngl.Buffer.read = counted(run, "run"), counted(read, "read")
     try:
         for k in range(steps):
-            stir(g, k + 1)
+            SCENE(g, k + 1)
             counts.update(run=0, read=0)
             g.step(1.0 / 60.0)
             out.append((counts["run"], counts["read"], g.pressure_cycles))
@@ -155,7 +171,7 @@ def profile(ctx, n, options, steps=4):
             reads[0] += 1
 
     g = scene(ctx, n, **options)
-    stir(g, 0)
+    SCENE(g, 0)
     g.step(1.0 / 60.0)
     g.ctx.finish()
     names = _pass_names(ctx)
@@ -164,7 +180,7 @@ def profile(ctx, n, options, steps=4):
     moderngl.ComputeShader.run, moderngl.Buffer.read = timed_run, timed_read
     try:
         for k in range(steps):
-            stir(g, k + 1)
+            SCENE(g, k + 1)
             g.ctx.finish()
             used[0] = 0
             records.clear()
@@ -249,12 +265,16 @@ def main(argv=None):
     ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
     ap.add_argument("--profile", action="store_true",
                     help="GPU time per pass kind (GL timer queries) and readback waits per step, instead of timing")
+    ap.add_argument("--scene", choices=sorted(SCENES), default="stir",
+                    help="stir: a moving impulse each step (default); source: a fixed buoyant source")
     ap.add_argument("--configs", nargs="+", default=None, metavar="TEXT",
                     help="only the solver configurations whose name contains one of these (e.g. 1e-3 '2 cycles')")
     ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
                          f"(power of 2, 8..64; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
     args = ap.parse_args(argv)
+    global SCENE
+    SCENE = SCENES[args.scene]
     for side in args.coarse_side or ():
         if side not in (8, 16, 32, 64):
             ap.error(f"--coarse-side: expected 8, 16, 32 or 64, got {side}")
@@ -268,7 +288,7 @@ def main(argv=None):
     if args.dispatches:
         for n in sizes:
             for name, options in variants(args):
-                per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, options))
+                per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, options, args.steps or 3))
                 print(f"{n:>5}²  {name:<44} {per_step}", flush=True)
         ctx.release()
         return
@@ -280,7 +300,7 @@ def main(argv=None):
                 print_profile(n, name, profile(ctx, n, options, steps), steps)
         ctx.release()
         return
-    print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), a stirring splat per step, dt 1/60, {steps} steps timed")
+    print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), {'a stirring' if args.scene == 'stir' else 'a fixed source'} splat per step, dt 1/60, {steps} steps timed")
     print(f"{'size':>6}  {'solver':<44} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
     for n in sizes:
         velocity = None

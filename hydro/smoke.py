@@ -42,6 +42,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
     shape: (ny, nx), each >= 4. The keywords are the fields of SmokeParams (units there):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
+    pressure_warm_start (multigrid from the last solve's q, scaled; default True),
     density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
@@ -79,6 +80,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._released = False
         self._centre_dirty = True
         self._diffusion_bound, self._diffusion_count = 0.0, 0
+        # q[0] holds the last multigrid solve's q, the next one's warm start; False on a new grid and
+        # after the velocity is set from outside (a new flow: nothing to start from)
+        self._q_kept = False
         self.sim_time = 0.0
         self.iteration = 0
 
@@ -307,9 +311,11 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._hat = (*spare[0], self._hat[2])
         self._back = (*spare[1], self._back[2])
 
-    def _divergence(self, vel, rhs, q):
+    def _divergence(self, vel, rhs, q, keep_q=False):
+        """rhs = D v; q = 0, or with keep_q q kept (0 in solid cells) for a warm start."""
         prog = self._programs["divergence"]
         self._common(prog)
+        _gl.set_uniforms(prog, u_keep_q=int(keep_q))
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         self._image("B_SMOKE_RHS_OUT", rhs)
@@ -327,9 +333,17 @@ class SmokeGrid(SmokeState, _gl.Owner):
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
 
     def _project(self):
+        """Divergence, pressure solve, gradient subtraction. Multigrid with pressure_warm_start starts
+        from the last projection's q, scaled by the alpha that minimises the start's residual
+        (Pressure.warm_start: that absorbs a change of dt, as q = p dt / (rho h) grows with the step,
+        and drops a q unrelated to this flow); the first solve, and the first after the velocity was
+        set from outside (see _q_kept), start from q = 0, as do jacobi and gauss-seidel."""
         p, pr = self.params, self._pressure
-        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0])
-        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if p.pressure == "multigrid" else None)
+        multigrid = p.pressure == "multigrid"
+        warm = multigrid and p.pressure_warm_start and self._q_kept
+        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm)
+        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm)
+        self._q_kept = multigrid
         self._subtract_gradient((self._vx.read, self._vy.read), q, (self._vx.write, self._vy.write))
         self._vx.swap()
         self._vy.swap()

@@ -23,6 +23,9 @@ class SmokeParams:
     pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
     #                                          after the cycle count the last solve needed, then after each further
     #                                          cycle); None = run exactly pressure_iterations cycles, no readback
+    pressure_warm_start: bool = True  # multigrid only: each step's solve starts from the last step's q (scaled by the
+    #                                   ratio of their dt), so a slowly changing scene needs fewer cycles for the same
+    #                                   tolerance; False = from q = 0 every step. jacobi / gauss-seidel always start at 0
     diffusion_iterations: int = 500   # cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
     #                                   is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them;
     #                                   a capped solve shows in SmokeGrid.diffusion_error_bound
@@ -47,6 +50,8 @@ class SmokeParams:
             check.integer("pressure_iterations", self.pressure_iterations, low=1, high=100_000)
         if self.pressure_tolerance is not None:
             check.real("pressure_tolerance", self.pressure_tolerance, low=0.0, high=1.0, low_open=True)
+        if not isinstance(self.pressure_warm_start, bool):
+            raise TypeError(f"pressure_warm_start: expected True or False, got {self.pressure_warm_start!r}")
         check.integer("diffusion_iterations", self.diffusion_iterations, low=1, high=100_000)
         check.real32("density_dissipation", self.density_dissipation, low=0.0)
         check.real32("velocity_dissipation", self.velocity_dissipation, low=0.0)

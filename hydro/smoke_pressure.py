@@ -60,7 +60,7 @@ class Pressure:
         # the first level that coarse_cycle.comp takes over; the levels above it are the tiled ones
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = None
+        self.coarse_coef = self.partials = self.norms = self.warm = None
         try:
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
@@ -77,8 +77,10 @@ class Pressure:
             self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
             self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
             self.norms.clear()
+            self.warm = ctx.buffer(reserve=NORMS_DTYPE.itemsize)     # warm_start.comp's sums (warm.glsl)
+            self.warm.clear()
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
-                             ("smooth", "jacobi", "residual", "reduce")}
+                             ("smooth", "jacobi", "residual", "reduce", "warm_start")}
             for name in ("smooth_restrict", "prolong_smooth"):
                 self.programs[name] = _gl.program(ctx, f"smoke/{name}.comp", {"TILE": TILE})
             self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})
@@ -128,12 +130,14 @@ class Pressure:
         q_out.bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, prog, *self._size(0))
 
-    def smooth_restrict(self, level):
-        """2 red-black sweeps on `level` from q[level] (from 0 below the finest) into q_alt[level], and
-        the coarse right-hand side rhs[level + 1] from the result."""
+    def smooth_restrict(self, level, warm=False):
+        """2 red-black sweeps on `level` from q[level] (from 0 below the finest; with `warm`, from
+        alpha q[0], warm.glsl) into q_alt[level], and the coarse right-hand side rhs[level + 1] from
+        the result."""
         prog = self.programs["smooth_restrict"]
         _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1),
-                         u_from_zero=int(level > 0))
+                         u_from_zero=int(level > 0), u_warm=int(warm))
+        self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
         self.q[level].use(_gl.BINDINGS["B_SMOKE_Q"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.coef[level].use(_gl.BINDINGS["B_SMOKE_COEF"])
@@ -156,13 +160,14 @@ class Pressure:
         self.norms.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_NORMS"])
         self._tiled(prog, level)
 
-    def coarse_cycle(self):
+    def coarse_cycle(self, warm=False):
         """The rest of the V-cycle from level first_coarse down, in place on q[first_coarse], in one
-        workgroup (coarse_cycle.comp)."""
+        workgroup (coarse_cycle.comp); with `warm` (first_coarse 0 only) from alpha q[0]."""
         level = self.first_coarse
         prog = self.programs["coarse_cycle"]
         _gl.set_uniforms(prog, u_size=self._size(level), u_levels=len(self.shapes) - level,
-                         u_sweeps=ref.COARSE_SWEEPS, u_from_zero=int(level > 0))
+                         u_sweeps=ref.COARSE_SWEEPS, u_from_zero=int(level > 0), u_warm=int(warm))
+        self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
         self.coarse_coef.use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.q[level].bind_to_image(_gl.BINDINGS["B_SMOKE_Q_OUT"], read=True, write=True)
@@ -179,6 +184,19 @@ class Pressure:
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
         _gl.dispatch(self.ctx, prog, *self._size(0))
         self.reduce(norms)
+
+    def warm_start(self):
+        """Queue the sums of a warm start from the q that q[0] holds (the last solve's) and rhs[0]:
+        |L q0|^2 and <b, L q0> into self.warm, from which the solve's first pass takes the scale
+        alpha = <b, L q0> / |L q0|^2 (warm.glsl; hydro.reference.smoke.warm_scale). No readback."""
+        prog = self.programs["warm_start"]
+        _gl.set_uniforms(prog, u_size=self._size(0))
+        self.q[0].use(_gl.BINDINGS["B_SMOKE_Q"])
+        self.rhs[0].use(_gl.BINDINGS["B_SMOKE_RHS"])
+        self.coef[0].use(_gl.BINDINGS["B_SMOKE_COEF"])
+        self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
+        _gl.dispatch(self.ctx, prog, *self._size(0))
+        self.reduce(self.warm)
 
     def reduce(self, norms):
         prog = self.programs["reduce"]
@@ -197,19 +215,22 @@ class Pressure:
 
     # ------------------------------------------------------------------------------------ solvers
 
-    def v_cycle(self, norms=False):
+    def v_cycle(self, norms=False, warm=False):
         """One V(2,2) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
-        after it go to self.norms."""
+        after it go to self.norms; with `warm` it starts from alpha q[0] (after warm_start())."""
         for level in range(self.first_coarse):
-            self.smooth_restrict(level)
-        self.coarse_cycle()
+            self.smooth_restrict(level, warm=warm and level == 0)
+        self.coarse_cycle(warm=warm and self.first_coarse == 0)
         for level in reversed(range(self.first_coarse)):
             self.prolong_smooth(level, norms=norms and level == 0)
         if norms and self.first_coarse == 0:
             self.residual(self.q[0], self.rhs[0], self.norms)
 
-    def solve(self, method, iterations, tolerance):
-        """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it). Returns the texture holding q.
+    def solve(self, method, iterations, tolerance, warm=False):
+        """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it) or, with `warm` (multigrid
+        only), from alpha q0: q0 the last solve's q, which divergence.comp kept, and alpha the scale
+        that minimises |b - alpha L q0| (warm_start), so the start is never worse than q = 0.
+        Returns the texture holding q.
         The residual norms are left in self.norms (read by SmokeGrid.pressure_residual): those after
         the last cycle (multigrid) or after the last sweep (jacobi, gauss-seidel).
 
@@ -218,16 +239,19 @@ class Pressure:
         (fp32 round-off reached). The residual is checked (computed and read back) only after the
         first self.predicted cycles, then after each further cycle, so a solve may run more cycles
         than the first one to reach the tolerance, never fewer: on return the residual is <= tolerance
-        unless the cycle cap or stagnation stopped the solve."""
+        unless the cycle cap or stagnation stopped the solve. A warm start changes only how many
+        cycles that takes (fewer while the scene changes slowly), not the stopping test."""
         self.solution = self.q[0]
         self.cycles = 0
         if method == "multigrid":
+            if warm:
+                self.warm_start()
             if tolerance is None:
                 for k in range(iterations):
-                    self.v_cycle(norms=k == iterations - 1)
+                    self.v_cycle(norms=k == iterations - 1, warm=warm and k == 0)
                 self.cycles = iterations
                 return self.solution
-            self._solve_to(tolerance, iterations)
+            self._solve_to(tolerance, iterations, warm)
             return self.solution
         if method == "jacobi":
             src, dst = self.q[0], self.q_alt[0]
@@ -244,19 +268,20 @@ class Pressure:
         self.residual(self.solution, self.rhs[0], self.norms)
         return self.solution
 
-    def _solve_to(self, tolerance, iterations):
+    def _solve_to(self, tolerance, iterations, warm=False):
         """Multigrid V-cycles on q[0] until the relative residual is <= tolerance (see solve), with one
         readback after a batch of self.predicted cycles and one after each cycle beyond it; then the
         prediction for the next solve."""
         batch = min(self.predicted, iterations)
         for k in range(batch):
-            self.v_cycle(norms=k == batch - 1)
+            self.v_cycle(norms=k == batch - 1, warm=warm and k == 0)
         self.cycles = batch
         n = self.read_norms(self.norms)
         if n["b"] == 0.0:
-            self.cycles = 0                 # nothing to solve: a cycle on b = 0 leaves q = 0 exactly
+            self.cycles = 0     # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
             return
-        # from q = 0 the relative residual is 1 (b != 0): the batch stagnated if it cut less than that
+        # from q = 0 the relative residual is 1 (b != 0), from a warm start at most 1: the batch
+        # stagnated if it cut less than that
         previous, now = 1.0, n["relative"]
         while now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
             self.v_cycle(norms=True)
@@ -276,8 +301,9 @@ class Pressure:
             self.predicted = self.cycles          # the cycle cap
 
     def release(self):
-        for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms):
+        for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,
+                    self.warm):
             if obj is not None:
                 obj.release()
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = None
+        self.coarse_coef = self.partials = self.norms = self.warm = None

@@ -57,6 +57,7 @@ class SmokeState:
         vy[1:-1] = 0.5 * (v[:-1, :, 1] + v[1:, :, 1])
         vy[0], vy[-1] = v[0, :, 1], v[-1, :, 1]
         self._upload_faces(vx, vy)
+        self._q_kept = False                    # a new flow: the next solve starts from q = 0
 
     @property
     def face_velocity(self) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +74,7 @@ class SmokeState:
         vx = check.field("face_velocity[0]", value[0], (self.ny, self.nx + 1), dtype=np.float64)
         vy = check.field("face_velocity[1]", value[1], (self.ny + 1, self.nx), dtype=np.float64)
         self._upload_faces(vx, vy)
+        self._q_kept = False                    # a new flow: the next solve starts from q = 0
 
     def _upload_faces(self, vx, vy):
         """Walls and obstacle faces always hold 0."""
@@ -239,7 +241,7 @@ class SmokeState:
         self._alive()
         check.choice("norm", norm, ("max", "rms"))
         pr = self._pressure
-        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0])
+        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=True)   # the next warm start
         pr.residual(pr.q[0], pr.rhs[0], self._div_norms, with_operator=False)
         n = Pressure.read_norms(self._div_norms)
         fluid = max(int((~self._solid).sum()), 1)

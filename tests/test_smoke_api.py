@@ -120,6 +120,7 @@ def test_private_context():
     (dict(pressure_iterations=0), ValueError, "pressure_iterations"),
     (dict(pressure_tolerance=2.0), ValueError, "pressure_tolerance"),
     (dict(fire="yes"), TypeError, "fire"),
+    (dict(pressure_warm_start=1), TypeError, "pressure_warm_start"),
     (dict(ambient_temperature=1e39), ValueError, "ambient_temperature"),
     (dict(buoyancy=(0.0, 1e39)), ValueError, "buoyancy[1]"),
     (dict(buoyancy="ab"), TypeError, "buoyancy"),

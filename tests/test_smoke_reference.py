@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from hydro.reference import smoke as ref
+from hydro import smoke_pressure
 from hydro.smoke import SmokeGrid
 
 SHAPE = (21, 30)                 # (ny, nx), odd x even on purpose
@@ -271,3 +272,56 @@ def test_whole_projection_matches_exact_reference(case):
     _close(gx, ex, 2e-3)
     _close(gy, ey, 2e-3)
     assert g.pressure_residual <= g.params.pressure_tolerance
+
+
+@pytest.mark.parametrize("shape", [SHAPE, (75, 131)])
+def test_warm_start(ctx, rng, shape):
+    """A warm solve's first V-cycle starts from alpha q0 (hydro.reference.smoke.warm_start): the fp64
+    sums |L q0|^2 and <b, L q0> of warm_start.comp + reduce.comp, and the whole cycle from the scaled
+    q0, against the reference, through coarse_cycle.comp alone (SHAPE) and through the tiled passes;
+    and the divergence pass keeps q for it, clearing only the solid cells."""
+    g, solid = _grid(ctx, shape)
+    pr = g._pressure
+    lv = ref.levels(solid, g._bc)
+    c = lv[0]
+    q0 = _fluid_random(rng, c)
+    b = 0.6 * ref.apply_operator(q0, c) * (c[..., 3] > 0) + 0.3 * _fluid_random(rng, c)
+    _write(pr.q[0], q0)
+    _write(pr.rhs[0], b)
+    pr.warm_start()
+    rec = np.frombuffer(pr.warm.read(), smoke_pressure.NORMS_DTYPE)[0]
+    lq = ref.apply_operator(q0, c) * (c[..., 3] > 0)
+    assert float(rec["r2"]) == pytest.approx(float((lq * lq).sum()), rel=1e-5)
+    assert float(rec["b2"]) == pytest.approx(float((b * lq).sum()), rel=1e-5)
+    alpha = ref.warm_scale(q0, b, c)
+    assert 0.4 < alpha < 0.8                       # neither 1 (q0 as it is) nor 0 (a cold start)
+    pr.v_cycle(norms=True, warm=True)
+    expected = ref.v_cycle(ref.warm_start(q0, b, c), b, lv)
+    _close(_read(pr.q[0], shape), expected)
+    _norms_match(pr.read_norms(pr.norms), expected, b, c)
+    # the next cycle of the solve starts from q as it is
+    pr.v_cycle(norms=True)
+    _close(_read(pr.q[0], shape), ref.v_cycle(expected, b, lv))
+    # divergence.comp: q kept for a warm start (0 in solids), or cleared for a cold one
+    _write(pr.q[0], rng.normal(size=shape))
+    kept = _read(pr.q[0], shape)
+    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0], keep_q=True)
+    np.testing.assert_array_equal(_read(pr.q[0], shape), np.where(solid, 0.0, kept))
+    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
+    assert np.all(_read(pr.q[0], shape) == 0)
+    g.release()
+
+
+def test_warm_scale_never_starts_worse_than_zero(rng):
+    """The reference's alpha minimises |b - alpha L q0|: the start's residual is at most |b|, equal
+    when q0 is unrelated to b, 0 when b = L q0 for some multiple of q0, and b = 0 gives q = 0."""
+    solid = np.zeros((20, 24), bool)
+    c = ref.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3))[0]
+    q0, b = rng.normal(size=c.shape[:2]), rng.normal(size=c.shape[:2])
+    for start in (q0, -q0, 1e3 * q0):
+        assert np.linalg.norm(ref.residual(ref.warm_start(start, b, c), b, c)) <= np.linalg.norm(b)
+    exact = ref.warm_start(q0, 2.5 * ref.apply_operator(q0, c), c)
+    np.testing.assert_allclose(exact, 2.5 * q0, rtol=1e-12)
+    assert np.all(ref.warm_start(q0, np.zeros_like(b), c) == 0)
+    q, hist = ref.solve(b, ref.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3)), 1e-8, q0=q0)
+    assert hist[-1] <= 1e-8

@@ -493,13 +493,31 @@ def v_cycle(q, b, lv, level=0, pre=2, post=2):
     return q
 
 
-def solve(b, lv, tol=1e-10, max_cycles=50):
-    """Multigrid V(2,2) cycles from q = 0 until |r| / |b| <= tol; returns q and the residual history."""
-    q = np.zeros_like(b)
+def warm_scale(q0, b, c):
+    """The scale alpha of a warm start (warm_start.comp, reduce.comp, warm.glsl): the alpha that
+    minimises |b - alpha L q0|_2 over fluid cells, <b, L q0> / |L q0|^2 (0 when L q0 = 0). So the
+    start's residual is never above |b| (a cold start's), and a last q from a step of another dt
+    (q = p dt / (rho h) grows with dt) or an unrelated flow is rescaled or dropped, not trusted."""
+    lq = np.where(c[..., 3] > 0, apply_operator(q0, c), 0.0)
+    d = float((lq * lq).sum())
+    return float((np.where(c[..., 3] > 0, b, 0.0) * lq).sum()) / d if d > 0 else 0.0
+
+
+def warm_start(q0, b, c):
+    """Where a warm solve starts: alpha q0 (warm_scale), 0 in solid cells (divergence.comp keeps the
+    last solve's q but clears the cells an obstacle now covers)."""
+    q0 = np.where(c[..., 3] > 0, q0, 0.0)
+    return warm_scale(q0, b, c) * q0
+
+
+def solve(b, lv, tol=1e-10, max_cycles=50, q0=None):
+    """Multigrid V(2,2) cycles until |r| / |b| <= tol, from q = 0, or with q0 (the last solve's q)
+    from warm_start(q0); returns q and the residual history."""
+    q = np.zeros_like(b) if q0 is None else warm_start(np.asarray(q0, np.float64), b, lv[0])
     nb = np.linalg.norm(b)
     hist = []
     if nb == 0:
-        return q, hist
+        return q, hist                      # q = 0: warm_scale is 0 when b is
     for _ in range(max_cycles):
         q = v_cycle(q, b, lv)
         hist.append(np.linalg.norm(residual(q, b, lv[0])) / nb)
@@ -508,8 +526,9 @@ def solve(b, lv, tol=1e-10, max_cycles=50):
     return q, hist
 
 
-def project(vx, vy, solid, bc: Bc, tol=1e-10):
-    """The exact discrete projection: solve L q = D v, subtract the gradient."""
+def project(vx, vy, solid, bc: Bc, tol=1e-10, q0=None):
+    """The exact discrete projection: solve L q = D v (warm-started from q0, the last solve's q, if
+    given), subtract the gradient."""
     lv = levels(solid, bc)
-    q, hist = solve(divergence(vx, vy, solid), lv, tol)
+    q, hist = solve(divergence(vx, vy, solid), lv, tol, q0=q0)
     return (*subtract_gradient(vx, vy, q, solid, bc), hist)

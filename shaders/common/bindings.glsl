@@ -48,3 +48,4 @@
 // shader storage buffers
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11
+#define B_SMOKE_WARM 12

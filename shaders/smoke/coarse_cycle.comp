@@ -5,8 +5,10 @@
 // COARSE_SIDE 64). The arithmetic is that of smooth.comp, smooth_restrict.comp and prolong_smooth.comp
 // (hydro.reference.smoke.v_cycle), so it replaces ~50 dispatches with one, not with an approximation.
 // Level k of this pass is level first + k of the solver; u_size is the first one's. Its q starts at
-// 0 when it was restricted into (u_from_zero), else from the image (a grid that small has no finer level).
+// 0 when it was restricted into (u_from_zero), else from the image (a grid that small has no finer level),
+// scaled on a warm solve's first cycle (warm.glsl).
 #include "common/bindings.glsl"
+#include "smoke/warm.glsl"
 
 #define GROUP 1024
 layout(local_size_x = GROUP) in;
@@ -111,8 +113,9 @@ void main() {
         g_q0[l] = g_q0[l - 1] + g_size[l - 1].x * g_size[l - 1].y;
         g_b0[l] = l == 1 ? 0 : g_b0[l - 1] + g_size[l - 1].x * g_size[l - 1].y;
     }
+    float scale = warm_scale();  // the finest level (u_from_zero 0): q as it is, or a warm start's alpha q0
     for (int i = int(gl_LocalInvocationIndex); i < u_size.x * u_size.y; i += GROUP)
-        s_q[i] = u_from_zero != 0 ? 0.0 : imageLoad(u_q_io, ivec2(i % u_size.x, i / u_size.x)).r;
+        s_q[i] = u_from_zero != 0 ? 0.0 : scale * imageLoad(u_q_io, ivec2(i % u_size.x, i / u_size.x)).r;
     barrier();
     int last = u_levels - 1;
     for (int l = 0; l < last; ++l) {

@@ -5,16 +5,18 @@
 // 2 x 2 children (children past an odd edge count as 0), to u_coarse_rhs_out. The coarse iterate is
 // not written: the next pass starts it at 0. u_size is the fine level.
 #include "smoke/tile.glsl"
+#include "smoke/warm.glsl"
 
 layout(binding = B_SMOKE_RHS_OUT, r32f) uniform restrict writeonly image2D u_coarse_rhs_out;
 uniform ivec2 u_coarse_size;
 uniform int u_from_zero;         // 1: q starts at 0 (every level but the finest), u_q is not read
 
 void main() {
+    float scale = warm_scale();  // the finest level: q as it is, or a warm start's alpha q0
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
         tile_load(i, c);
-        s_q[i] = u_from_zero == 0 && inside(c) ? texelFetch(u_q, c, 0).r : 0.0;
+        s_q[i] = u_from_zero == 0 && inside(c) ? scale * texelFetch(u_q, c, 0).r : 0.0;
     }
     barrier();
     tile_smooth();
