@@ -13,7 +13,8 @@
 //   works out the outflow scale K of cell (x, j-2) (common/outflow.glsl),
 //   scales the faces of row j-3 by their upwind K and stores texel (x, j-3).
 // Every stage is used by the next no sooner than one barrier later, so two copies of the shared
-// arrays (by row parity) keep a neighbour's next write from overtaking a read.
+// arrays (by row parity) keep a neighbour's next write from overtaking a read. The texel of row j+1
+// is loaded at row j, so its latency overlaps a row of arithmetic and the barrier.
 // The two columns at each end of the workgroup are halo (their neighbours are missing; the next
 // workgroup owns them) and each strip starts two rows below its first row, so a cell is recomputed
 // about (4 / COLUMN_WIDTH + 5 / COLUMN_ROWS) extra times, against 56 % for the 16x16 tile.
@@ -40,6 +41,11 @@ layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; }
 
 uniform bool u_pending;             // the input flows are not yet moved into the input depths
 
+// Whether every cell this workgroup reads lies inside the grid (nearly every workgroup of a large
+// grid): it then has no boundary face and no texel or cell outside, and skips those tests; the
+// arithmetic is the same.
+bool g_interior;
+
 // Handed to the right neighbour at row j: (depth, bed) of cell (x, j-1), K of cell (x, j-3).
 shared vec3 s_to_right[2][W];
 // Handed to the left neighbour at row j: input flow_x (x, j), accelerated flow_x of row j-2;
@@ -53,6 +59,7 @@ shared vec2 s_to_left[2][W];
 // The accelerated flow of a face from cell `from` (bed z_a, depth h_a) to cell `to` (z_b, h_b), as
 // step_fused.comp: interior pipe, boundary face (table entry b) or no face (0).
 float accelerate(float q, ivec2 from, ivec2 to, float z_a, float h_a, float z_b, float h_b, int b) {
+    if (g_interior) return interior_flow(q, z_a, h_a, z_b, h_b);
     bool from_in = inside(from), to_in = inside(to);
     if (from_in && to_in) return interior_flow(q, z_a, h_a, z_b, h_b);
     if (b < 0 || !(from_in || to_in)) return 0.0;
@@ -62,12 +69,22 @@ float accelerate(float q, ivec2 from, ivec2 to, float z_a, float h_a, float z_b,
 // The scaled flow of a face (k_a, k_b: outflow scales of its two cells); its owner calls this, and
 // books what crossed a boundary face in its ledger slot.
 float scaled(float q, ivec2 from, ivec2 to, float k_a, float k_b, int b) {
+    if (g_interior) return q * (q > 0.0 ? k_a : k_b);     // 0 * K keeps the zero and its sign, as below
     bool forward = q > 0.0;
     if (q != 0.0 && inside(forward ? from : to)) q *= forward ? k_a : k_b;
     if (b >= 0 && (inside(from) || inside(to)))
         u_ledger[b] += double(u_dt) * double(inside(to) ? q : -q);
     return q;
 }
+
+vec4 load_texel(int x, int y, bool column) {
+    bool valid = g_interior || (column && y >= 0 && y <= u_size.y);
+    return valid ? imageLoad(u_state_in, ivec2(x, y)) : vec4(0.0);
+}
+
+#if HEX
+float load_bed(ivec2 c) { return (g_interior || inside(c)) ? terrain_at(c) : 0.0; }
+#endif
 
 void main() {
     ivec2 n = u_size;
@@ -78,6 +95,9 @@ void main() {
     int last = min(y0 + R, n.y + 1) - 1;                           // the strip's last texel row
     bool owner = lane >= 2 && lane < W - 2 && x <= n.x;            // this column's texels are ours
     bool column = x >= 0 && x <= n.x;                              // this column has texels
+    // cells read: columns x-1 of the first lane to x of the last, rows y0-4 to last+2
+    int x_first = x - lane;
+    g_interior = x_first >= 1 && x_first + W <= n.x && y0 >= 4 && last + 3 <= n.y - 1;
 
     // Carried up the column; the digit is how many rows below row j the value belongs to.
     vec4 t_1 = vec4(0.0);                                          // texel (x, j-1)
@@ -89,13 +109,23 @@ void main() {
     float qz_in_r = 0.0, az_2 = 0.0, az_3 = 0.0;
 #endif
 
+    // Each row's texel (hex: and bed) is loaded one row ahead, so the load overlaps a row's work.
+    vec4 t_next = load_texel(x, y0 - 2, column);
+#if HEX
+    float bed_next = load_bed(ivec2(x, y0 - 3));
+#endif
     for (int j = y0 - 2; j <= last + 3; j++) {
-        vec4 t = (column && j >= 0 && j <= n.y) ? imageLoad(u_state_in, ivec2(x, j)) : vec4(0.0);
+        vec4 t = t_next;
+        t_next = load_texel(x, j + 1, column);
+        ivec2 c1 = ivec2(x, j - 1);
+#if HEX
+        float bed = bed_next;
+        bed_next = load_bed(ivec2(x, j));
+#endif
 
         // cell (x, j-1) after the pending move, as move.comp
-        ivec2 c1 = ivec2(x, j - 1);
         float h_1 = 0.0, z_1 = 0.0;
-        if (inside(c1)) {
+        if (g_interior || inside(c1)) {
             h_1 = t_1.x;
             if (u_pending) {
                 float net = t_1.y - qx_in_r + t_1.z - t.z;
@@ -105,7 +135,7 @@ void main() {
                 h_1 = max(h_1 + u_dt / u_cell_area * net, 0.0);
             }
 #if HEX
-            z_1 = terrain_at(c1);
+            z_1 = bed;
 #else
             z_1 = t_1.w;
 #endif
