@@ -2,17 +2,21 @@
 
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through
 `step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
-ends. Three implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp),
-"cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and
+ends. Four implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp),
+"fused-columns" (one column sweep per substep on the packed rgba32f state, step_columns.comp; the
+pack and unpack passes of each step() call included), "cell-wise" (accelerate_cells, scale_and_move
+and the boundary faces: made for CPU rasterisers) and
 "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
 substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused: 28 B,
-36 B, the floor: read terrain, depth, flows; write depth, flows). Two copy kernels run first, a vec4
+36 B, the floor: read terrain, depth, flows; write depth, flows; fused-columns: one 16-byte texel read
+and written per cell, 32 B, hex 36 B with the terrain). Two copy kernels run first, a vec4
 storage-buffer copy and an rgba32f image copy (on the H200 the image copy moves twice as much); "% of
 copy" divides by the faster, and "floor %" is the rate times the floor bytes over it. With --numpy the
 float64 NumPy reference is timed too (the CPU baseline).
 
     python bench/water.py                       # small sizes, fine on llvmpipe
     python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
+    python bench/water.py --sizes 4096 --paths fused fused-columns --column-shape 64 32
 """
 import argparse
 import json
@@ -26,11 +30,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
+from hydro import water                          # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "cell-wise": 2, "three-pass": 3}          # path: passes
+PATHS = {"fused": 1, "fused-columns": 1, "cell-wise": 2, "three-pass": 3}          # path: passes
 PASS_BYTES = {("square", "three-pass"): 60, ("hex", "three-pass"): 80, ("square", "cell-wise"): 56,
-              ("hex", "cell-wise"): 72, ("square", "fused"): 28, ("hex", "fused"): 36}
+              ("hex", "cell-wise"): 72, ("square", "fused"): 28, ("hex", "fused"): 36,
+              ("square", "fused-columns"): 32, ("hex", "fused-columns"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 COPY_SRC = """#version 430
@@ -97,10 +103,12 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, path):
+def time_grid(ctx, kind, n, seconds, path, column_shape=None):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
+    if path == "fused-columns":
+        g._columns = tuple(column_shape) if column_shape else True
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()
@@ -138,6 +146,8 @@ def main():
     ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
     ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="step implementations to time")
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
+    ap.add_argument("--column-shape", type=int, nargs=2, metavar=("WIDTH", "ROWS"),
+                    help="fused-columns: invocations per workgroup and rows per strip (default: hydro.water's)")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")
@@ -150,7 +160,8 @@ def main():
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
     buffer_copy, image_copy = copy_bandwidth(ctx, args.copy_mb), image_copy_bandwidth(ctx, args.copy_mb)
     copy = max(buffer_copy, image_copy)
-    info.update(copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy)
+    info.update(copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy,
+                column_shape=list(args.column_shape or (water.COLUMN_WIDTH, water.COLUMN_ROWS)))
     print(f"copy kernels (read + write): vec4 buffer {buffer_copy:.1f} GB/s, rgba32f image {image_copy:.1f} GB/s; "
           f"% of copy is of the faster")
     print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
@@ -159,7 +170,7 @@ def main():
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                per, ok = time_grid(ctx, kind, n, args.seconds, path)
+                per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape)
                 rate = n * n / per
                 gbs = rate * PASS_BYTES[kind, path] / 1e9
                 floor = rate * FLOOR_BYTES[kind] / 1e9 / copy

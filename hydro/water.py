@@ -6,8 +6,10 @@ friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
 conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes. On CPU rasterisers the cell-wise step does it in two passes over the cells
-(`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
+half the bytes; `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp:
+each invocation walks up one column, neighbours exchange through shared memory once per row, little
+work repeated), still measured against the tile kernel. On CPU rasterisers the cell-wise step does
+it in two passes over the cells (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
 `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a
 column of CELL_ROWS cells, with the boundary faces handled apart before and after
 (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three passes
@@ -41,6 +43,10 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
+# The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
+# two at each end are halo), and rows each walks (the strip; two rows below it are recomputed).
+COLUMN_WIDTH = 64
+COLUMN_ROWS = 64
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
@@ -128,6 +134,8 @@ class _PipeGrid(_gl.Owner):
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
+        self._state = []                            # the column sweep's packed state, made on first use
+        self._use_columns, self._column_shape = False, None
         self._stats_groups = (-(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // (_gl.LOCAL_SIZE * max(self._stats_rows, 1))))
         groups = self._stats_groups[0] * self._stats_groups[1]
         self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
@@ -422,16 +430,45 @@ class _PipeGrid(_gl.Owner):
         self._boundary.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY"])
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
 
+    @property
+    def _columns(self):
+        """The column sweep on the packed state (step_columns.comp) in place of the tile kernel
+        (step_fused.comp) when passes=1: False, or its (COLUMN_WIDTH, COLUMN_ROWS); the same result to
+        rounding. Set True for the defaults or a (width, rows) pair. Private while it is measured."""
+        return self._column_shape if self._use_columns else False
+
+    @_columns.setter
+    def _columns(self, on) -> None:
+        self._alive()
+        shape = (COLUMN_WIDTH, COLUMN_ROWS) if on is True else tuple(on) if on else None
+        if shape is not None:
+            width, rows = shape
+            if not (isinstance(width, int) and isinstance(rows, int) and 5 <= width <= 1024 and rows >= 1):
+                raise ValueError(f"_columns: expected True, False or (width, rows) with 5 <= width <= 1024, "
+                                 f"rows >= 1, got {on!r}")
+            if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
+                self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
+            hexa = {"HEX": self._hexagonal}
+            columns = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area, "COLUMN_WIDTH": width, "COLUMN_ROWS": rows}
+            for key, name, defs in (("step_columns", "step_columns", {**columns, "SWAPPED": False}),
+                                    ("step_columns_swapped", "step_columns", {**columns, "SWAPPED": True}),
+                                    ("pack", "pack", {**hexa, "UNPACK": False}),
+                                    ("unpack", "pack", {**hexa, "UNPACK": True})):
+                self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
+            self._column_shape = shape
+        self._use_columns = shape is not None
+
     def _set_step_uniforms(self, h: float) -> None:
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         cellwise = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()]
-        for prog in [self._programs[key] for key in ("accelerate", "step_fused", *cellwise)]:
+        columns = ["step_columns", "step_columns_swapped"] if self._state else []
+        for prog in [self._programs[key] for key in ("accelerate", "step_fused", *cellwise, *columns)]:
             _gl.set_uniforms(prog, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
                              u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
                              u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
                              u_max_face_depth=stable_face_depth(h, geo, p))
-        for key in ("scale_outflow", "move", "settle", "scale_and_move"):
+        for key in ("scale_outflow", "move", "settle", "scale_and_move", *(["unpack"] if self._state else [])):
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
         for key in BOUNDARY_PROGRAMS.values():
             _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
@@ -441,7 +478,7 @@ class _PipeGrid(_gl.Owner):
         self._set_step_uniforms(h)
         self._bind_step()
         if self.passes == 1:
-            self._step_fused(h, n)
+            (self._step_columns if self._use_columns else self._step_fused)(h, n)
         elif self.passes == 2:
             self._bind_cell_wise()
             self._boundary_faces(book=False, accelerate=True)
@@ -480,6 +517,32 @@ class _PipeGrid(_gl.Owner):
         self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
+
+    def _step_columns(self, h: float, n: int):
+        """n substeps of the column sweep: pack the grid into state 0, substeps alternate the two
+        programs that read one state unit and write the other, unpack the last state into the grid
+        (flows, and the pending move settled into the water texture)."""
+        b = _gl.BINDINGS
+        pack, unpack = self._programs["pack"], self._programs["unpack"]
+        steps = [self._programs["step_columns"], self._programs["step_columns_swapped"]]
+        _gl.set_uniforms(pack, u_size=(self.nx, self.ny))
+        self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        _gl.dispatch(self.ctx, pack, self.nx + 1, self.ny + 1)
+        self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        _gl.set_uniforms(steps[0], u_pending=False)
+        _gl.set_uniforms(steps[1], u_pending=True)
+        width, rows = self._column_shape          # texels (nx + 1, ny + 1); two halo columns each side
+        groups = (-(-(self.nx + 1) // (width - 4)), -(-(self.ny + 1) // rows))
+        for k in range(n):
+            steps[k % 2].run(*groups, 1)
+            self.ctx.memory_barrier()
+            if k == 0:
+                _gl.set_uniforms(steps[0], u_pending=True)
+        self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
+        self._bind_flows()
+        _gl.dispatch(self.ctx, unpack, self.nx + 1, self.ny + 1)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face
@@ -532,8 +595,8 @@ class _PipeGrid(_gl.Owner):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_flows", "_flows_tmp", "_boundary",
-                  "_places", "_ledger_faces", "_partials", "_stats_buffer")
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_flows", "_flows_tmp",
+                  "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer")
 
     def _gpu_objects(self):
         objects = []

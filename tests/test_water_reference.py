@@ -76,15 +76,24 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
+# The fused kernels: the 16x16 tile (step_fused.comp) and the column sweep on the packed state
+# (step_columns.comp) in its default shape and in a narrow, short one that cuts 45 x 53 cells into
+# many workgroups and strips.
+FUSED = {"tiles": False, "columns": True, "columns-12x8": (12, 8)}
+
+
+@pytest.mark.parametrize("fused", list(FUSED))
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_fused_step_matches_three_passes(ctx, rng, kind):
-    """The fused tile kernel does the arithmetic of the three passes (the move applied lazily): the
+def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
+    """The fused kernels do the arithmetic of the three passes (the move applied lazily): the
     same result to rounding, with every boundary kind, brushes and 1 to 5 substeps per call."""
     terrain, water = random_state(rng, (45, 53))          # several tiles, ragged edges, interior tiles
     grids = []
     for p in (1, 3):
         g, s = twins(ctx, kind, terrain, water, friction=0.2)
         g.passes = p
+        if p == 1:
+            g._columns = FUSED[fused]
         _boundaries(g, s)
         grids.append(g)
     for g in grids:
@@ -103,6 +112,38 @@ def test_fused_step_matches_three_passes(ctx, rng, kind):
     assert a.volume() == pytest.approx(la["expected"], rel=1e-6)
     for g in grids:
         g.release()
+
+
+@pytest.mark.parametrize("columns", [True, (5, 1), (7, 3)], ids=["default", "5x1", "7x3"])
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_column_sweep_on_tiny_and_ragged_grids(ctx, rng, kind, columns):
+    """The column sweep against the three passes where its workgroups and strips do not fit: grids
+    narrower or shorter than one workgroup, one column or row past a multiple of it, and workgroups
+    of one owned column (5 wide) or strips of one row. Every side has a boundary of another kind."""
+    for shape in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
+        terrain, water = random_state(rng, shape)
+        grids = []
+        for p in (1, 3):
+            g, s = twins(ctx, kind, terrain, water, friction=0.2, passes=p)
+            g._columns = columns if p == 1 else False
+            set_boundary_both(g, s, "left", "inflow", 0.8)
+            set_boundary_both(g, s, "right", "level", 0.9)
+            set_boundary_both(g, s, "bottom", "outflow", 0.3)
+            set_boundary_both(g, s, "top", "level", 0.4, span=(0, 1))
+            grids.append(g)
+        for g in grids:
+            for i in range(4):
+                g.step(0.1, substeps=1 + i % 3)
+        a, b = grids
+        assert a.volume() > 0.0
+        _close(a.water, b.water, b.water.max(), rtol=1e-6)
+        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+            _close(fa, fb, np.abs(fb).max(), rtol=1e-6)
+        la, lb = a.ledger(), b.ledger()
+        for key in la:
+            assert la[key] == pytest.approx(lb[key], rel=1e-6, abs=1e-9), (shape, key)
+        for g in grids:
+            g.release()
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))

@@ -6,6 +6,9 @@
 #define B_WATER 1
 #define B_OUT_IMAGE 2
 #define B_OUTFLOW_SCALE 3    // the cell-wise step (passes=2): K per cell
+// images (rgba32f)
+#define B_PACKED_IN 4        // the column step's packed state (water/pack.comp)
+#define B_PACKED_OUT 5
 
 // shader storage buffers
 #define B_FLOW_X 0

@@ -2,6 +2,4 @@
 #define LOCAL_SIZE 16
 layout(local_size_x = LOCAL_SIZE, local_size_y = LOCAL_SIZE) in;
 
-uniform ivec2 u_size;       // cells: (nx, ny); arrays are indexed [y, x], images at (x, y)
-
-bool inside(ivec2 c) { return all(greaterThanEqual(c, ivec2(0))) && all(lessThan(c, u_size)); }
+#include "common/cells.glsl"

@@ -1,0 +1,59 @@
+#version 430
+// WaterGrid's packed substep state (step_columns.comp): one rgba32f texel per cell and face,
+// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
+// UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
+// UNPACK 1: the state back into the grid's flows, and the move the last substep left pending
+//           settled into its water texture, exactly as move.comp (SEPARATE_OUTPUT) does.
+// One invocation per texel.
+#include "common/grid.glsl"
+#include "common/water.glsl"
+
+#if UNPACK
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state;
+layout(binding = B_WATER, r32f) uniform restrict writeonly image2D u_water;
+#define FLOWS restrict writeonly
+#else
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state;
+layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
+#define FLOWS restrict readonly
+#endif
+layout(std430, binding = B_FLOW_X) FLOWS buffer FlowX { float u_flow_x[]; };
+layout(std430, binding = B_FLOW_Y) FLOWS buffer FlowY { float u_flow_y[]; };
+#if HEX
+layout(std430, binding = B_FLOW_Z) FLOWS buffer FlowZ { float u_flow_z[]; };
+#endif
+
+uniform float u_dt;
+uniform float u_cell_area;
+
+void main() {
+    ivec2 t = ivec2(gl_GlobalInvocationID.xy), n = u_size;
+    if (any(greaterThan(t, n))) return;
+    bool cell = inside(t), has_x = t.y < n.y, has_y = t.x < n.x;
+#if UNPACK
+    vec4 p = imageLoad(u_state, t);
+    if (has_x) u_flow_x[index_x(t)] = p.y;
+    if (has_y) u_flow_y[index_y(t)] = p.z;
+#if HEX
+    u_flow_z[index_z(t)] = p.w;
+#endif
+    if (!cell) return;
+    int x = t.x, y = t.y;
+    float net = p.y - imageLoad(u_state, ivec2(x + 1, y)).y + p.z - imageLoad(u_state, ivec2(x, y + 1)).z;
+#if HEX
+    net += imageLoad(u_state, ivec2(x + 1, y)).w - imageLoad(u_state, ivec2(x, y + 1)).w;
+#endif
+    imageStore(u_water, t, vec4(max(p.x + u_dt / u_cell_area * net, 0.0)));
+#else
+    vec4 p = vec4(0.0);
+    if (cell) p.x = imageLoad(u_water, t).r;
+    if (has_x) p.y = u_flow_x[index_x(t)];
+    if (has_y) p.z = u_flow_y[index_y(t)];
+#if HEX
+    p.w = u_flow_z[index_z(t)];
+#else
+    if (cell) p.w = terrain_at(t);
+#endif
+    imageStore(u_state, t, p);
+#endif
+}
