@@ -27,9 +27,12 @@ from bench.peers import FRICTION, GRAVITY, CELL_SIZE, PEERS, bench_case, compare
 class _Hydro:
     """hydro.WaterGrid behind the peers' interface: n substeps recorded by one step() call."""
 
-    def __init__(self, terrain, water, gravity, friction, cell_size):
+    def __init__(self, terrain, water, gravity, friction, cell_size, columns=False):
         import hydro
         self.grid = hydro.WaterGrid(None, terrain, cell_size, gravity, friction, water=water)
+        if columns:                                   # the column sweep (bench/water.py "fused-columns")
+            self.grid.passes = 1
+            self.grid._columns = True
 
     def step(self, dt, n=1):
         self.grid.step(dt * n, substeps=n)
@@ -44,13 +47,18 @@ class _Hydro:
         self.grid.release()
 
 
+HYDRO = ("hydro", "hydro-columns")
+
+
 def load(name, args):
     """(make, description) for a peer, or None with a printed note when it cannot run here."""
     try:
-        if name == "hydro":
+        if name in HYDRO:
             import hydro
             hydro.WaterGrid(None, np.zeros((4, 4), np.float32)).release()     # context and shaders work
-            return _Hydro, "hydro.WaterGrid (OpenGL compute)"
+            columns = name == "hydro-columns"
+            make = lambda *a: _Hydro(*a, columns=columns)  # noqa: E731
+            return make, "hydro.WaterGrid (OpenGL compute" + (", column sweep)" if columns else ")")
         module = importlib.import_module(f"bench.peers.{name}_pipes")
     except Exception as exc:  # noqa: BLE001 - an optional peer missing or broken is reported, not fatal
         print(f"# {name}: skipped ({type(exc).__name__}: {exc})")
@@ -80,7 +88,7 @@ def bench(args):
     peers = [(name, p) for name, p in peers if p is not None]
     for name, (_, desc) in peers:
         print(f"# {name}: {desc}")
-    print(f"{'peer':<8} {'size':>6} {'cell-steps/s':>14} {'ms/step':>10}")
+    print(f"{'peer':<13} {'size':>6} {'cell-steps/s':>14} {'ms/step':>10}")
     for n in args.sizes:
         terrain, water = bench_case(n)
         dt = stable_dt(terrain, water)
@@ -96,7 +104,7 @@ def bench(args):
                 best = min(best, time.perf_counter() - start)
             if not np.isfinite(sim.water()).all():
                 print(f"# {name}: non-finite water at size {n}")
-            print(f"{name:<8} {n:>6} {n * n * args.steps / best:>14.4g} {1e3 * best / args.steps:>10.4f}", flush=True)
+            print(f"{name:<13} {n:>6} {n * n * args.steps / best:>14.4g} {1e3 * best / args.steps:>10.4f}", flush=True)
             if hasattr(sim, "release"):
                 sim.release()
             del sim
@@ -131,7 +139,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=200, help="timed steps per repeat")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--peers", nargs="+", default=[*PEERS, "hydro"], choices=[*PEERS, "hydro"])
+    ap.add_argument("--peers", nargs="+", default=[*PEERS, *HYDRO], choices=[*PEERS, *HYDRO])
     ap.add_argument("--device", choices=("cpu", "cuda"), help="force torch/taichi onto this device")
     ap.add_argument("--torch-compile", action="store_true", help="wrap the torch step in torch.compile")
     args = ap.parse_args(argv)
