@@ -9,14 +9,13 @@ mkdir -p "$out"
 run() { local name=$1; shift; echo "## $*" | tee "$out/$name.txt"; "$py" "$@" 2>&1 | tee -a "$out/$name.txt"; }
 date -u +"%Y-%m-%d %H:%M UTC" | tee "$out/date.txt"
 run bandwidth bench/bandwidth.py --mb 1024
-run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.4 --copy-mb 1024 --json "$out/water.json"
-for shape in "64 32" "128 32" "32 64" "64 128"; do
-    run "columns_${shape// /x}" bench/water.py --sizes 1024 4096 --paths fused-columns --column-shape $shape --seconds 0.4
+run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.3 --copy-mb 1024 --json "$out/water.json"
+for shape in "64 32" "128 32"; do
+    run "columns_${shape// /x}" bench/water.py --sizes 4096 --paths fused-columns --column-shape $shape --seconds 0.3 --copy-mb 256
 done
 run peers bench/peers/run.py --sizes 256 512 1024 4096 --steps 400
-run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 20
+run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 10
 run smoke_source bench/smoke.py --sizes 1024 --steps 20 --scene source
 run smoke_profile bench/smoke.py --sizes 1024 --profile --configs 1e-3
 run demo_512 bench/demo.py --size 512 --substeps 4
-run demo_1024 bench/demo.py --size 1024 --substeps 4
 date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/date.txt"
