@@ -45,15 +45,13 @@ float neighbour_sum(int l, ivec2 c) {            // as poisson.glsl
     return s;
 }
 
-void sweep(int l, int parity) {                 // invocation i: the i-th cell of the colour (hx per row)
+void sweep(int l, int parity) {
     ivec2 n = g_size[l];
-    int hx = (n.x + 1) / 2;
-    for (int i = int(gl_LocalInvocationIndex); i < hx * n.y; i += GROUP) {
-        int y = i / hx;
-        ivec2 c = ivec2(2 * (i % hx) + ((y + parity) & 1), y);
-        if (c.x >= n.x) continue;                // an odd row's last slot of the other colour
+    for (int i = int(gl_LocalInvocationIndex); i < n.x * n.y; i += GROUP) {
+        ivec2 c = ivec2(i % n.x, i / n.x);
+        if ((c.x + c.y) % 2 != parity) continue;
         float diag = coef(l, c).w;
-        s_q[g_q0[l] + c.y * n.x + c.x] = diag > 0.0 ? (neighbour_sum(l, c) - b_at(l, c)) / diag : 0.0;
+        s_q[g_q0[l] + i] = diag > 0.0 ? (neighbour_sum(l, c) - b_at(l, c)) / diag : 0.0;
     }
     barrier();
 }
