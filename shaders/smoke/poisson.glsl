@@ -9,12 +9,7 @@ layout(binding = B_SMOKE_COEF) uniform sampler2D u_coef;
 
 float q_at(ivec2 c);
 
-// A pass that stages the coefficients itself (tile.glsl) defines COEF_STAGED and its own coef().
-#ifdef COEF_STAGED
-vec4 coef(ivec2 c);
-#else
 vec4 coef(ivec2 c) { return texelFetch(u_coef, c, 0); }
-#endif
 
 float neighbour_sum(ivec2 c) {
     vec4 k = coef(c);

@@ -4,12 +4,6 @@
 // after the 2 sweeps (4 half-sweeps) of V(2,2) smoothing q is final on the block grown by 1: exactly
 // the numbers of 4 global half-sweeps (smooth.comp), not a block-Jacobi approximation, plus the
 // ring the residual's neighbour sum needs. Cells outside the grid hold 0 and are never updated.
-// tile_load() stages the block's face weights in shared memory beside q, so a sweep's neighbour sums
-// touch no texture: on small levels, where a pass is a few workgroups, texture latency inside the
-// sweeps was most of the pass's time. (The diagonal and the right-hand side stay texture fetches, one
-// each per update and independent of the sweep's shared-memory reads: staging them too would pass
-// the 32 KB of shared memory that GL guarantees, with prolong_smooth's norm reduction.)
-#define COEF_STAGED
 #include "smoke/poisson.glsl"
 
 // TILE (a define from hydro.smoke_pressure.TILE) is 2 LOCAL_SIZE: even, so the 2 x 2 children of a
@@ -25,39 +19,24 @@ layout(binding = B_SMOKE_Q) uniform sampler2D u_q;                       // q be
 layout(binding = B_SMOKE_RHS) uniform sampler2D u_rhs;
 layout(binding = B_SMOKE_Q_OUT, r32f) uniform restrict writeonly image2D u_q_out;   // a different texture
 shared float s_q[SPAN * SPAN];
-shared float s_w_right[SPAN * SPAN];     // coef's x and y
-shared float s_w_top[SPAN * SPAN];
 
 ivec2 tile_corner() { return ivec2(gl_WorkGroupID.xy) * TILE - HALO; }    // grid cell of s_q[0]
-int tile_index(ivec2 c) { ivec2 l = c - tile_corner(); return l.y * SPAN + l.x; }
 
-float q_at(ivec2 c) { return s_q[tile_index(c)]; }
-vec4 coef(ivec2 c) {             // z (D) and w (the diagonal) fetched only where a caller uses them
-    int i = tile_index(c);
-    vec4 k = texelFetch(u_coef, c, 0);
-    return vec4(s_w_right[i], s_w_top[i], k.z, k.w);
-}
-float rhs_at(ivec2 c) { return texelFetch(u_rhs, c, 0).r; }
-
-// Stages coef of span cell i (grid cell c; zeros outside the grid); the caller loads s_q[i] and then
-// calls barrier(). coef() of the same cell may be used before that barrier.
-void tile_load(int i, ivec2 c) {
-    vec4 k = inside(c) ? texelFetch(u_coef, c, 0) : vec4(0.0);
-    s_w_right[i] = k.x;
-    s_w_top[i] = k.y;
+float q_at(ivec2 c) {
+    ivec2 l = c - tile_corner();
+    return s_q[l.y * SPAN + l.x];
 }
 
-// One colour of red-black Gauss-Seidel on the block grown by `grow` cells: invocation i takes the
-// i-th cell of that colour (n is even, so every row holds n / 2 of them).
+// One colour of red-black Gauss-Seidel on the block grown by `grow` cells.
 void tile_sweep(int parity, int grow) {
-    int n = TILE + 2 * grow, half_n = n / 2;
+    int n = TILE + 2 * grow;
     ivec2 corner = tile_corner() + (HALO - grow);
-    for (int i = int(gl_LocalInvocationIndex); i < n * half_n; i += GROUP_CELLS) {
-        int y = corner.y + i / half_n;
-        ivec2 c = ivec2(corner.x + 2 * (i % half_n) + ((corner.x + y + parity) & 1), y);
-        if (!inside(c)) continue;
+    for (int i = int(gl_LocalInvocationIndex); i < n * n; i += GROUP_CELLS) {
+        ivec2 c = corner + ivec2(i % n, i / n);
+        if (!inside(c) || (c.x + c.y) % 2 != parity) continue;
         float diag = coef(c).w;
-        s_q[tile_index(c)] = diag > 0.0 ? (neighbour_sum(c) - rhs_at(c)) / diag : 0.0;
+        ivec2 l = c - tile_corner();
+        s_q[l.y * SPAN + l.x] = diag > 0.0 ? (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag : 0.0;
     }
     barrier();
 }
