@@ -16,7 +16,7 @@ HERE = Path(__file__).parent
 W, H, SS = 900, 520, 3
 LEFT, RIGHT, TOP, BOTTOM = 110, 30, 30, 70
 X_RANGE = (math.log2(256), math.log2(4096))
-Y_RANGE = (9.0, 11.0)                                  # log10 cell-steps/s
+Y_RANGE = (8.7, 11.3)                                  # log10 cell-steps/s
 BLUE, ORANGE, GREY, BLACK = (0.15, 0.35, 0.8), (0.9, 0.45, 0.1), (0.85, 0.85, 0.85), (0.1, 0.1, 0.1)
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
@@ -32,16 +32,17 @@ def main():
     rows, copy = data["rows"], data["info"]["copy_GBps"] * 1e9
     c = Canvas(W, H, SS)
     sizes = sorted({r["size"] for r in rows})
+    bottom, top = 10 ** Y_RANGE[0], 10 ** Y_RANGE[1]
     for n in sizes:                                    # grid lines and x ticks
-        c.line(to_px(n, 1e9), to_px(n, 1e11), GREY, 1)
+        c.line(to_px(n, bottom), to_px(n, top), GREY, 1)
         label = str(n)
-        text(c, label, to_px(n, 1e9)[0] - len(label) * 2 * 2 * SS, to_px(n, 1e9)[1] + 10 * SS, 2 * SS, BLACK)
+        text(c, label, to_px(n, bottom)[0] - len(label) * 2 * 2 * SS, to_px(n, bottom)[1] + 10 * SS, 2 * SS, BLACK)
     for e in (9, 10, 11):
         c.line(to_px(256, 10.0 ** e), to_px(4096, 10.0 ** e), GREY, 1)
         label = f"1e{e}"
         text(c, label, (LEFT - 14 - len(label) * 8) * SS, to_px(256, 10.0 ** e)[1] - 5 * SS, 2 * SS, BLACK)
-    c.line(to_px(256, 1e9), to_px(4096, 1e9), BLACK, 2)
-    c.line(to_px(256, 1e9), to_px(256, 1e11), BLACK, 2)
+    c.line(to_px(256, bottom), to_px(4096, bottom), BLACK, 2)
+    c.line(to_px(256, bottom), to_px(256, top), BLACK, 2)
     for grid, color in (("square", BLUE), ("hex", ORANGE)):
         floor = copy / FLOOR_BYTES[grid]               # the fused minimum traffic at the copy bandwidth
         c.line(to_px(256, floor), to_px(4096, floor), color, 1.5, dash=4)
@@ -51,7 +52,7 @@ def main():
             for a, b in zip(pts, pts[1:]):
                 c.line(a, b, color, width, dash=dash)
             for p in pts:
-                c.disc(p, 5 if path == "fused" else 3.5, color)
+                c.disc(p, {"fused": 5, "three-pass": 3.5}.get(path, 2.5), color)
     out = HERE / "images" / "water_throughput.png"
     c.png(out)
     print("wrote", out)
