@@ -103,7 +103,7 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, path, column_shape=None):
+def time_grid(ctx, kind, n, seconds, path, column_shape=None, per_call=None):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
@@ -113,12 +113,19 @@ def time_grid(ctx, kind, n, seconds, path, column_shape=None):
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()
     batch, elapsed = 4, 0.0
-    while elapsed < seconds / 4:                  # grow the batch until one call is long enough
+    while elapsed < seconds / 4 and not per_call:  # grow the batch until one call is long enough
         batch *= 2
         t = time.perf_counter()
         g.step(h * batch, substeps=batch)
         ctx.finish()
         elapsed = time.perf_counter() - t
+    if per_call:                                  # a game's step(): this many substeps a call
+        batch = per_call
+        t = time.perf_counter()
+        for _ in range(4):
+            g.step(h * batch, substeps=batch)
+        ctx.finish()
+        elapsed = (time.perf_counter() - t) / 4
     calls = max(1, int(seconds / elapsed))
     t = time.perf_counter()
     for _ in range(calls):
@@ -146,6 +153,8 @@ def main():
     ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
     ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="step implementations to time")
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
+    ap.add_argument("--substeps-per-call", type=int, help="substeps per step() call (default: as many as fill "
+                    "a quarter of --seconds); small values show each call's fixed costs")
     ap.add_argument("--column-shape", type=int, nargs=2, metavar=("WIDTH", "ROWS"),
                     help="fused-columns: invocations per workgroup and rows per strip (default: hydro.water's)")
     ap.add_argument("--copy-mb", type=int, default=256)
@@ -160,7 +169,7 @@ def main():
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
     buffer_copy, image_copy = copy_bandwidth(ctx, args.copy_mb), image_copy_bandwidth(ctx, args.copy_mb)
     copy = max(buffer_copy, image_copy)
-    info.update(copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy,
+    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy,
                 column_shape=list(args.column_shape or (water.COLUMN_WIDTH, water.COLUMN_ROWS)))
     print(f"copy kernels (read + write): vec4 buffer {buffer_copy:.1f} GB/s, rgba32f image {image_copy:.1f} GB/s; "
           f"% of copy is of the faster")
@@ -170,7 +179,7 @@ def main():
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape)
+                per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape, args.substeps_per_call)
                 rate = n * n / per
                 gbs = rate * PASS_BYTES[kind, path] / 1e9
                 floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
