@@ -6,9 +6,10 @@ friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
 conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes; on hex grids of HEX_COLUMNS_MIN_CELLS cells or more `_columns` swaps in a column
-sweep on a packed rgba32f state (step_columns.comp: each invocation walks up one column, neighbours
-exchange through shared memory once per row, little work repeated), which measured faster there. On CPU rasterisers the cell-wise step does
+half the bytes. `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp: each
+invocation walks up one column, neighbours exchange through shared memory once per row, little work
+repeated): the same result, faster on the H200 only for hex grids of 2048^2 and up over long calls
+(hundreds of substeps), so it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers the cell-wise step does
 it in two passes over the cells (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
 `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a
 column of CELL_ROWS cells, with the boundary faces handled apart before and after
@@ -46,12 +47,7 @@ CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passe
 # The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
 # two at each end are halo), and rows each walks (the strip; two rows below it are recomputed).
 COLUMN_WIDTH = 64
-COLUMN_ROWS = 16
-# GPUs run hex grids this large with the column sweep: on the H200 it took 4096^2 from 462 to 343-370
-# us a substep and 2048^2 from 121 to 109 (64 x 16); at 1024^2 the tile kernel is faster (35 against
-# 45 us: a strip's rows run one after another, so small grids wait on latency), and on square grids
-# the two are even (4096^2: 344 against 341). docs/benchmarks.md.
-HEX_COLUMNS_MIN_CELLS = 4_000_000
+COLUMN_ROWS = 16           # measured best with 64 on the H200 (hex 2048^2 and 4096^2)
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
@@ -154,8 +150,6 @@ class _PipeGrid(_gl.Owner):
         self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
         self._queue_stats()
         self._initial_volume = self._read_stats()["volume"]
-        if passes is None and device == "gpu" and self._hexagonal and self.nx * self.ny >= HEX_COLUMNS_MIN_CELLS:
-            self._columns = True
 
     # ------------------------------------------------------------------------------------ state access
 
@@ -441,8 +435,8 @@ class _PipeGrid(_gl.Owner):
     def _columns(self):
         """The column sweep on the packed state (step_columns.comp) in place of the tile kernel
         (step_fused.comp) when passes=1: False, or its (COLUMN_WIDTH, COLUMN_ROWS); the same result to
-        rounding. Set True for the defaults or a (width, rows) pair; with passes=None GPUs take it for
-        hex grids of HEX_COLUMNS_MIN_CELLS cells or more (measured fastest there)."""
+        rounding. Set True for the defaults or a (width, rows) pair. Not chosen automatically: it won
+        only on large hex grids over long calls (each call packs and unpacks the state)."""
         return self._column_shape if self._use_columns else False
 
     @_columns.setter
