@@ -54,8 +54,9 @@ def clocks():
     return out.stdout.strip()
 
 
-def best_time(run, finish, repeats, seconds_for_clocks=0.3):
-    """Best wall time of one `run()`; halfway, the clocks while the kernel keeps the device busy."""
+def best_time(run, finish, repeats, seconds_for_clocks=0.3, watch_clocks=True):
+    """Best wall time of one `run()`; halfway (with `watch_clocks` and nvidia-smi), the clocks while
+    the kernel keeps the device busy."""
     best, seen = math.inf, ""
     for i in range(repeats + 2):
         finish()
@@ -63,7 +64,7 @@ def best_time(run, finish, repeats, seconds_for_clocks=0.3):
         run()
         finish()
         best = min(best, time.perf_counter() - t)
-        if i == repeats // 2 and shutil.which("nvidia-smi"):
+        if watch_clocks and i == repeats // 2 and shutil.which("nvidia-smi"):
             proc = subprocess.Popen(["sleep", "0.15"])
             end = time.perf_counter() + seconds_for_clocks
             while time.perf_counter() < end:
@@ -74,32 +75,41 @@ def best_time(run, finish, repeats, seconds_for_clocks=0.3):
     return best, seen
 
 
-def gl_copies(ctx, megabytes, repeats):
-    results = {}
+def buffer_copy(ctx, megabytes, t="vec4", per=1, wg=256, repeats=10, watch_clocks=True):
+    """(GB/s read + write, clocks seen) of a storage-buffer copy, `per` elements of type `t` per
+    invocation, workgroups of `wg`."""
     nbytes = megabytes * 2**20
     src, dst = ctx.buffer(reserve=nbytes), ctx.buffer(reserve=nbytes)
     src.clear()
     src.bind_to_storage_buffer(0)
     dst.bind_to_storage_buffer(1)
-    for name, (t, per, wg) in BUFFER_KERNELS.items():
-        size = {"float": 4, "vec2": 8, "vec4": 16}[t]
-        n = nbytes // size
-        prog = ctx.compute_shader(BUFFER_SRC.format(t=t, per=per, wg=wg))
-        prog["n"].value = n
-        groups = -(-n // (wg * per))
-        best, seen = best_time(lambda: prog.run(groups), ctx.finish, repeats)
-        results[f"buffer {name}"] = (2 * nbytes / best / 1e9, seen)
-        prog.release()
-    src.release(), dst.release()
-    for fmt, comps in (("r32f", 1), ("rgba32f", 4)):
-        w = int(math.sqrt(nbytes // (4 * comps)))
-        a, b = ctx.texture((w, w), comps, dtype="f4"), ctx.texture((w, w), comps, dtype="f4")
-        a.bind_to_image(0, read=True, write=False)
-        b.bind_to_image(1, read=False, write=True)
-        prog = ctx.compute_shader(IMAGE_SRC.format(fmt=fmt))
-        best, seen = best_time(lambda: prog.run(w // 16, w // 16), ctx.finish, repeats)
-        results[f"image {fmt} 16x16"] = (2 * w * w * 4 * comps / best / 1e9, seen)
-        a.release(), b.release(), prog.release()
+    n = nbytes // {"float": 4, "vec2": 8, "vec4": 16}[t]
+    prog = ctx.compute_shader(BUFFER_SRC.format(t=t, per=per, wg=wg))
+    prog["n"].value = n
+    groups = -(-n // (wg * per))
+    best, seen = best_time(lambda: prog.run(groups), ctx.finish, repeats, watch_clocks=watch_clocks)
+    src.release(), dst.release(), prog.release()
+    return 2 * nbytes / best / 1e9, seen
+
+
+def image_copy(ctx, megabytes, fmt="rgba32f", repeats=10, watch_clocks=True):
+    """(GB/s read + write, clocks seen) of an image-to-image copy in 16x16 workgroups."""
+    comps = {"r32f": 1, "rgba32f": 4}[fmt]
+    w = int(math.sqrt(megabytes * 2**20 // (4 * comps))) // 16 * 16
+    a, b = ctx.texture((w, w), comps, dtype="f4"), ctx.texture((w, w), comps, dtype="f4")
+    a.bind_to_image(0, read=True, write=False)
+    b.bind_to_image(1, read=False, write=True)
+    prog = ctx.compute_shader(IMAGE_SRC.format(fmt=fmt))
+    best, seen = best_time(lambda: prog.run(w // 16, w // 16), ctx.finish, repeats, watch_clocks=watch_clocks)
+    a.release(), b.release(), prog.release()
+    return 2 * w * w * 4 * comps / best / 1e9, seen
+
+
+def gl_copies(ctx, megabytes, repeats):
+    results = {f"buffer {name}": buffer_copy(ctx, megabytes, t, per, wg, repeats)
+               for name, (t, per, wg) in BUFFER_KERNELS.items()}
+    for fmt in ("r32f", "rgba32f"):
+        results[f"image {fmt} 16x16"] = image_copy(ctx, megabytes, fmt, repeats)
     return results
 
 

@@ -20,7 +20,6 @@ float64 NumPy reference is timed too (the CPU baseline).
 """
 import argparse
 import json
-import math
 import platform
 import sys
 import time
@@ -30,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
+from bench.bandwidth import buffer_copy, image_copy   # noqa: E402
 from hydro import water                          # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
@@ -39,60 +39,10 @@ PASS_BYTES = {("square", "three-pass"): 60, ("hex", "three-pass"): 80, ("square"
               ("square", "fused-columns"): 32, ("hex", "fused-columns"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
-COPY_SRC = """#version 430
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) restrict readonly buffer Src { vec4 src[]; };
-layout(std430, binding = 1) restrict writeonly buffer Dst { vec4 dst[]; };
-uniform int n;
-void main() { int i = int(gl_GlobalInvocationID.x); if (i < n) dst[i] = src[i]; }
-"""
-
-
-IMAGE_COPY_SRC = """#version 430
-layout(local_size_x = 16, local_size_y = 16) in;
-layout(binding = 0, rgba32f) uniform restrict readonly image2D src;
-layout(binding = 1, rgba32f) uniform restrict writeonly image2D dst;
-void main() { ivec2 c = ivec2(gl_GlobalInvocationID.xy); imageStore(dst, c, imageLoad(src, c)); }
-"""
-
-
-def _best(ctx, run, repeats):
-    best = math.inf
-    for _ in range(repeats + 2):
-        ctx.finish()
-        t = time.perf_counter()
-        run()
-        ctx.finish()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def image_copy_bandwidth(ctx, megabytes=512, repeats=20):
-    """GB/s of an rgba32f image-to-image copy (read + write bytes), best of `repeats`: on some GPUs
-    (the H200) the fastest way GL moves memory: twice a buffer copy's bandwidth."""
-    w = int(math.sqrt(megabytes * 2**20 // 16)) // 16 * 16
-    a, b = ctx.texture((w, w), 4, dtype="f4"), ctx.texture((w, w), 4, dtype="f4")
-    a.bind_to_image(0, read=True, write=False)
-    b.bind_to_image(1, read=False, write=True)
-    prog = ctx.compute_shader(IMAGE_COPY_SRC)
-    best = _best(ctx, lambda: prog.run(w // 16, w // 16), repeats)
-    a.release(), b.release(), prog.release()
-    return 2 * w * w * 16 / best / 1e9
-
-
-def copy_bandwidth(ctx, megabytes=512, repeats=20):
-    """GB/s of a vec4 buffer-to-buffer copy (read + write bytes), best of `repeats`."""
-    n = megabytes * 2**20 // 16
-    src, dst = ctx.buffer(reserve=n * 16), ctx.buffer(reserve=n * 16)
-    src.clear()
-    prog = ctx.compute_shader(COPY_SRC)
-    prog["n"].value = n
-    src.bind_to_storage_buffer(0)
-    dst.bind_to_storage_buffer(1)
-    groups = -(-n // 256)
-    best = _best(ctx, lambda: prog.run(groups), repeats)
-    src.release(), dst.release(), prog.release()
-    return 2 * n * 16 / best / 1e9
+def copy_bandwidths(ctx, megabytes, repeats=20):
+    """GB/s (read + write) of a vec4 storage-buffer copy and of an rgba32f image copy (bench/bandwidth.py;
+    on the H200 the image copy moves twice as much), best of `repeats` each."""
+    return tuple(copy(ctx, megabytes, repeats=repeats, watch_clocks=False)[0] for copy in (buffer_copy, image_copy))
 
 
 def scene(n, kind):
@@ -167,11 +117,11 @@ def main():
             "machine": platform.node(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
-    buffer_copy, image_copy = copy_bandwidth(ctx, args.copy_mb), image_copy_bandwidth(ctx, args.copy_mb)
-    copy = max(buffer_copy, image_copy)
-    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_copy, image_copy_GBps=image_copy,
+    buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
+    copy = max(buffer_gbs, image_gbs)
+    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_gbs, image_copy_GBps=image_gbs,
                 column_shape=list(args.column_shape or (water.COLUMN_WIDTH, water.COLUMN_ROWS)))
-    print(f"copy kernels (read + write): vec4 buffer {buffer_copy:.1f} GB/s, rgba32f image {image_copy:.1f} GB/s; "
+    print(f"copy kernels (read + write): vec4 buffer {buffer_gbs:.1f} GB/s, rgba32f image {image_gbs:.1f} GB/s; "
           f"% of copy is of the faster")
     print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
