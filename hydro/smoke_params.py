@@ -23,9 +23,10 @@ class SmokeParams:
     pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
     #                                          after the cycle count the last solve needed, then after each further
     #                                          cycle); None = run exactly pressure_iterations cycles, no readback
-    pressure_warm_start: bool = True  # multigrid only: each step's solve starts from the last step's q (scaled by the
-    #                                   ratio of their dt), so a slowly changing scene needs fewer cycles for the same
-    #                                   tolerance; False = from q = 0 every step. jacobi / gauss-seidel always start at 0
+    pressure_warm_start: bool = True  # multigrid only: each step's solve starts from the last step's q, scaled by the
+    #                                   alpha that minimises the start's residual (never worse than q = 0), so a slowly
+    #                                   changing scene gets a lower residual for the same cycles; False = from q = 0
+    #                                   every step. jacobi / gauss-seidel always start at 0
     diffusion_iterations: int = 500   # cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
     #                                   is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them;
     #                                   a capped solve shows in SmokeGrid.diffusion_error_bound

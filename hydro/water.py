@@ -9,13 +9,13 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 half the bytes. `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp: each
 invocation walks up one column, neighbours exchange through shared memory once per row, little work
 repeated): the same result, faster on the H200 only for hex grids of 2048^2 and up over long calls
-(hundreds of substeps), so it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers the cell-wise step does
-it in two passes over the cells (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
-`_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a
-column of CELL_ROWS cells, with the boundary faces handled apart before and after
-(`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three passes
-(fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads where
-it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
+(hundreds of substeps), so it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
+the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
+all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
+moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
+handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
+passes (fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads
+where it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
 signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water that the next call reads to choose its substeps.
@@ -535,10 +535,8 @@ class _PipeGrid(_gl.Owner):
         _gl.set_uniforms(steps[0], u_pending=False)
         _gl.set_uniforms(steps[1], u_pending=True)
         width, rows = self._column_shape          # texels (nx + 1, ny + 1); two halo columns each side
-        groups = (-(-(self.nx + 1) // (width - 4)), -(-(self.ny + 1) // rows))
         for k in range(n):
-            steps[k % 2].run(*groups, 1)
-            self.ctx.memory_barrier()
+            _gl.dispatch(self.ctx, steps[k % 2], self.nx + 1, self.ny + 1, local=(width - 4, rows))
             if k == 0:
                 _gl.set_uniforms(steps[0], u_pending=True)
         self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
