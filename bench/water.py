@@ -17,6 +17,7 @@ float64 NumPy reference is timed too (the CPU baseline).
     python bench/water.py                       # small sizes, fine on llvmpipe
     python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
     python bench/water.py --sizes 4096 --paths fused fused-columns --column-shape 64 32
+    python bench/water.py --sizes 1024 4096 --paths fused --tiles 16x16x256 32x32x256 64x16x256
 """
 import argparse
 import json
@@ -53,10 +54,12 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, path, column_shape=None, per_call=None):
+def time_grid(ctx, kind, n, seconds, path, column_shape=None, per_call=None, tile=None):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
+    if tile:
+        g._tile = tile
     if path == "fused-columns":
         g._columns = tuple(column_shape) if column_shape else True
     h = 0.5 * g.max_stable_dt()
@@ -107,6 +110,9 @@ def main():
                     "a quarter of --seconds); small values show each call's fixed costs")
     ap.add_argument("--column-shape", type=int, nargs=2, metavar=("WIDTH", "ROWS"),
                     help="fused-columns: invocations per workgroup and rows per strip (default: hydro.water's)")
+    ap.add_argument("--tiles", nargs="+", metavar="XxYxTHREADS",
+                    help="fused: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
+                    "(default: hydro.water.FUSED_TILE)")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")
@@ -125,19 +131,23 @@ def main():
           f"% of copy is of the faster")
     print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
+    tiles = [tuple(int(v) for v in t.split("x")) for t in args.tiles] if args.tiles else [None]
     rows = []
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape, args.substeps_per_call)
-                rate = n * n / per
-                gbs = rate * PASS_BYTES[kind, path] / 1e9
-                floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
-                rows.append({"grid": kind, "path": path, "size": n, "cell_steps_per_s": rate,
-                             "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,
-                             "floor_fraction": floor, "ledger_ok": ok})
-                print(f"| {kind} | {path} | {n}² | {rate:.3g} | {per * 1e6:.1f} | {gbs:.1f} | {100 * gbs / copy:.0f}% | "
-                      f"{100 * floor:.0f}% | {ok} |", flush=True)
+                for tile in tiles if path == "fused" else [None]:
+                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape, args.substeps_per_call,
+                                        tile)
+                    rate = n * n / per
+                    gbs = rate * PASS_BYTES[kind, path] / 1e9
+                    floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
+                    label = path + (" " + "x".join(map(str, tile)) if tile else "")
+                    rows.append({"grid": kind, "path": label, "size": n, "cell_steps_per_s": rate,
+                                 "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,
+                                 "floor_fraction": floor, "ledger_ok": ok})
+                    print(f"| {kind} | {label} | {n}² | {rate:.3g} | {per * 1e6:.1f} | {gbs:.1f} | "
+                          f"{100 * gbs / copy:.0f}% | {100 * floor:.0f}% | {ok} |", flush=True)
         if args.numpy:
             per = time_numpy(n, args.seconds)
             rows.append({"grid": "numpy-reference", "size": n, "cell_steps_per_s": n * n / per,

@@ -44,6 +44,8 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 # scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
+# The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup
+FUSED_TILE = (16, 16, 256)
 # The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
 # two at each end are halo), and rows each walks (the strip; two rows below it are recomputed).
 COLUMN_WIDTH = 64
@@ -104,7 +106,7 @@ class _PipeGrid(_gl.Owner):
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
-            ("step_fused", "step_fused", pipes), ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
+            ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
             ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
             ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
             ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
@@ -136,6 +138,7 @@ class _PipeGrid(_gl.Owner):
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         self._state = []                            # the column sweep's packed state, made on first use
+        self._compile_tile(FUSED_TILE)
         self._use_columns, self._column_shape = False, None
         self._stats_groups = (-(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // (_gl.LOCAL_SIZE * max(self._stats_rows, 1))))
         groups = self._stats_groups[0] * self._stats_groups[1]
@@ -460,6 +463,28 @@ class _PipeGrid(_gl.Owner):
             self._column_shape = shape
         self._use_columns = shape is not None
 
+    @property
+    def _tile(self):
+        """The tile kernel's (cells in x, cells in y, invocations per workgroup); FUSED_TILE unless a
+        benchmark sets another. Every shape gives the same result to the bit."""
+        return self._tile_shape
+
+    @_tile.setter
+    def _tile(self, shape) -> None:
+        self._alive()
+        ok = (isinstance(shape, tuple) and len(shape) == 3 and all(isinstance(v, int) and v >= 1 for v in shape)
+              and shape[2] <= 1024)
+        if not ok:
+            raise ValueError(f"_tile: expected (cells x, cells y, invocations <= 1024), positive ints, got {shape!r}")
+        self._compile_tile(shape)
+
+    def _compile_tile(self, shape) -> None:
+        tx, ty, threads = shape
+        self._programs["step_fused"] = _gl.program(self.ctx, "water/step_fused.comp", {
+            "HEX": self._hexagonal, "PIPE_AREA_DEPTH": self.params.depth_area,
+            "TILE_X": tx, "TILE_Y": ty, "THREADS": threads})
+        self._tile_shape = (tx, ty, threads)
+
     def _set_step_uniforms(self, h: float) -> None:
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
@@ -512,7 +537,7 @@ class _PipeGrid(_gl.Owner):
             depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
             depth_out.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
             self._bind_flows()
-            _gl.dispatch(self.ctx, prog, self.nx, self.ny)
+            _gl.dispatch(self.ctx, prog, self.nx, self.ny, local=self._tile[:2])
             self._flows, self._flows_tmp = self._flows_tmp, self._flows
             depth_in = depth_out
         depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)

@@ -76,10 +76,12 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
-# The fused kernels: the 16x16 tile (step_fused.comp) and the column sweep on the packed state
-# (step_columns.comp) in its default shape and in a narrow, short one that cuts 45 x 53 cells into
-# many workgroups and strips.
-FUSED = {"tiles": False, "columns": True, "columns-12x8": (12, 8)}
+# The fused kernels: the tile kernel (step_fused.comp) in its default shape, in a larger one and in
+# an odd one (tiles that are not a multiple of the workgroup, a workgroup of 100 invocations), and the
+# column sweep on the packed state (step_columns.comp) in its default shape and in a narrow, short one
+# that cuts 45 x 53 cells into many workgroups and strips.
+FUSED = {"tiles": {}, "tiles-32x32": {"_tile": (32, 32, 256)}, "tiles-24x7x100": {"_tile": (24, 7, 100)},
+         "columns": {"_columns": True}, "columns-12x8": {"_columns": (12, 8)}}
 
 
 @pytest.mark.parametrize("fused", list(FUSED))
@@ -93,7 +95,8 @@ def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
         g, s = twins(ctx, kind, terrain, water, friction=0.2)
         g.passes = p
         if p == 1:
-            g._columns = FUSED[fused]
+            for name, value in FUSED[fused].items():
+                setattr(g, name, value)
         _boundaries(g, s)
         grids.append(g)
     for g in grids:

@@ -4,7 +4,8 @@
 // The move of the previous substep is applied lazily: the input depth is the depth *before* that
 // move and u_pending says it is (false on the first substep of a step() call), so a
 // substep reads terrain, depth and flows once and writes depth and flows once, 28 B per cell on the
-// square grid, the floor of DESIGN section 6. Each 16x16 tile works in shared memory:
+// square grid, the floor of DESIGN section 6. A workgroup of THREADS invocations takes a tile of
+// TILE_X x TILE_Y cells (hydro.water.FUSED_TILE) and works in shared memory:
 //   1. depth after the pending move, and bed, for the tile and a two-cell halo;
 //   2. accelerated flow of every face of the tile and a one-cell halo (common/pipes.glsl);
 //   3. outflow scale K of every cell of the tile and a one-cell halo;
@@ -13,7 +14,7 @@
 // The arithmetic is that of move.comp, accelerate.comp and scale_outflow.comp, in the same order, so
 // the paths agree to the last bit; after the last substep WaterGrid settles the pending move with
 // move.comp (SEPARATE_OUTPUT) into the water texture.
-#include "common/grid.glsl"
+#include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
 
@@ -31,18 +32,26 @@ layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; }
 
 uniform bool u_pending;             // the input flows are not yet moved into u_water_in
 
-#define T LOCAL_SIZE
-#define W2 (T + 4)                  // cells per row of the tile with a two-cell halo
-#define W1 (T + 2)                  // cells per row of the tile with a one-cell halo
-#define WF (T + 3)                  // faces per row across the one-cell halo
-shared float s_h[W2 * W2];
-shared float s_z[W2 * W2];
-shared float s_qx[WF * W1];
-shared float s_qy[W1 * WF];
+layout(local_size_x = THREADS) in;
+#define W2 (TILE_X + 4)             // cells per row of the tile with a two-cell halo
+#define H2 (TILE_Y + 4)             // rows of it
+#define W1 (TILE_X + 2)             // cells per row of the tile with a one-cell halo
+#define H1 (TILE_Y + 2)
+#define WF (TILE_X + 3)             // x (and z) faces per row across the one-cell halo
+#define HF (TILE_Y + 3)             // rows of y (and z) faces across it
+shared float s_h[W2 * H2];
+shared float s_z[W2 * H2];
+shared float s_qx[WF * H1];
+shared float s_qy[W1 * HF];
 #if HEX
-shared float s_qz[WF * WF];
+shared float s_qz[WF * HF];
 #endif
-shared float s_k[W1 * W1];
+shared float s_k[W1 * H1];
+
+// for (i = tid; i < COUNT; i += THREADS) with a trip count the compiler knows, so it can unroll the
+// loop and issue every load of a phase before waiting on the first
+#define FOR_EACH(i, COUNT) for (uint k_ = 0u; k_ < uint(((COUNT) + THREADS - 1) / THREADS); ++k_) \
+    for (uint i = gl_LocalInvocationIndex + k_ * THREADS; i < uint(COUNT); i = uint(COUNT))
 
 ivec2 g_origin;                     // first cell of this tile
 
@@ -87,73 +96,10 @@ void store_y(ivec2 f) { u_flow_y_out[index_y(f)] = scaled(s_qy[aty(f)], f - ivec
 void store_z(ivec2 f) { u_flow_z_out[index_z(f)] = scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)); }
 #endif
 
-void main() {
-    g_origin = ivec2(gl_WorkGroupID.xy) * T;
-    uint tid = gl_LocalInvocationIndex;
-    const uint threads = T * T;
+// Cell c's depth and its own faces (left, bottom; hex: z face [y, x]; the last column and row also the
+// outer faces), each scaled by its upwind cell's K.
+void store_cell(ivec2 c, bool interior) {
     ivec2 n = u_size;
-    // A tile whose two-cell halo lies inside the grid (nearly every tile of a large grid) has no
-    // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
-    bool interior = all(greaterThanEqual(g_origin, ivec2(2))) && all(lessThanEqual(g_origin + T + 2, n));
-
-    for (uint i = tid; i < W2 * W2; i += threads) {
-        ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
-        bool valid = interior || inside(c);
-        float h = valid ? imageLoad(u_water_in, c).r : 0.0;
-        if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
-        s_h[i] = h;
-        s_z[i] = valid ? terrain_at(c) : 0.0;
-    }
-    barrier();
-
-    // Face i of each loop is face g_origin - 1 + (i % width, i / width); a and b index its two cells in s_h.
-    for (uint i = tid; i < WF * W1; i += threads) {
-        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
-        int a = (l.y + 1) * W2 + l.x, b = a + 1;                            // (x-1, y), (x, y)
-        float q = 0.0;
-        if (interior)
-            q = interior_flow(u_flow_x_in[index_x(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
-        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y)
-            q = accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f));
-        s_qx[i] = q;
-    }
-    for (uint i = tid; i < W1 * WF; i += threads) {
-        ivec2 l = ivec2(i % W1, i / W1), f = g_origin - 1 + l;
-        int a = l.y * W2 + l.x + 1, b = a + W2;                             // (x, y-1), (x, y)
-        float q = 0.0;
-        if (interior)
-            q = interior_flow(u_flow_y_in[index_y(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
-        else if (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f));
-        s_qy[i] = q;
-    }
-#if HEX
-    for (uint i = tid; i < WF * WF; i += threads) {
-        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
-        int a = l.y * W2 + l.x + 1, b = (l.y + 1) * W2 + l.x;               // (x, y-1), (x-1, y)
-        float q = 0.0;
-        if (interior)
-            q = interior_flow(u_flow_z_in[index_z(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
-        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
-        s_qz[i] = q;
-    }
-#endif
-    barrier();
-
-    for (uint i = tid; i < W1 * W1; i += threads) {
-        ivec2 c = g_origin - 1 + ivec2(i % W1, i / W1);
-        float outgoing = max(-s_qx[atx(c)], 0.0) + max(s_qx[atx(c + ivec2(1, 0))], 0.0)
-                       + max(-s_qy[aty(c)], 0.0) + max(s_qy[aty(c + ivec2(0, 1))], 0.0);
-#if HEX
-        outgoing += max(-s_qz[atz(c + ivec2(1, 0))], 0.0) + max(s_qz[atz(c + ivec2(0, 1))], 0.0);
-#endif
-        s_k[i] = outflow_scale(s_h[at2(c)], outgoing);
-    }
-    barrier();
-
-    ivec2 c = g_origin + ivec2(gl_LocalInvocationID.xy);
-    if (!inside(c)) return;
     imageStore(u_water_out, c, vec4(s_h[at2(c)]));
     if (interior) {                                                   // no boundary faces here
         float q = s_qx[atx(c)];
@@ -177,4 +123,73 @@ void main() {
     if (last_y) store_z(c + ivec2(0, 1));
     if (last_x && last_y) store_z(c + ivec2(1, 1));            // the unused corner face: 0
 #endif
+}
+
+void main() {
+    g_origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
+    ivec2 n = u_size;
+    // A tile whose two-cell halo lies inside the grid (nearly every tile of a large grid) has no
+    // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
+    bool interior = all(greaterThanEqual(g_origin, ivec2(2))) && all(lessThanEqual(g_origin + ivec2(TILE_X, TILE_Y) + 2, n));
+
+    FOR_EACH(i, W2 * H2) {
+        ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
+        bool valid = interior || inside(c);
+        float h = valid ? imageLoad(u_water_in, c).r : 0.0;
+        if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
+        s_h[i] = h;
+        s_z[i] = valid ? terrain_at(c) : 0.0;
+    }
+    barrier();
+
+    // Face i of each loop is face g_origin - 1 + (i % width, i / width); a and b index its two cells in s_h.
+    FOR_EACH(i, WF * H1) {
+        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
+        int a = (l.y + 1) * W2 + l.x, b = a + 1;                            // (x-1, y), (x, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_x_in[index_x(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y)
+            q = accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f));
+        s_qx[i] = q;
+    }
+    FOR_EACH(i, W1 * HF) {
+        ivec2 l = ivec2(i % W1, i / W1), f = g_origin - 1 + l;
+        int a = l.y * W2 + l.x + 1, b = a + W2;                             // (x, y-1), (x, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_y_in[index_y(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y)
+            q = accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f));
+        s_qy[i] = q;
+    }
+#if HEX
+    FOR_EACH(i, WF * HF) {
+        ivec2 l = ivec2(i % WF, i / WF), f = g_origin - 1 + l;
+        int a = l.y * W2 + l.x + 1, b = (l.y + 1) * W2 + l.x;               // (x, y-1), (x-1, y)
+        float q = 0.0;
+        if (interior)
+            q = interior_flow(u_flow_z_in[index_z(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+        else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y)
+            q = accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
+        s_qz[i] = q;
+    }
+#endif
+    barrier();
+
+    FOR_EACH(i, W1 * H1) {
+        ivec2 c = g_origin - 1 + ivec2(i % W1, i / W1);
+        float outgoing = max(-s_qx[atx(c)], 0.0) + max(s_qx[atx(c + ivec2(1, 0))], 0.0)
+                       + max(-s_qy[aty(c)], 0.0) + max(s_qy[aty(c + ivec2(0, 1))], 0.0);
+#if HEX
+        outgoing += max(-s_qz[atz(c + ivec2(1, 0))], 0.0) + max(s_qz[atz(c + ivec2(0, 1))], 0.0);
+#endif
+        s_k[i] = outflow_scale(s_h[at2(c)], outgoing);
+    }
+    barrier();
+
+    FOR_EACH(i, TILE_X * TILE_Y) {
+        ivec2 c = g_origin + ivec2(i % TILE_X, i / TILE_X);
+        if (inside(c)) store_cell(c, interior);
+    }
 }
