@@ -54,6 +54,7 @@ COLUMN_ROWS = 16           # measured best with 64 on the H200 (hex 2048^2 and 4
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
 STATS_ROWS = {"gpu": 0, "cpu": 16}
+STATS_RECORDS = 4096       # GPUs: at most this many tile records for stats_final.comp's one workgroup
 # boundary_faces.comp's programs by (book, accelerate)
 BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
                      (True, True): "boundary_book_accelerate"}
@@ -140,7 +141,13 @@ class _PipeGrid(_gl.Owner):
         self._state = []                            # the column sweep's packed state, made on first use
         self._compile_tile(FUSED_TILE)
         self._use_columns, self._column_shape = False, None
-        self._stats_groups = (-(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // (_gl.LOCAL_SIZE * max(self._stats_rows, 1))))
+        # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
+        tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
+        self._stats_walk = 1
+        while not self._stats_rows and tiles_x * -(-tiles_y // self._stats_walk) > STATS_RECORDS:
+            self._stats_walk *= 2
+        rows = _gl.LOCAL_SIZE * (self._stats_rows or self._stats_walk)
+        self._stats_groups = (tiles_x, -(-self.ny // rows))
         groups = self._stats_groups[0] * self._stats_groups[1]
         self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
         self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
@@ -605,7 +612,7 @@ class _PipeGrid(_gl.Owner):
         self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
         self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
         tiles = self._programs["stats"]
-        _gl.set_uniforms(tiles, u_size=(self.nx, self.ny))
+        _gl.set_uniforms(tiles, u_size=(self.nx, self.ny), u_walk=self._stats_walk)
         tiles.run(*self._stats_groups, 1)
         self.ctx.memory_barrier()
         final = self._programs["stats_final"]

@@ -244,18 +244,23 @@ def test_digging_stays_inside_float32(ctx):
     g.release()
 
 
-@pytest.mark.parametrize("rows", [0, 5, 16], ids=["tiles", "strips-5", "strips-16"])
+@pytest.mark.parametrize("rows, records", [(0, 4096), (0, 6), (0, 3), (5, 4096), (16, 4096)],
+                         ids=["tiles", "tiles-walk-2", "tiles-walk-4", "strips-5", "strips-16"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_both_stats_reductions_measure_the_same(ctx, rng, monkeypatch, kind, rows):
-    """The GPU reduction (tiles in shared memory) and the CPU one (column strips) give the volume, the
-    deepest water and the lowest edge bed the step planner reads, on a ragged grid."""
+def test_both_stats_reductions_measure_the_same(ctx, rng, monkeypatch, kind, rows, records):
+    """The GPU reduction (tiles in shared memory; with few records allowed, each workgroup walks up
+    2 or 4 tiles, past the top of the 3 x 3 tiles here) and the CPU one (column strips) give the
+    volume, the deepest water and the lowest edge bed the step planner reads, on a ragged grid."""
     monkeypatch.setitem(hydro.water.STATS_ROWS, "gpu", rows)
     monkeypatch.setitem(hydro.water.STATS_ROWS, "cpu", rows)
+    monkeypatch.setattr(hydro.water, "STATS_RECORDS", records)
     terrain, water = (a.astype(np.float32).astype(np.float64) for a in random_state(rng, (37, 45)))
     g = GRIDS[kind](ctx, terrain, water=water)
+    assert g._stats_walk == (1 if rows else {4096: 1, 6: 2, 3: 4}[records])
     stats = g._read_stats()
     edge = np.concatenate([terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1]])
     assert stats["volume"] == pytest.approx(water.sum() * g.geometry.cell_area, rel=1e-12)
     assert stats["max_depth"] == water.max()
     assert stats["min_terrain"] == edge.min()
     g.release()
+

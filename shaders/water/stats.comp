@@ -1,6 +1,8 @@
 #version 430
 // WaterGrid._stats, pass 1 of 2: partial Stats records.
-// STATS_ROWS 0 (GPUs): one record per 16x16 tile, reduced in shared memory.
+// STATS_ROWS 0 (GPUs): a 16x16 workgroup walks u_walk tiles up the grid, each invocation summing one
+// cell of each, and reduces its sums in shared memory into one record (u_walk keeps the records few,
+// so the one group of stats_final.comp folds them quickly).
 // STATS_ROWS n (CPU rasterisers, where a barrier is dear): one record per invocation, which walks
 // n cells up a column; no shared memory, no barrier.
 #include "common/grid.glsl"
@@ -31,14 +33,23 @@ void main() {
     u_partials[gl_GlobalInvocationID.y * width + gl_GlobalInvocationID.x] = Stats(total, hi, lo);
 }
 #else
+uniform int u_walk;                 // tiles each workgroup walks up the grid
+
 void main() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
     uint i = gl_LocalInvocationIndex;
-    bool valid = inside(c);
-    float h = valid ? imageLoad(u_water, c).r : 0.0;
-    s_sum[i] = double(h);
-    s_max[i] = h;
-    s_min[i] = valid && on_edge(c) ? imageLoad(u_terrain, c).r : 3.0e38;      // where level faces are
+    ivec2 c = ivec2(gl_GlobalInvocationID.x, int(gl_WorkGroupID.y) * LOCAL_SIZE * u_walk + int(gl_LocalInvocationID.y));
+    double total = 0.0;
+    float hi = 0.0, lo = 3.0e38;
+    for (int k = 0; k < u_walk; ++k, c.y += LOCAL_SIZE) {
+        if (!inside(c)) continue;
+        float h = imageLoad(u_water, c).r;
+        total += double(h);
+        hi = max(hi, h);
+        if (on_edge(c)) lo = min(lo, imageLoad(u_terrain, c).r);      // where level faces are
+    }
+    s_sum[i] = total;
+    s_max[i] = hi;
+    s_min[i] = lo;
     reduce_shared(i);
     if (i == 0) u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0]);
 }
