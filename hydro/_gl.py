@@ -9,9 +9,13 @@
 - Binding points live once, in `shaders/common/bindings.glsl`; Python reads them from there.
 - `dispatch()` rounds the group count up (edge cells are never dropped) and puts a memory barrier
   after every pass, so the next pass, and whoever samples the textures next, sees the result.
+- `FencedReadback` reads small results (a grid's volume and deepest water) without stalling: a
+  buffer read waits for every pass queued so far, so results are copied into a persistently mapped
+  ring and fenced, and the CPU takes the newest one the GPU has finished.
 """
 from __future__ import annotations
 
+import ctypes
 import re
 import sys
 import weakref
@@ -20,7 +24,7 @@ from importlib import resources
 import moderngl
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
-           "BINDINGS", "PingPong", "Owner"]
+           "BINDINGS", "PingPong", "Owner", "FencedReadback"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -209,6 +213,124 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
     """Run `prog` over an nx-by-ny domain (groups rounded up; shaders bounds-check), then a barrier."""
     prog.run(-(-nx // local[0]), -(-ny // local[1]), 1)
     ctx.memory_barrier()
+
+
+# GL enums for FencedReadback (OpenGL 4.4 core / ARB_buffer_storage, ARB_sync)
+GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER = 0x8F36, 0x8F37
+GL_MAP_READ_BIT, GL_MAP_PERSISTENT_BIT, GL_MAP_COHERENT_BIT, GL_CLIENT_STORAGE_BIT = 0x1, 0x40, 0x80, 0x200
+GL_SYNC_GPU_COMMANDS_COMPLETE = 0x9117
+GL_ALREADY_SIGNALED, GL_TIMEOUT_EXPIRED, GL_CONDITION_SATISFIED, GL_WAIT_FAILED = 0x911A, 0x911B, 0x911C, 0x911D
+GL_SYNC_FLUSH_COMMANDS_BIT = 0x1
+
+
+class FencedReadback:
+    """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
+    fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
+    `newest(oldest)` returns (bytes, seq) of the newest pushed record the GPU has finished with seq >=
+    `oldest`, waiting for record `oldest` only when none of them is done yet. Reading it is a memcpy:
+    no wait for the passes queued after it (a buffer read, glGetBufferSubData, waits for all of them).
+
+    Needs glBufferStorage (OpenGL 4.4 or ARB_buffer_storage) and moderngl's function loader;
+    `FencedReadback.create()` returns None where either is missing, and callers read synchronously."""
+
+    _SIGNATURES = {   # name: (restype, argtypes)
+        "glGenBuffers": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
+        "glDeleteBuffers": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
+        "glBindBuffer": (None, [ctypes.c_uint, ctypes.c_uint]),
+        "glBufferStorage": (None, [ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_uint]),
+        "glMapBufferRange": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.c_uint]),
+        "glUnmapBuffer": (ctypes.c_ubyte, [ctypes.c_uint]),
+        "glCopyBufferSubData": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_ssize_t,
+                                       ctypes.c_ssize_t]),
+        "glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
+        "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
+        "glDeleteSync": (None, [ctypes.c_void_p]),
+        "glFlush": (None, []),
+    }
+
+    @classmethod
+    def create(cls, ctx, size: int, slots: int = 3):
+        """A ring on `ctx`, or None where the context cannot map buffers persistently."""
+        if ctx.version_code < 440 and "GL_ARB_buffer_storage" not in ctx.extensions:
+            return None
+        load = getattr(getattr(ctx.mglo, "_context", None), "load", None)
+        if load is None:
+            return None
+        kind = ctypes.WINFUNCTYPE if sys.platform == "win32" else ctypes.CFUNCTYPE
+        gl = {}
+        for name, (restype, argtypes) in cls._SIGNATURES.items():
+            address = load(name)
+            if not address:
+                return None
+            gl[name] = kind(restype, *argtypes)(address)
+        return cls(ctx, gl, size, slots)
+
+    def __init__(self, ctx, gl, size, slots):
+        self.ctx, self._gl, self.size, self.slots = ctx, gl, size, slots
+        self._fences, self._seqs, self._pointer = [None] * slots, [None] * slots, None
+        name = ctypes.c_uint(0)
+        gl["glGenBuffers"](1, ctypes.byref(name))
+        self._name = name.value
+        flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT
+        gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, self._name)
+        gl["glBufferStorage"](GL_COPY_WRITE_BUFFER, size * slots, None, flags | GL_CLIENT_STORAGE_BIT)
+        self._pointer = gl["glMapBufferRange"](GL_COPY_WRITE_BUFFER, 0, size * slots, flags)
+        gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, 0)
+        if not self._pointer:
+            self.release()
+            raise HydroGLError("could not map a readback buffer persistently")
+
+    def push(self, buffer, seq: int) -> None:
+        """Queue a copy of `buffer`'s first bytes into slot seq % slots, fenced; flushed so it runs."""
+        gl, slot = self._gl, seq % self.slots
+        if self._fences[slot] is not None:
+            gl["glDeleteSync"](self._fences[slot])
+        gl["glBindBuffer"](GL_COPY_READ_BUFFER, buffer.glo)
+        gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, self._name)
+        gl["glCopyBufferSubData"](GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, slot * self.size, self.size)
+        gl["glBindBuffer"](GL_COPY_READ_BUFFER, 0)
+        gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, 0)
+        self._fences[slot] = gl["glFenceSync"](GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        self._seqs[slot] = seq
+        gl["glFlush"]()
+
+    def _done(self, slot, timeout_ns=0) -> bool:
+        result = self._gl["glClientWaitSync"](self._fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns)
+        if result == GL_WAIT_FAILED:
+            raise HydroGLError("glClientWaitSync failed on a readback fence")
+        return result in (GL_ALREADY_SIGNALED, GL_CONDITION_SATISFIED)
+
+    def newest(self, oldest: int):
+        """(bytes, seq) of the newest finished record with seq >= oldest; waits for `oldest` if none is."""
+        pushed = sorted((seq, slot) for slot, seq in enumerate(self._seqs) if seq is not None and seq >= oldest)
+        if not pushed or pushed[0][0] != oldest:
+            raise ValueError(f"oldest: record {oldest} is not in the ring (it holds {sorted(self._seqs, key=str)})")
+        for seq, slot in reversed(pushed):
+            if self._done(slot):
+                return self._read(slot), seq
+        seq, slot = pushed[0]
+        while not self._done(slot, 1_000_000):
+            pass
+        return self._read(slot), seq
+
+    def _read(self, slot) -> bytes:
+        return ctypes.string_at(self._pointer + slot * self.size, self.size)
+
+    def release(self) -> None:
+        gl = self._gl
+        for fence in self._fences:
+            if fence is not None:
+                gl["glDeleteSync"](fence)
+        self._fences, self._seqs = [None] * self.slots, [None] * self.slots
+        if self._name:
+            gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, self._name)
+            if self._pointer:
+                gl["glUnmapBuffer"](GL_COPY_WRITE_BUFFER)
+                self._pointer = None
+            gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, 0)
+            name = ctypes.c_uint(self._name)
+            gl["glDeleteBuffers"](1, ctypes.byref(name))
+            self._name = 0
 
 
 class PingPong:

@@ -18,7 +18,10 @@ passes (fewer, longer invocations; no barriers; cheap image loads instead of sto
 where it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
 signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
-the volume and deepest water that the next call reads to choose its substeps.
+the volume and deepest water for the next call to plan from. The next call takes it from a fenced,
+persistently mapped ring (_gl.FencedReadback) when the GPU has finished it, else the one before (with
+a wider margin), so a game loop never waits for the GPU to drain (a buffer read waits for every
+queued pass: 0.3-2 ms a call at 4096^2 on the H200, docs/benchmarks.md); after an edit it waits.
 
 The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
 """
@@ -152,6 +155,10 @@ class _PipeGrid(_gl.Owner):
         self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
         self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
+        # step() plans from the stats of earlier calls without waiting for the GPU (None: it reads them)
+        self._readback = _gl.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
+        self._stats_seq = 0                         # stats reductions queued so far
+        self._sync_next = True                      # an edit since: the next step() reads the stats afresh
         self._released = False
 
         self.sim_time = 0.0
@@ -381,8 +388,11 @@ class _PipeGrid(_gl.Owner):
             depth = max(depth, self._max_level - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
 
-    def _auto_substeps(self, stats, dt) -> int:
-        limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN), self.geometry, self.params)
+    def _auto_substeps(self, stats, dt, lag=0) -> int:
+        """Substeps for `dt` from stats `lag` step() calls older than the previous call's end: the
+        deepest water may have grown by DEPTH_MARGIN in each of those calls and in this one."""
+        margin = DEPTH_MARGIN ** (1 + lag)
+        limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, dt, margin), self.geometry, self.params)
         return max(1, math.ceil(dt / limit - 1e-9))
 
     def max_stable_dt(self) -> float:
@@ -394,15 +404,16 @@ class _PipeGrid(_gl.Owner):
         """Advance the simulation by `dt` seconds; returns the number of substeps taken.
 
         Without `substeps`, stable substeps are chosen from the exact bound of DESIGN section 3 for the
-        deepest water (measured on the GPU after the previous call, with a margin; re-measured every
-        MAX_CHUNK substeps of a long call). With `substeps`, dt/substeps must be stable for the water as
-        it is, or ValueError is raised before anything runs. Either way a pipe that gets deeper during
-        the call than its substep is stable for is treated as that deep (params.stable_face_depth), so
-        the step never goes unstable.
+        deepest water (measured on the GPU at the end of the previous call, with a margin; if the GPU
+        is still busy with that call, at the end of the one before, with the margin widened for two
+        calls; after an edit, as it is now; re-measured every MAX_CHUNK substeps of a long call). With
+        `substeps`, dt/substeps must be stable for the water so measured, or ValueError is raised
+        before anything runs. Either way a pipe that gets deeper during the call than its substep is
+        stable for is treated as that deep (params.stable_face_depth), so the step never goes unstable.
         """
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
-        stats = self._read_stats()
+        stats, lag = self._planning_stats()
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
             h = dt / substeps
@@ -414,7 +425,7 @@ class _PipeGrid(_gl.Owner):
             self._run_substeps(h, substeps)
             done = substeps
         else:
-            n = self._auto_substeps(stats, dt)
+            n = self._auto_substeps(stats, dt, lag)
             if n > MAX_SUBSTEPS:                      # decided before anything runs
                 raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {MAX_SUBSTEPS}; "
                                  f"call step() more often with a smaller dt")
@@ -427,11 +438,11 @@ class _PipeGrid(_gl.Owner):
                 if chunk == n:
                     break
                 remaining -= h * chunk
-                self._queue_stats()
+                self._queue_stats(edit=False)
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
         self.sim_time += dt
-        self._queue_stats()
+        self._queue_stats(edit=False)
         return done
 
     def _bind_step(self):
@@ -605,8 +616,10 @@ class _PipeGrid(_gl.Owner):
     def _scale_and_move(self):
         _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
 
-    def _queue_stats(self):
-        """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here)."""
+    def _queue_stats(self, edit=True):
+        """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here), and it
+        goes into the fenced ring that step() plans from. `edit`: the water or terrain was changed
+        otherwise than by stepping, so the next step() must plan from these very stats."""
         self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
         self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
         self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
@@ -619,16 +632,35 @@ class _PipeGrid(_gl.Owner):
         _gl.set_uniforms(final, u_count=self._tiles)
         final.run(1, 1, 1)
         self.ctx.memory_barrier()
+        self._stats_seq += 1
+        self._sync_next = self._sync_next or edit
+        if self._readback is not None:
+            self._readback.push(self._stats_buffer, self._stats_seq)
 
     def _read_stats(self) -> dict:
-        rec = np.frombuffer(self._stats_buffer.read(), STATS_DTYPE)[0]
+        """The stats last queued; waits for every pass queued so far."""
+        return self._stats_dict(self._stats_buffer.read())
+
+    def _stats_dict(self, data) -> dict:
+        rec = np.frombuffer(data, STATS_DTYPE)[0]
         return {"volume": float(rec["depth_sum"]) * self.geometry.cell_area,
                 "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"])}
+
+    def _planning_stats(self) -> tuple[dict, int]:
+        """The stats a step() call plans from, and how many reductions older than the last queued
+        they are: the last (queued at the end of the previous call) if the GPU has finished it, else
+        the one before, so the CPU queues this call while the GPU still works on the last one. After
+        an edit, or without a fenced ring, it reads the last one, waiting for the GPU."""
+        if self._readback is None or self._sync_next or self._stats_seq < 2:
+            self._sync_next = False
+            return self._read_stats(), 0
+        data, seq = self._readback.newest(self._stats_seq - 1)
+        return self._stats_dict(data), self._stats_seq - seq
 
     # -------------------------------------------------------------------------------------- lifetime
 
     _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_flows", "_flows_tmp",
-                  "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer")
+                  "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback")
 
     def _gpu_objects(self):
         objects = []

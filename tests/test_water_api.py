@@ -264,3 +264,73 @@ def test_both_stats_reductions_measure_the_same(ctx, rng, monkeypatch, kind, row
     assert stats["min_terrain"] == edge.min()
     g.release()
 
+
+# step() plans from the stats of earlier calls through a fenced, persistently mapped ring, so it does
+# not wait for the GPU to finish the previous call.
+
+def test_fenced_readback_returns_the_newest_finished_record(ctx):
+    ring = _gl.FencedReadback.create(ctx, 16)
+    assert ring is not None                      # llvmpipe has GL 4.5: buffer storage and sync objects
+    source = ctx.buffer(reserve=16)
+    for seq in range(1, 6):                      # more records than slots: the ring wraps
+        source.write(np.full(4, seq, np.float32).tobytes())
+        ring.push(source, seq)
+    data, seq = ring.newest(4)
+    assert seq == 5 and np.all(np.frombuffer(data, np.float32) == 5)
+    real = ring._done                            # the GPU still busy with record 5: record 4
+    ring._done = lambda slot, timeout_ns=0: ring._seqs[slot] != 5 and real(slot, timeout_ns)
+    data, seq = ring.newest(4)
+    assert seq == 4 and np.all(np.frombuffer(data, np.float32) == 4)
+    with pytest.raises(ValueError, match="oldest: record 1 is not in the ring"):
+        ring.newest(1)                           # overwritten by record 4
+    ring.release()
+    ring.release()                               # idempotent
+    source.release()
+
+
+def _deep_column(n=24):
+    water = np.full((n, n), 0.2)
+    water[n // 2 - 2:n // 2 + 2, n // 2 - 2:n // 2 + 2] = 3.0     # spreads out: the deepest water falls
+    return np.zeros((n, n)), water
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_step_plans_from_the_call_before_while_the_gpu_is_busy(ctx, kind):
+    """While the GPU has not finished the previous call's stats, step() plans from the call before's,
+    with the depth margin widened for both calls; after an edit it waits for the stats as they are."""
+    terrain, water = _deep_column()
+    g = GRIDS[kind](ctx, terrain, water=water, friction=0.1)
+    dt = 1.0
+    g.step(dt)
+    before = g._read_stats()                     # the stats the second call queues at its end are newer
+    g.step(dt)
+    last = g._read_stats()
+    assert last["max_depth"] < before["max_depth"]
+    ring, real = g._readback, g._readback._done
+    ring._done = lambda slot, timeout_ns=0: ring._seqs[slot] != g._stats_seq and real(slot, timeout_ns)
+    taken = g.step(dt)
+    wide = hydro.water.DEPTH_MARGIN ** 2
+    limit = hydro.water.AUTO_SAFETY * hydro.params.max_stable_dt(g._coupling(before, dt, wide), g.geometry, g.params)
+    assert taken == math.ceil(dt / limit - 1e-9)
+    assert taken > g._auto_substeps(last, dt)    # the older, deeper water and the wider margin
+    g.add_water(12.0, 12.0, 3.0, 40.0)           # an edit: the next call plans from the water as it is
+    now = g._read_stats()
+    assert g.step(dt) == g._auto_substeps(now, dt)
+    ring._done = real
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_step_reads_the_stats_where_buffers_cannot_be_mapped(ctx, monkeypatch, kind):
+    """Without persistent mapping (GL < 4.4 without ARB_buffer_storage) step() reads the previous call's
+    stats, waiting for the GPU, and plans from them exactly."""
+    monkeypatch.setattr(_gl.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
+    terrain, water = _deep_column()
+    g = GRIDS[kind](ctx, terrain, water=water, friction=0.1)
+    assert g._readback is None
+    for _ in range(3):
+        last = g._read_stats()
+        assert g.step(0.3) == g._auto_substeps(last, 0.3)
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+    g.release()
