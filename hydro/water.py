@@ -504,19 +504,27 @@ class _PipeGrid(_gl.Owner):
         self._tile_shape = (tx, ty, threads)
 
     def _set_step_uniforms(self, h: float) -> None:
+        """The uniforms of the passes this grid's step runs (passes, `_columns`), for substeps of h."""
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
-        cellwise = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()]
-        columns = ["step_columns", "step_columns_swapped"] if self._state else []
-        for prog in [self._programs[key] for key in ("accelerate", "step_fused", *cellwise, *columns)]:
-            _gl.set_uniforms(prog, u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
-                             u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
-                             u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
-                             u_max_face_depth=stable_face_depth(h, geo, p))
-        for key in ("scale_outflow", "move", "settle", "scale_and_move", *(["unpack"] if self._state else [])):
+        if self.passes == 1:
+            pipes = ["step_columns", "step_columns_swapped"] if self._use_columns else ["step_fused"]
+            moves = ["unpack"] if self._use_columns else ["settle"]
+        elif self.passes == 2:
+            pipes, moves = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()], ["scale_and_move"]
+        else:
+            pipes, moves = ["accelerate"], ["scale_outflow", "move"]
+        pipe = dict(u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
+                    u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
+                    u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
+                    u_max_face_depth=stable_face_depth(h, geo, p))
+        for key in pipes:
+            _gl.set_uniforms(self._programs[key], **pipe)
+        for key in moves:
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
-        for key in BOUNDARY_PROGRAMS.values():
-            _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
+        if self.passes == 2:
+            for key in BOUNDARY_PROGRAMS.values():
+                _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
 
     def _run_substeps(self, h: float, n: int) -> None:
         """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""

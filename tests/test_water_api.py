@@ -11,7 +11,8 @@ import pytest
 
 import hydro
 from hydro import _gl
-from water_cases import GRIDS, random_state
+from hydro.reference import water as ref
+from water_cases import GRIDS, random_state, twins
 
 KINDS = list(GRIDS)
 
@@ -334,3 +335,32 @@ def test_step_reads_the_stats_where_buffers_cannot_be_mapped(ctx, monkeypatch, k
         assert g.step(0.3) == g._auto_substeps(last, 0.3)
     assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
     g.release()
+
+
+@pytest.mark.parametrize("passes", [1, 2, 3])
+def test_grids_sharing_a_context_step_as_if_alone(ctx, passes):
+    """Grids of different sizes and lattices on one context share its programs, whose uniforms are
+    written only when they change: interleaved steps of the same dt (nothing changes but the grid)
+    still give each grid what the float64 reference gives it."""
+    specs = [("square", (13, 21), 1), ("square", (30, 9), 2), ("hex", (17, 17), 3), ("hex", (9, 24), 4)]
+    pairs = []
+    for kind, shape, seed in specs:
+        terrain, water = random_state(np.random.default_rng(seed), shape)
+        pairs.append(twins(ctx, kind, terrain, water, friction=0.1, passes=passes))
+    for _ in range(3):
+        for g, s in pairs:
+            g.step(0.05, substeps=2)
+            ref.step(s, 0.05, substeps=2)
+    for g, s in pairs:
+        np.testing.assert_allclose(g.water, s.water, rtol=0, atol=2e-5 * s.water.max())
+        g.release()
+
+
+def test_uniforms_are_written_when_they_change(ctx):
+    prog = _gl.program(ctx, "water/add_water.comp", {"HEX": False})
+    _gl.set_uniforms(prog, u_amount=1.5, u_origin=(1, 2))
+    prog["u_amount"].value = 0.0                  # behind set_uniforms' back: it still thinks 1.5
+    _gl.set_uniforms(prog, u_amount=1.5)
+    assert prog["u_amount"].value == 0.0
+    _gl.set_uniforms(prog, u_amount=2.5, u_origin=(3, 4))
+    assert prog["u_amount"].value == 2.5 and tuple(prog["u_origin"].value) == (3, 4)
