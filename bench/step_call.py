@@ -63,7 +63,7 @@ def probe(ctx, kind, n, records):
     stats = g._read_stats()
     g._planning_stats = lambda: (stats, 0)                # no reduction either: the substeps (and settle)
     queue = g._queue_stats
-    g._queue_stats = lambda edit=True, records=0: None
+    g._queue_stats = lambda edit=True: None
     for s in (1, 4):
         out[f"bare_{s}"] = [wall_ms_per_call(ctx, g, h, s)]
     g._queue_stats = queue
@@ -71,8 +71,8 @@ def probe(ctx, kind, n, records):
 
     g._set_step_uniforms(h)
     g._bind_step()
-    out["gpu_substeps_1"] = gpu_us(ctx, lambda: g._run_substeps(h, 1))   # tile kernel + settle pass
-    out["gpu_substeps_4"] = gpu_us(ctx, lambda: g._run_substeps(h, 4))   # the last one settling
+    out["gpu_substeps_1"] = gpu_us(ctx, lambda: g._run_substeps(h, 1))
+    out["gpu_substeps_4"] = gpu_us(ctx, lambda: g._run_substeps(h, 4))
     settle = g._programs["settle"]
     out["gpu_settle"] = gpu_us(ctx, lambda: _gl.dispatch(ctx, settle, g.nx, g.ny))
     out["gpu_stats_both"] = gpu_us(ctx, g._queue_stats)
@@ -129,7 +129,7 @@ def main():
                 print(f"{kind} {n}² walk {r['walk']} ({r['records']} records): ms/call with 1 and 4 substeps: "
                       f"fenced {ms['call_1']}, {ms['call_4']} | buffer read {ms['sync_1']}, {ms['sync_4']} | "
                       f"substeps alone {ms['bare_1']}, {ms['bare_4']}", flush=True)
-                print(f"    GPU µs: 1 substep + settle pass {r['gpu_substeps_1']:.1f}, 4 (the last settling) {r['gpu_substeps_4']:.1f}, "
+                print(f"    GPU µs: 1 substep + settle {r['gpu_substeps_1']:.1f}, 4 + settle {r['gpu_substeps_4']:.1f}, "
                       f"settle {r['gpu_settle']:.1f}, stats {r['gpu_stats_both']:.1f} (tiles {r['gpu_stats_tiles']:.1f}, "
                       f"final {r['gpu_stats_final']:.1f})", flush=True)
                 print("    readback waits (ms, then the rest of the 40 substeps): " + ", ".join(

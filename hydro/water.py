@@ -6,8 +6,7 @@ friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
 conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes; the last substep of a call settles its own move and leaves the volume / deepest-water
-records, so no settle or reduction pass follows it. `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp: each
+half the bytes. `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp: each
 invocation walks up one column, neighbours exchange through shared memory once per row, little work
 repeated): the same result, faster on the H200 only for hex grids of 2048^2 and up over long calls
 (hundreds of substeps), so it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
@@ -145,7 +144,7 @@ class _PipeGrid(_gl.Owner):
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         self._state = []                            # the column sweep's packed state, made on first use
-        self._partials = None
+        self._compile_tile(FUSED_TILE["hex" if self._hexagonal else "square"])
         self._use_columns, self._column_shape = False, None
         # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
         tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
@@ -156,7 +155,7 @@ class _PipeGrid(_gl.Owner):
         self._stats_groups = (tiles_x, -(-self.ny // rows))
         groups = self._stats_groups[0] * self._stats_groups[1]
         self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
-        self._compile_tile(FUSED_TILE["hex" if self._hexagonal else "square"])     # and makes _partials
+        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
         # step() plans from the stats of earlier calls without waiting for the GPU (None: it reads them)
         self._readback = _gl.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
@@ -425,7 +424,7 @@ class _PipeGrid(_gl.Owner):
                 limit = max_stable_dt(coupling, self.geometry, self.params)
                 raise ValueError(f"substeps: dt/substeps = {h:.4g} s is beyond the stable limit {limit:.4g} s for "
                                  f"the deepest water now; use substeps >= {math.ceil(dt / limit)} or omit substeps")
-            records = self._run_substeps(h, substeps)
+            self._run_substeps(h, substeps)
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
@@ -436,16 +435,16 @@ class _PipeGrid(_gl.Owner):
             while True:
                 h = remaining / n
                 chunk = min(n, MAX_CHUNK)
-                records = self._run_substeps(h, chunk)
+                self._run_substeps(h, chunk)
                 done += chunk
                 if chunk == n:
                     break
                 remaining -= h * chunk
-                self._queue_stats(edit=False, records=records)
+                self._queue_stats(edit=False)
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
         self.sim_time += dt
-        self._queue_stats(edit=False, records=records)
+        self._queue_stats(edit=False)
         return done
 
     def _bind_step(self):
@@ -500,31 +499,18 @@ class _PipeGrid(_gl.Owner):
         self._compile_tile(shape)
 
     def _compile_tile(self, shape) -> None:
-        """The tile kernel in `shape`, and its settling variant for the last substep of a call, whose
-        one record per tile goes where stats.comp's do (_partials, grown to hold either)."""
         tx, ty, threads = shape
-        defines = {"HEX": self._hexagonal, "PIPE_AREA_DEPTH": self.params.depth_area,
-                   "TILE_X": tx, "TILE_Y": ty, "THREADS": threads}
-        slots = min(threads, 256)                           # the settling variant's reduction
-        settle = {**defines, "SETTLE": True, "STATS_SLOTS": slots, "HALF_SLOTS": (1 << (slots - 1).bit_length()) // 2}
-        programs = {"step_fused": _gl.program(self.ctx, "water/step_fused.comp", {**defines, "SETTLE": False}),
-                    "step_fused_settle": _gl.program(self.ctx, "water/step_fused.comp", settle)}
-        records = -(-self.nx // tx) * -(-self.ny // ty)
-        size = STATS_DTYPE.itemsize * max(records, self._tiles)
-        if self._partials is None or self._partials.size < size:
-            if self._partials is not None:
-                self._partials.release()
-                self._partials = None
-            self._partials = self.ctx.buffer(reserve=size)
-        self._programs.update(programs)
-        self._tile_shape, self._tile_records = (tx, ty, threads), records
+        self._programs["step_fused"] = _gl.program(self.ctx, "water/step_fused.comp", {
+            "HEX": self._hexagonal, "PIPE_AREA_DEPTH": self.params.depth_area,
+            "TILE_X": tx, "TILE_Y": ty, "THREADS": threads})
+        self._tile_shape = (tx, ty, threads)
 
     def _set_step_uniforms(self, h: float) -> None:
         """The uniforms of the passes this grid's step runs (passes, `_columns`), for substeps of h."""
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         if self.passes == 1:
-            pipes = ["step_columns", "step_columns_swapped"] if self._use_columns else ["step_fused", "step_fused_settle"]
+            pipes = ["step_columns", "step_columns_swapped"] if self._use_columns else ["step_fused"]
             moves = ["unpack"] if self._use_columns else ["settle"]
         elif self.passes == 2:
             pipes, moves = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()], ["scale_and_move"]
@@ -542,17 +528,12 @@ class _PipeGrid(_gl.Owner):
             for key in BOUNDARY_PROGRAMS.values():
                 _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
 
-    def _run_substeps(self, h: float, n: int) -> int:
-        """Record n substeps of length h, nothing read back: fused, cell-wise or three passes. Returns
-        how many stats records the last substep left for stats_final (0: none, run stats.comp)."""
+    def _run_substeps(self, h: float, n: int) -> None:
+        """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""
         self._set_step_uniforms(h)
         self._bind_step()
-        records = 0
         if self.passes == 1:
-            if self._use_columns:
-                self._step_columns(h, n)
-            else:
-                records = self._step_fused(h, n)
+            (self._step_columns if self._use_columns else self._step_fused)(h, n)
         elif self.passes == 2:
             self._bind_cell_wise()
             self._boundary_faces(book=False, accelerate=True)
@@ -566,42 +547,31 @@ class _PipeGrid(_gl.Owner):
                 self._scale_outflow()
                 self._move()
         self.iteration += n
-        return records
 
     def _bind_flows(self):
         for name, buf, tmp in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), self._flows, self._flows_tmp):
             buf.bind_to_storage_buffer(_gl.BINDINGS[name])
             tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
 
-    def _step_fused(self, h: float, n: int) -> int:
+    def _step_fused(self, h: float, n: int):
         """n fused substeps, depth ping-ponging through the scratch textures and flows by swapping
-        buffers. With n >= 2 the last one settles its move into the water texture and leaves one
-        stats record per tile (returns their count); with n = 1 (its input is the water texture) the
-        move is settled by a pass of its own and the stats are left to stats.comp (returns 0)."""
+        buffers, then the pending move of the last substep settled into the water texture."""
         prog = self._programs["step_fused"]
         depth_in = self.water_texture
         for k in range(n):
-            settle = n >= 2 and k == n - 1
-            if settle:
-                prog = self._programs["step_fused_settle"]
-                _gl.set_uniforms(prog, u_pending=True)
-                self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
-            elif k < 2:
+            if k < 2:
                 _gl.set_uniforms(prog, u_pending=k > 0)
-            depth_out = self.water_texture if settle else self._scratch[k % 2]
+            depth_out = self._scratch[k % 2]
             depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
             depth_out.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
             self._bind_flows()
             _gl.dispatch(self.ctx, prog, self.nx, self.ny, local=self._tile[:2])
             self._flows, self._flows_tmp = self._flows_tmp, self._flows
             depth_in = depth_out
-        if n >= 2:
-            return self._tile_records
         depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
         self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
-        return 0
 
     def _step_columns(self, h: float, n: int):
         """n substeps of the column sweep: pack the grid into state 0, substeps alternate the two
@@ -656,22 +626,20 @@ class _PipeGrid(_gl.Owner):
     def _scale_and_move(self):
         _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
 
-    def _queue_stats(self, edit=True, records=0):
+    def _queue_stats(self, edit=True):
         """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here), and it
         goes into the fenced ring that step() plans from. `edit`: the water or terrain was changed
-        otherwise than by stepping, so the next step() must plan from these very stats. `records`:
-        the settling last substep left that many tile records, so only the second pass runs."""
+        otherwise than by stepping, so the next step() must plan from these very stats."""
+        self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
+        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
         self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
         self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
-        if not records:
-            self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
-            self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
-            tiles = self._programs["stats"]
-            _gl.set_uniforms(tiles, u_size=(self.nx, self.ny), u_walk=self._stats_walk)
-            tiles.run(*self._stats_groups, 1)
-            self.ctx.memory_barrier()
+        tiles = self._programs["stats"]
+        _gl.set_uniforms(tiles, u_size=(self.nx, self.ny), u_walk=self._stats_walk)
+        tiles.run(*self._stats_groups, 1)
+        self.ctx.memory_barrier()
         final = self._programs["stats_final"]
-        _gl.set_uniforms(final, u_count=records or self._tiles)
+        _gl.set_uniforms(final, u_count=self._tiles)
         final.run(1, 1, 1)
         self.ctx.memory_barrier()
         self._stats_seq += 1

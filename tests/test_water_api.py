@@ -364,26 +364,3 @@ def test_uniforms_are_written_when_they_change(ctx):
     assert prog["u_amount"].value == 0.0
     _gl.set_uniforms(prog, u_amount=2.5, u_origin=(3, 4))
     assert prog["u_amount"].value == 2.5 and tuple(prog["u_origin"].value) == (3, 4)
-
-
-@pytest.mark.parametrize("tile", [None, (24, 7, 100), (16, 16, 300)], ids=["default", "24x7x100", "16x16x300"])
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_settling_substep_measures_what_stats_does(ctx, rng, kind, tile):
-    """A fused call of two or more substeps settles its last move in the tile kernel, which also
-    leaves the records the stats come from: the volume, deepest water and lowest edge bed that step()
-    plans from are those of the water it left, on a ragged grid with walls and a level edge."""
-    terrain, water = random_state(rng, (37, 45))
-    terrain[-1, 7] = terrain.min() - 0.5          # the lowest edge bed on the top row
-    g = GRIDS[kind](ctx, terrain, water=water, friction=0.1, passes=1)
-    if tile:
-        g._tile = tile
-    g.set_boundary("left", "level", 0.9)
-    for substeps in (2, 3):
-        g.step(0.1, substeps=substeps)
-        stats = g._read_stats()                   # what the call queued: stats_final over the tiles' records
-        depth, bed = g.water.astype(np.float64), g.terrain
-        edge = np.concatenate([bed[0], bed[-1], bed[:, 0], bed[:, -1]])
-        assert stats["volume"] == pytest.approx(depth.sum() * g.geometry.cell_area, rel=1e-12)
-        assert stats["max_depth"] == depth.max()
-        assert stats["min_terrain"] == edge.min()
-    g.release()

@@ -1,9 +1,6 @@
 #version 430
-// WaterGrid._stats, pass 2 of 2: one group folds the tile records (of stats.comp, or of the
-// settling last substep of step_fused.comp) into u_stats.
+// WaterGrid._stats, pass 2 of 2: one group folds the tile records into u_stats.
 #include "common/bindings.glsl"
-#define STATS_GROUP 1024
-#define STATS_HALF 512
 #include "common/stats.glsl"
 layout(local_size_x = STATS_GROUP) in;
 

@@ -12,12 +12,8 @@
 //   4. each cell writes its depth (before this substep's move) and its own faces (left, bottom; hex:
 //      z face [y, x]; the last column and row also the outer faces), scaled by the upwind cell's K.
 // The arithmetic is that of move.comp, accelerate.comp and scale_outflow.comp, in the same order, so
-// the paths agree to the last bit. SETTLE 1 (the last substep of a step() call of two or more, whose
-// input depth is a scratch texture): each cell writes its depth *after* this substep's move into the
-// grid's water texture (move.comp's arithmetic on the scaled flows it stores), and the workgroup
-// folds the volume / deepest-water record of stats.comp over its tile into u_partials, so no settle
-// or reduction pass follows. After a call of one substep WaterGrid settles the move with move.comp
-// (SEPARATE_OUTPUT) and reduces with stats.comp.
+// the paths agree to the last bit; after the last substep WaterGrid settles the pending move with
+// move.comp (SEPARATE_OUTPUT) into the water texture.
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
@@ -33,12 +29,6 @@ layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_fl
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
-#if SETTLE
-#define STATS_GROUP STATS_SLOTS     // min(THREADS, 256): the tile's shared memory leaves room for no more
-#define STATS_HALF HALF_SLOTS
-#include "common/stats.glsl"
-layout(std430, binding = B_PARTIALS) restrict writeonly buffer Partials { Stats u_partials[]; };
-#endif
 
 uniform bool u_pending;             // the input flows are not yet moved into u_water_in
 
@@ -91,16 +81,10 @@ float net_in(ivec2 c) {             // sum in - sum out of the input flows, as i
     return net;
 }
 
-// The scaled flow of a boundary-tile face (the upwind cell may be outside: no scaling).
-float scaled_value(float q, ivec2 from, ivec2 to) {
-    ivec2 upwind = q > 0.0 ? from : to;
-    if (q != 0.0 && inside(upwind)) q *= s_k[at1(upwind)];
-    return q;
-}
-
 // The scaled flow of a face; the owner of a boundary face books what crossed it in its ledger slot.
 float scaled(float q, ivec2 from, ivec2 to, int b) {
-    q = scaled_value(q, from, to);
+    ivec2 upwind = q > 0.0 ? from : to;
+    if (q != 0.0 && inside(upwind)) q *= s_k[at1(upwind)];
     if (b >= 0 && (inside(from) || inside(to)))
         u_ledger[b] += double(u_dt) * double(inside(to) ? q : -q);
     return q;
@@ -112,42 +96,11 @@ void store_y(ivec2 f) { u_flow_y_out[index_y(f)] = scaled(s_qy[aty(f)], f - ivec
 void store_z(ivec2 f) { u_flow_z_out[index_z(f)] = scaled(s_qz[atz(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f)); }
 #endif
 
-#if SETTLE
-// The scaled flows of cell c's faces, as store_cell stores them (without booking the ledger).
-float flow_x(ivec2 f, bool interior) {
-    float q = s_qx[atx(f)];
-    return interior ? q * s_k[at1(q > 0.0 ? f - ivec2(1, 0) : f)] : scaled_value(q, f - ivec2(1, 0), f);
-}
-float flow_y(ivec2 f, bool interior) {
-    float q = s_qy[aty(f)];
-    return interior ? q * s_k[at1(q > 0.0 ? f - ivec2(0, 1) : f)] : scaled_value(q, f - ivec2(0, 1), f);
-}
-#if HEX
-float flow_z(ivec2 f, bool interior) {
-    float q = s_qz[atz(f)];
-    return interior ? q * s_k[at1(q > 0.0 ? f - ivec2(0, 1) : f - ivec2(1, 0))]
-                    : scaled_value(q, f - ivec2(0, 1), f - ivec2(1, 0));
-}
-#endif
-
-// Cell c's depth after this substep's move, as move.comp computes it.
-float settled(ivec2 c, bool interior) {
-    int x = c.x, y = c.y;
-    float net = flow_x(c, interior) - flow_x(ivec2(x + 1, y), interior)
-              + flow_y(c, interior) - flow_y(ivec2(x, y + 1), interior);
-#if HEX
-    net += flow_z(ivec2(x + 1, y), interior) - flow_z(ivec2(x, y + 1), interior);
-#endif
-    return max(s_h[at2(c)] + u_dt / u_cell_area * net, 0.0);
-}
-#endif
-
 // Cell c's depth and its own faces (left, bottom; hex: z face [y, x]; the last column and row also the
-// outer faces), each scaled by its upwind cell's K. The depth is the one before this substep's
-// move, or with SETTLE the one after it.
-void store_cell(ivec2 c, bool interior, float h) {
+// outer faces), each scaled by its upwind cell's K.
+void store_cell(ivec2 c, bool interior) {
     ivec2 n = u_size;
-    imageStore(u_water_out, c, vec4(h));
+    imageStore(u_water_out, c, vec4(s_h[at2(c)]));
     if (interior) {                                                   // no boundary faces here
         float q = s_qx[atx(c)];
         u_flow_x_out[index_x(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(1, 0) : c)];
@@ -235,26 +188,8 @@ void main() {
     }
     barrier();
 
-#if SETTLE
-    double total = 0.0;
-    float hi = 0.0, lo = 3.0e38;
-#endif
     FOR_EACH(i, TILE_X * TILE_Y) {
         ivec2 c = g_origin + ivec2(i % TILE_X, i / TILE_X);
-        if (!inside(c)) continue;
-#if SETTLE
-        float h = settled(c, interior);
-        total += double(h);
-        hi = max(hi, h);
-        if (c.x == 0 || c.y == 0 || c.x == n.x - 1 || c.y == n.y - 1) lo = min(lo, s_z[at2(c)]);   // as stats.comp
-        store_cell(c, interior, h);
-#else
-        store_cell(c, interior, s_h[at2(c)]);
-#endif
+        if (inside(c)) store_cell(c, interior);
     }
-#if SETTLE
-    uint i = gl_LocalInvocationIndex;
-    reduce_values(i, THREADS, total, hi, lo);
-    if (i == 0) u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0]);
-#endif
 }
