@@ -49,8 +49,11 @@ AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup, by lattice;
 # measured best on the H200 among 16x16/256 (the earlier fixed shape), 32x16/512, 16x32/512,
-# 32x32/512, 32x32/1024, 24x24/576 and 64x16/256 (docs/benchmarks.md)
+# 32x32/512, 32x32/1024, 24x24/576 and 64x16/256 (docs/benchmarks.md) on grids of MIN_TILES such
+# tiles and more; smaller grids (256^2) keep SMALL_TILE, whose more workgroups fill the GPU
 FUSED_TILE = {"square": (32, 32, 1024), "hex": (32, 16, 512)}
+SMALL_TILE = (16, 16, 256)
+MIN_TILES = 256
 # The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
 # two at each end are halo), and rows each walks (the strip; two rows below it are recomputed).
 COLUMN_WIDTH = 64
@@ -144,7 +147,10 @@ class _PipeGrid(_gl.Owner):
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         self._state = []                            # the column sweep's packed state, made on first use
-        self._compile_tile(FUSED_TILE["hex" if self._hexagonal else "square"])
+        tile = FUSED_TILE["hex" if self._hexagonal else "square"]
+        if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
+            tile = SMALL_TILE
+        self._compile_tile(tile)
         self._use_columns, self._column_shape = False, None
         # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
         tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
@@ -485,8 +491,9 @@ class _PipeGrid(_gl.Owner):
 
     @property
     def _tile(self):
-        """The tile kernel's (cells in x, cells in y, invocations per workgroup); FUSED_TILE's for the
-        lattice unless a benchmark sets another. Every shape gives the same result to the bit."""
+        """The tile kernel's (cells in x, cells in y, invocations per workgroup): FUSED_TILE's for the
+        lattice, SMALL_TILE on grids of fewer than MIN_TILES of those, unless a benchmark sets another.
+        Every shape gives the same result to the bit."""
         return self._tile_shape
 
     @_tile.setter

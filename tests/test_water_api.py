@@ -364,3 +364,19 @@ def test_uniforms_are_written_when_they_change(ctx):
     assert prog["u_amount"].value == 0.0
     _gl.set_uniforms(prog, u_amount=2.5, u_origin=(3, 4))
     assert prog["u_amount"].value == 2.5 and tuple(prog["u_origin"].value) == (3, 4)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tile_shape_by_grid_size(ctx, kind):
+    """The tile kernel takes the lattice's large tile where the grid has MIN_TILES of them, else the
+    small one (fewer, larger workgroups leave a GPU idle on small grids)."""
+    from hydro import water
+    big = water.FUSED_TILE[kind]
+    rows = 4
+    side_x, side_y = big[0] * water.MIN_TILES // rows, big[1] * rows     # exactly MIN_TILES large tiles
+    g = GRIDS[kind](ctx, np.zeros((side_y, side_x)), passes=1)
+    assert g._tile == big
+    g.release()
+    g = GRIDS[kind](ctx, np.zeros((side_y, side_x - big[0])), passes=1)
+    assert g._tile == water.SMALL_TILE
+    g.release()
