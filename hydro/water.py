@@ -20,8 +20,8 @@ signed value per face. `step(dt)` splits dt into substeps from the exact stabili
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water for the next call to plan from. The next call takes it from a fenced,
 persistently mapped ring (_gl.FencedReadback) when the GPU has finished it, else the one before (with
-a wider margin), so a game loop never waits for the GPU to drain (a buffer read waits for every
-queued pass: 0.3-2 ms a call at 4096^2 on the H200, docs/benchmarks.md); after an edit it waits.
+a wider margin), so a game loop does not wait for the GPU to drain: a buffer read waits for every
+queued pass, and the CPU and the GPU would take turns (docs/benchmarks.md). After an edit it waits.
 
 The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
 """
@@ -254,7 +254,7 @@ class _PipeGrid(_gl.Owner):
         """Total water volume (depth * cell area), world units^3, reduced on the GPU in fp64. Waits for
         the GPU to finish the work queued so far (a HUD can call it once a frame)."""
         self._alive()
-        self._queue_stats()
+        self._queue_stats(edit=False)
         return self._read_stats()["volume"]
 
     def ledger(self) -> dict:
