@@ -5,7 +5,8 @@ Level l has ceil(n / 2^l) cells per side (odd sizes work: missing children count
 at most 4 x 4; its operator (W_right, W_top, D, diagonal) is built in float64 on the CPU by
 hydro.reference.smoke.levels whenever obstacles or boundaries change, and uploaded. A V-cycle is
 smooth (2 red-black sweeps), restrict (sum of child residuals), recurse, prolong (bilinear), smooth;
-the coarsest level gets COARSE_SWEEPS sweeps (hydro.reference.smoke.v_cycle).
+the coarsest level is solved exactly, by a matrix built on the CPU with the operators
+(hydro.reference.smoke.coarse_inverse, v_cycle).
 
 At game sizes a step is bound by the number of dispatches, not by memory, so a cycle is few passes:
 on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smooth another
@@ -102,6 +103,8 @@ class Pressure:
             atlas[:c.shape[0], x0:x0 + c.shape[1]] = c
             x0 += c.shape[1]
         self.coarse_coef.write(atlas.tobytes())
+        m = ref.coarse_inverse(lv[-1]).ravel()
+        self.coarsest = tuple(float(v) for v in m) + (0.0,) * (256 - m.size)     # coarse_cycle.comp's u_coarsest
 
     # ------------------------------------------------------------------------------------ passes
 
@@ -166,7 +169,7 @@ class Pressure:
         level = self.first_coarse
         prog = self.programs["coarse_cycle"]
         _gl.set_uniforms(prog, u_size=self._size(level), u_levels=len(self.shapes) - level,
-                         u_sweeps=ref.COARSE_SWEEPS, u_from_zero=int(level > 0), u_warm=int(warm))
+                         u_coarsest=self.coarsest, u_from_zero=int(level > 0), u_warm=int(warm))
         self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
         self.coarse_coef.use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])

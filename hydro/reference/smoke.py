@@ -474,15 +474,35 @@ def prolong(q, c, qc, cc):
     return np.where(c[..., 3] > 0, q + corr, q)
 
 
-COARSE_SWEEPS = 8          # red-black sweeps on the coarsest level (at most 4 x 4 cells)
+def coarse_inverse(c):
+    """The coarsest level's exact solve as a matrix M (cells x cells, cells in row-major order): the
+    pseudo-inverse of L over the fluid cells, zero rows and columns for solid ones. Sweeps do not do
+    there: with one open side L is nearly singular at that size, and 8 red-black sweeps left the
+    V-cycle cutting the residual by only 1.7x a cycle at 1024^2 (3-4x with this). With no open side
+    L is singular (q up to a constant) and M gives the smallest least-squares correction."""
+    shape = c.shape[:2]
+    n = shape[0] * shape[1]
+    a = np.zeros((n, n))
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = 1.0
+        a[:, k] = apply_operator(e.reshape(shape), c).ravel()
+    fluid = (c[..., 3] > 0).ravel()
+    m = np.zeros((n, n))
+    if fluid.any():
+        m[np.ix_(fluid, fluid)] = np.linalg.pinv(a[np.ix_(fluid, fluid)])
+    return m
+
+
+def coarse_solve(q, b, c):
+    """q + M (b - L q) with M = coarse_inverse(c): the coarsest level solved exactly."""
+    return q + (coarse_inverse(c) @ residual(q, b, c).ravel()).reshape(q.shape)
 
 
 def v_cycle(q, b, lv, level=0, pre=2, post=2):
     c = lv[level]
     if level == len(lv) - 1:
-        for _ in range(COARSE_SWEEPS):
-            q = smooth(smooth(q, b, c, 0), b, c, 1)
-        return q
+        return coarse_solve(q, b, c)
     for _ in range(pre):
         q = smooth(smooth(q, b, c, 0), b, c, 1)
     bc_, qc = restrict(q, b, c)

@@ -1,7 +1,7 @@
 #version 430
 // Pressure.coarse_cycle: the rest of a V(2,2) cycle from the first level with both sides <= COARSE_SIDE
 // down to the coarsest, in ONE workgroup: smooth, restrict, recurse, prolong, smooth and the coarsest
-// level's sweeps are sub-steps separated by barrier(), on q and b held in shared memory (27 KB for
+// level's exact solve are sub-steps separated by barrier(), on q and b held in shared memory (27 KB for
 // COARSE_SIDE 64). The arithmetic is that of smooth.comp, smooth_restrict.comp and prolong_smooth.comp
 // (hydro.reference.smoke.v_cycle), so it replaces ~50 dispatches with one, not with an approximation.
 // Level k of this pass is level first + k of the solver; u_size is the first one's. Its q starts at
@@ -25,7 +25,10 @@ layout(binding = B_SMOKE_RHS) uniform sampler2D u_rhs;                // the fir
 layout(binding = B_SMOKE_Q_OUT, r32f) uniform restrict image2D u_q_io;  // the first level's q
 uniform ivec2 u_size;
 uniform int u_levels;            // levels in this pass, the coarsest included
-uniform int u_sweeps;            // red-black sweeps on the coarsest level (hydro.reference.smoke.COARSE_SWEEPS)
+// the coarsest level's (<= 4 x 4 cells) solve as a matrix, row-major over its cells in row-major order
+// (hydro.reference.smoke.coarse_inverse)
+uniform float u_coarsest[256];
+shared float s_r[16];
 uniform int u_from_zero;
 
 ivec2 g_size[MAX_LEVELS];
@@ -61,6 +64,23 @@ void sweeps(int l, int count) {
         sweep(l, 0);
         sweep(l, 1);
     }
+}
+
+void coarsest_solve(int l) {                     // q += M (b - L q): exact (hydro.reference.smoke.coarse_solve)
+    ivec2 n = g_size[l];
+    int cells = n.x * n.y;
+    for (int i = int(gl_LocalInvocationIndex); i < cells; i += GROUP) {
+        ivec2 c = ivec2(i % n.x, i / n.x);
+        float diag = coef(l, c).w;
+        s_r[i] = diag > 0.0 ? b_at(l, c) - (neighbour_sum(l, c) - diag * q_at(l, c)) : 0.0;
+    }
+    barrier();
+    for (int i = int(gl_LocalInvocationIndex); i < cells; i += GROUP) {
+        float dq = 0.0;
+        for (int j = 0; j < cells; ++j) dq += u_coarsest[i * cells + j] * s_r[j];
+        s_q[g_q0[l] + i] += dq;
+    }
+    barrier();
 }
 
 void restrict_to(int l) {                        // b[l+1] = sum of the children's residuals, q[l+1] = 0
@@ -120,7 +140,7 @@ void main() {
         sweeps(l, 2);
         restrict_to(l);
     }
-    sweeps(last, u_sweeps);
+    coarsest_solve(last);
     for (int l = last - 1; l >= 0; --l) {
         prolong_from(l);
         sweeps(l, 2);
