@@ -12,6 +12,9 @@
 - `FencedReadback` reads small results (a grid's volume and deepest water) without stalling: a
   buffer read waits for every pass queued so far, so results are copied into a persistently mapped
   ring and fenced, and the CPU takes the newest one the GPU has finished.
+- `BufferViews` gives storage buffers r32f buffer-texture views (`imageBuffer`), which llvmpipe loads
+  faster than storage buffers. moderngl has neither fences nor buffer textures: both call GL through
+  ctypes with moderngl's own function loader (`gl_functions`), and callers fall back where it fails.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from importlib import resources
 import moderngl
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
-           "BINDINGS", "PingPong", "Owner", "FencedReadback"]
+           "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -234,6 +237,22 @@ GL_ALREADY_SIGNALED, GL_TIMEOUT_EXPIRED, GL_CONDITION_SATISFIED, GL_WAIT_FAILED 
 GL_SYNC_FLUSH_COMMANDS_BIT = 0x1
 
 
+def gl_functions(ctx, signatures: dict):
+    """{name: ctypes function} for `signatures` ({name: (restype, argtypes)}) through the loader of
+    moderngl's context (EGL, GLX or WGL as it was made), or None if the loader or a function is missing."""
+    load = getattr(getattr(ctx.mglo, "_context", None), "load", None)
+    if load is None:
+        return None
+    kind = ctypes.WINFUNCTYPE if sys.platform == "win32" else ctypes.CFUNCTYPE
+    functions = {}
+    for name, (restype, argtypes) in signatures.items():
+        address = load(name)
+        if not address:
+            return None
+        functions[name] = kind(restype, *argtypes)(address)
+    return functions
+
+
 class FencedReadback:
     """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
@@ -264,17 +283,8 @@ class FencedReadback:
         """A ring on `ctx`, or None where the context cannot map buffers persistently."""
         if ctx.version_code < 440 and "GL_ARB_buffer_storage" not in ctx.extensions:
             return None
-        load = getattr(getattr(ctx.mglo, "_context", None), "load", None)
-        if load is None:
-            return None
-        kind = ctypes.WINFUNCTYPE if sys.platform == "win32" else ctypes.CFUNCTYPE
-        gl = {}
-        for name, (restype, argtypes) in cls._SIGNATURES.items():
-            address = load(name)
-            if not address:
-                return None
-            gl[name] = kind(restype, *argtypes)(address)
-        return cls(ctx, gl, size, slots)
+        gl = gl_functions(ctx, cls._SIGNATURES)
+        return None if gl is None else cls(ctx, gl, size, slots)
 
     def __init__(self, ctx, gl, size, slots):
         self.ctx, self._gl, self.size, self.slots = ctx, gl, size, slots
@@ -342,6 +352,55 @@ class FencedReadback:
             name = ctypes.c_uint(self._name)
             gl["glDeleteBuffers"](1, ctypes.byref(name))
             self._name = 0
+
+
+GL_TEXTURE_BUFFER, GL_R32F, GL_READ_ONLY, GL_MAX_IMAGE_UNITS = 0x8C2A, 0x822E, 0x88B8, 0x8F38
+
+
+class BufferViews:
+    """An r32f buffer-texture view (`imageBuffer` in GLSL) of each of `buffers`, the same storage: a
+    pass may read a buffer through its view while other passes bind it as a storage buffer.
+    `bind(unit, buffer)` binds the view of `buffer` to image unit `unit` for reading.
+    `BufferViews.create()` returns None where moderngl's loader lacks a function or the context has
+    fewer than `units` image units."""
+
+    _SIGNATURES = {
+        "glGenTextures": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
+        "glDeleteTextures": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
+        "glBindTexture": (None, [ctypes.c_uint, ctypes.c_uint]),
+        "glTexBuffer": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_uint]),
+        "glBindImageTexture": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_ubyte, ctypes.c_int,
+                                      ctypes.c_uint, ctypes.c_uint]),
+        "glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)]),
+    }
+
+    @classmethod
+    def create(cls, ctx, buffers, units: int):
+        gl = gl_functions(ctx, cls._SIGNATURES)
+        if gl is None:
+            return None
+        count = ctypes.c_int(0)
+        gl["glGetIntegerv"](GL_MAX_IMAGE_UNITS, ctypes.byref(count))
+        return cls(gl, buffers) if count.value >= units else None
+
+    def __init__(self, gl, buffers):
+        self._gl, self._views = gl, {}
+        for buf in buffers:
+            name = ctypes.c_uint(0)
+            gl["glGenTextures"](1, ctypes.byref(name))
+            gl["glBindTexture"](GL_TEXTURE_BUFFER, name.value)
+            gl["glTexBuffer"](GL_TEXTURE_BUFFER, GL_R32F, buf.glo)
+            self._views[buf.glo] = name.value
+        gl["glBindTexture"](GL_TEXTURE_BUFFER, 0)
+
+    def bind(self, unit: int, buffer) -> None:
+        self._gl["glBindImageTexture"](unit, self._views[buffer.glo], 0, 0, 0, GL_READ_ONLY, GL_R32F)
+
+    def release(self) -> None:
+        for name in self._views.values():
+            n = ctypes.c_uint(name)
+            self._gl["glDeleteTextures"](1, ctypes.byref(n))
+        self._views = {}
 
 
 class PingPong:

@@ -15,8 +15,9 @@ all its faces and works out its outflow scale; `_scale_and_move`: each cell scal
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
 handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
 passes (fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads
-where it can). Water and terrain are r32f images a game can sample; flows are storage buffers, one
-signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
+where it can, the input flows too, through r32f buffer-texture views of their buffers,
+_gl.BufferViews: 1.2x more at 256^2). Water and terrain are r32f images a game can sample; flows are
+storage buffers, one signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
 (DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water for the next call to plan from. The next call takes it from a fenced,
 persistently mapped ring (_gl.FencedReadback) when the GPU has finished it, else the one before (with
@@ -63,6 +64,9 @@ COLUMN_ROWS = 16           # measured best with 64 on the H200 (hex 2048^2 and 4
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
 STATS_ROWS = {"gpu": 0, "cpu": 16}
 STATS_RECORDS = 4096       # GPUs: at most this many tile records for stats_final.comp's one workgroup
+# The cell-wise passes read the flows through r32f buffer-texture views (_gl.BufferViews) where that
+# measured faster: llvmpipe, 256^2 square, docs/benchmarks.md (storage buffers on GPUs)
+BUFFER_VIEWS = {"gpu": False, "cpu": True}
 # boundary_faces.comp's programs by (book, accelerate)
 BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
                      (True, True): "boundary_book_accelerate"}
@@ -120,8 +124,6 @@ class _PipeGrid(_gl.Owner):
             ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
             ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
             ("boundary_book_accelerate", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": True}),
-            ("accelerate_cells", "accelerate_cells", {**pipes, "CELL_ROWS": CELL_ROWS}),
-            ("scale_and_move", "scale_and_move", {**hexa, "CELL_ROWS": CELL_ROWS}),
             ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
@@ -140,6 +142,11 @@ class _PipeGrid(_gl.Owner):
         self._flows_tmp = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
         for buf in self._flows + self._flows_tmp:
             buf.clear()
+        self._views = (_gl.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_VIEW"] + 1)
+                       if BUFFER_VIEWS[device] else None)
+        views = {"BUFFER_VIEWS": self._views is not None, "CELL_ROWS": CELL_ROWS}
+        self._programs["accelerate_cells"] = _gl.program(ctx, "water/accelerate_cells.comp", {**pipes, **views})
+        self._programs["scale_and_move"] = _gl.program(ctx, "water/scale_and_move.comp", {**hexa, **views})
         self._boundary = ctx.buffer(self._table.tobytes())
         lay = self._layout                            # the cell-wise step's boundary passes find faces here
         self._places = ctx.buffer(np.stack([lay.array, lay.i, lay.j], axis=1).astype("<i4").tobytes())
@@ -627,10 +634,18 @@ class _PipeGrid(_gl.Owner):
         prog = self._programs[BOUNDARY_PROGRAMS[book, accelerate]]
         _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
 
+    def _bind_views(self, buffers):
+        """The buffer-texture views of `buffers` (flow x, y, z) as the cell pass's input flows."""
+        if self._views is not None:
+            for name, buf in zip(("B_FLOW_X_VIEW", "B_FLOW_Y_VIEW", "B_FLOW_Z_VIEW"), buffers):
+                self._views.bind(_gl.BINDINGS[name], buf)
+
     def _accelerate_cells(self):
+        self._bind_views(self._flows)                 # what B_FLOW_X.. hold: the flows of the last substep
         _gl.dispatch(self.ctx, self._programs["accelerate_cells"], self.nx, -(-self.ny // CELL_ROWS))
 
     def _scale_and_move(self):
+        self._bind_views(self._flows_tmp)             # what B_FLOW_X_TMP.. hold: the accelerated flows
         _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
 
     def _queue_stats(self, edit=True):
@@ -676,8 +691,8 @@ class _PipeGrid(_gl.Owner):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_flows", "_flows_tmp",
-                  "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback")
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_views", "_flows",
+                  "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback")
 
     def _gpu_objects(self):
         objects = []

@@ -380,3 +380,39 @@ def test_tile_shape_by_grid_size(ctx, kind):
     g = GRIDS[kind](ctx, np.zeros((side_y, side_x - big[0])), passes=1)
     assert g._tile == water.SMALL_TILE
     g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cell_wise_step_reads_flows_through_views_or_buffers_alike(ctx, rng, monkeypatch, kind):
+    """The cell-wise step reads its input flows through r32f buffer-texture views of the flow buffers
+    where that is faster (llvmpipe) and as storage buffers elsewhere: the same numbers to the bit,
+    with every boundary kind."""
+    terrain, water = random_state(rng, (29, 37))
+    grids = []
+    for views in (False, True):
+        monkeypatch.setitem(hydro.water.BUFFER_VIEWS, "cpu", views)
+        monkeypatch.setitem(hydro.water.BUFFER_VIEWS, "gpu", views)
+        g = GRIDS[kind](ctx, terrain, water=water, friction=0.1, passes=2)
+        assert (g._views is not None) == views
+        g.set_boundary("left", "inflow", 0.7)
+        g.set_boundary("right", "level", 0.8)
+        g.set_boundary("top", "outflow", 0.2)
+        for _ in range(3):
+            g.step(0.1, substeps=3)
+        grids.append(g)
+    a, b = grids
+    np.testing.assert_array_equal(a.water, b.water)
+    for fa, fb in zip(a.flow_buffers, b.flow_buffers):
+        np.testing.assert_array_equal(np.frombuffer(fa.read(), np.float32), np.frombuffer(fb.read(), np.float32))
+    assert not np.array_equal(a.water, water.astype(np.float32))
+    for g in grids:
+        g.release()
+
+
+def test_buffer_views_need_enough_image_units(ctx):
+    buf = ctx.buffer(reserve=64)
+    assert _gl.BufferViews.create(ctx, [buf], units=1 << 20) is None
+    views = _gl.BufferViews.create(ctx, [buf], units=1)
+    assert views is not None
+    views.release()
+    buf.release()

@@ -9,6 +9,10 @@
 // images (rgba32f)
 #define B_PACKED_IN 4        // the column step's packed state (water/pack.comp)
 #define B_PACKED_OUT 5
+// image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS)
+#define B_FLOW_X_VIEW 6
+#define B_FLOW_Y_VIEW 7
+#define B_FLOW_Z_VIEW 8
 
 // shader storage buffers
 #define B_FLOW_X 0

@@ -12,12 +12,30 @@
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict writeonly image2D u_scale_out;     // K per cell
-layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
-layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
 layout(std430, binding = B_FLOW_X_TMP) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y_TMP) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
+// The input flows: storage buffers, or (BUFFER_VIEWS) r32f buffer-texture views of the same buffers,
+// which llvmpipe loads faster (hydro/_gl.py BufferViews).
+#if BUFFER_VIEWS
+layout(binding = B_FLOW_X_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
+layout(binding = B_FLOW_Y_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
+#define FLOW_X_IN(i) imageLoad(u_flow_x_view, i).r
+#define FLOW_Y_IN(i) imageLoad(u_flow_y_view, i).r
+#if HEX
+layout(binding = B_FLOW_Z_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_z_view;
+#define FLOW_Z_IN(i) imageLoad(u_flow_z_view, i).r
+#endif
+#else
+layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
+layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
+#define FLOW_X_IN(i) u_flow_x_in[i]
+#define FLOW_Y_IN(i) u_flow_y_in[i]
 #if HEX
 layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
+#define FLOW_Z_IN(i) u_flow_z_in[i]
+#endif
+#endif
+#if HEX
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 
@@ -36,21 +54,21 @@ void main() {
     ivec2 n = u_size, dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, n.y);
     float z = terrain_at(c), h = depth_at(c);          // this cell's bed and depth, carried up the column
-    float bottom = face_flow(u_flow_y_in[index_y(c)], c.y == 0, terrain_at(c - dy), depth_at(c - dy), z, h);
+    float bottom = face_flow(FLOW_Y_IN(index_y(c)), c.y == 0, terrain_at(c - dy), depth_at(c - dy), z, h);
     for (; c.y < stop; ++c.y) {
         float z_up = terrain_at(c + dy), h_up = depth_at(c + dy);
         Faces f;
-        f.left = face_flow(u_flow_x_in[index_x(c)], c.x == 0, terrain_at(c - dx), depth_at(c - dx), z, h);
-        f.right = face_flow(u_flow_x_in[index_x(c + dx)], c.x == n.x - 1, z, h, terrain_at(c + dx), depth_at(c + dx));
+        f.left = face_flow(FLOW_X_IN(index_x(c)), c.x == 0, terrain_at(c - dx), depth_at(c - dx), z, h);
+        f.right = face_flow(FLOW_X_IN(index_x(c + dx)), c.x == n.x - 1, z, h, terrain_at(c + dx), depth_at(c + dx));
         f.bottom = bottom;
-        f.top = face_flow(u_flow_y_in[index_y(c + dy)], c.y == n.y - 1, z, h, z_up, h_up);
+        f.top = face_flow(FLOW_Y_IN(index_y(c + dy)), c.y == n.y - 1, z, h, z_up, h_up);
         u_flow_x_out[index_x(c)] = f.left;
         u_flow_y_out[index_y(c)] = f.bottom;
 #if HEX
         ivec2 in_from = c + dx - dy, out_to = c - dx + dy;
-        f.z_in = face_flow(u_flow_z_in[index_z(c + dx)], c.x == n.x - 1 || c.y == 0,
+        f.z_in = face_flow(FLOW_Z_IN(index_z(c + dx)), c.x == n.x - 1 || c.y == 0,
                            terrain_at(in_from), depth_at(in_from), z, h);
-        f.z_out = face_flow(u_flow_z_in[index_z(c + dy)], c.x == 0 || c.y == n.y - 1,
+        f.z_out = face_flow(FLOW_Z_IN(index_z(c + dy)), c.x == 0 || c.y == n.y - 1,
                             z, h, terrain_at(out_to), depth_at(out_to));
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif

@@ -11,12 +11,30 @@
 
 layout(binding = B_WATER, r32f) uniform restrict image2D u_water;                  // own texel only
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict readonly image2D u_scale;          // K per cell
-layout(std430, binding = B_FLOW_X_TMP) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
-layout(std430, binding = B_FLOW_Y_TMP) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
 layout(std430, binding = B_FLOW_X) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
+// The input flows: storage buffers, or (BUFFER_VIEWS) r32f buffer-texture views of the same buffers,
+// which llvmpipe loads faster (hydro/_gl.py BufferViews).
+#if BUFFER_VIEWS
+layout(binding = B_FLOW_X_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
+layout(binding = B_FLOW_Y_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
+#define FLOW_X_IN(i) imageLoad(u_flow_x_view, i).r
+#define FLOW_Y_IN(i) imageLoad(u_flow_y_view, i).r
+#if HEX
+layout(binding = B_FLOW_Z_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_z_view;
+#define FLOW_Z_IN(i) imageLoad(u_flow_z_view, i).r
+#endif
+#else
+layout(std430, binding = B_FLOW_X_TMP) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
+layout(std430, binding = B_FLOW_Y_TMP) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
+#define FLOW_X_IN(i) u_flow_x_in[i]
+#define FLOW_Y_IN(i) u_flow_y_in[i]
 #if HEX
 layout(std430, binding = B_FLOW_Z_TMP) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
+#define FLOW_Z_IN(i) u_flow_z_in[i]
+#endif
+#endif
+#if HEX
 layout(std430, binding = B_FLOW_Z) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 
@@ -36,19 +54,19 @@ void main() {
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, u_size.y);
     float k = scale_at(c);
-    float bottom = scaled(u_flow_y_in[index_y(c)], scale_at(c - dy), k);
+    float bottom = scaled(FLOW_Y_IN(index_y(c)), scale_at(c - dy), k);
     for (; c.y < stop; ++c.y) {
         float k_above = scale_at(c + dy);
         Faces f;
-        f.left = scaled(u_flow_x_in[index_x(c)], scale_at(c - dx), k);
-        f.right = scaled(u_flow_x_in[index_x(c + dx)], k, scale_at(c + dx));
+        f.left = scaled(FLOW_X_IN(index_x(c)), scale_at(c - dx), k);
+        f.right = scaled(FLOW_X_IN(index_x(c + dx)), k, scale_at(c + dx));
         f.bottom = bottom;
-        f.top = scaled(u_flow_y_in[index_y(c + dy)], k, k_above);
+        f.top = scaled(FLOW_Y_IN(index_y(c + dy)), k, k_above);
         u_flow_x_out[index_x(c)] = f.left;
         u_flow_y_out[index_y(c)] = f.bottom;
 #if HEX
-        f.z_in = scaled(u_flow_z_in[index_z(c + dx)], scale_at(c + dx - dy), k);
-        f.z_out = scaled(u_flow_z_in[index_z(c + dy)], k, scale_at(c - dx + dy));
+        f.z_in = scaled(FLOW_Z_IN(index_z(c + dx)), scale_at(c + dx - dy), k);
+        f.z_out = scaled(FLOW_Z_IN(index_z(c + dy)), k, scale_at(c - dx + dy));
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
         float h = imageLoad(u_water, c).r;
