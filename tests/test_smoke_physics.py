@@ -28,6 +28,26 @@ def _rms_div(g):
     return g.divergence("rms")
 
 
+def _block_obstacle(g, n, open_side):
+    """A solid block in the lower left of the grid, and side `open_side` open."""
+    mask = np.zeros(g.shape, bool)
+    mask[n // 3:n // 2, n // 4:n // 2] = True
+    g.obstacles = mask
+    g.set_boundary(open_side, "open")
+
+
+def _cycle_history(g, cycles=4):
+    """The relative residual after each of `cycles` V-cycles on the divergence of the grid's velocity."""
+    pr = g._pressure
+    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
+    history = []
+    for _ in range(cycles):
+        pr.v_cycle()
+        pr.residual(pr.q[0], pr.rhs[0], pr.norms)
+        history.append(pr.read_norms(pr.norms)["relative"])
+    return history
+
+
 @pytest.mark.parametrize("shape, open_sides, obstacle", [((40, 56), (), False), ((37, 50), ("left", "top"), True)])
 def test_projection_leaves_divergence_at_solver_tolerance(ctx, rng, shape, open_sides, obstacle):
     g = SmokeGrid(ctx, shape, pressure_tolerance=1e-4)
@@ -64,18 +84,10 @@ def test_multigrid_residual_falls_per_cycle(ctx, rng, n):
     odd coarse sizes and an obstacle is the hard case; a closed box gives ~20x per cycle), and four
     reach 5e-5, at both sizes: the rate does not depend on the size."""
     g = SmokeGrid(ctx, (n, n + 6))
-    mask = np.zeros(g.shape, bool)
-    mask[n // 3:n // 2, n // 4:n // 2] = True
-    g.obstacles = mask
-    g.set_boundary("right", "open")
+    _block_obstacle(g, n, "right")
     _random_faces(g, rng)
+    history = _cycle_history(g)
     pr = g._pressure
-    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
-    history = []
-    for _ in range(4):
-        pr.v_cycle()
-        pr.residual(pr.q[0], pr.rhs[0], pr.norms)
-        history.append(pr.read_norms(pr.norms)["relative"])
     assert history[0] < 0.05
     for a, b in zip(history, history[1:]):
         assert b < max(a / 3.0, 3e-6), history
@@ -340,18 +352,9 @@ def test_multigrid_with_an_open_side_keeps_its_rate_on_a_large_grid(ctx, rng):
     the exact solve the rate here was 2.0-2.2x a cycle (and ~1.7x at 1024^2)."""
     n = 256
     g = SmokeGrid(ctx, (n, n))
-    mask = np.zeros(g.shape, bool)
-    mask[n // 3:n // 2, n // 4:n // 2] = True
-    g.obstacles = mask
-    g.set_boundary("top", "open")
+    _block_obstacle(g, n, "top")
     g.face_velocity = (rng.normal(size=(n, n + 1)), rng.normal(size=(n + 1, n)) + 1.0)
-    pr = g._pressure
-    g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])
-    history = []
-    for _ in range(4):
-        pr.v_cycle()
-        pr.residual(pr.q[0], pr.rhs[0], pr.norms)
-        history.append(pr.read_norms(pr.norms)["relative"])
+    history = _cycle_history(g)
     for a, b in zip(history[1:], history[2:]):
         assert b < a / 2.6, history
     g.release()
