@@ -66,13 +66,17 @@ void sweeps(int l, int count) {
     }
 }
 
+float residual_at(int l, ivec2 c) {              // b - L q; 0 in a solid cell (diag 0)
+    float diag = coef(l, c).w;
+    return diag > 0.0 ? b_at(l, c) - (neighbour_sum(l, c) - diag * q_at(l, c)) : 0.0;
+}
+
 void coarsest_solve(int l) {                     // q += M (b - L q): exact (hydro.reference.smoke.coarse_solve)
     ivec2 n = g_size[l];
     int cells = n.x * n.y;
     for (int i = int(gl_LocalInvocationIndex); i < cells; i += GROUP) {
         ivec2 c = ivec2(i % n.x, i / n.x);
-        float diag = coef(l, c).w;
-        s_r[i] = diag > 0.0 ? b_at(l, c) - (neighbour_sum(l, c) - diag * q_at(l, c)) : 0.0;
+        s_r[i] = residual_at(l, c);
     }
     barrier();
     for (int i = int(gl_LocalInvocationIndex); i < cells; i += GROUP) {
@@ -91,8 +95,7 @@ void restrict_to(int l) {                        // b[l+1] = sum of the children
         for (int k = 0; k < 4; ++k) {
             ivec2 c = 2 * cc + ivec2(k & 1, k >> 1);
             if (any(greaterThanEqual(c, g_size[l]))) continue;
-            float diag = coef(l, c).w;
-            if (diag > 0.0) r += b_at(l, c) - (neighbour_sum(l, c) - diag * q_at(l, c));
+            r += residual_at(l, c);
         }
         s_b[g_b0[l + 1] + i] = r;
         s_q[g_q0[l + 1] + i] = 0.0;
