@@ -119,6 +119,7 @@ class _PipeGrid(_gl.Owner):
         self._unrolled = UNROLLED_TILE_LOOPS[device]
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
+        self._pipe_defines = pipes                  # the tile kernel and the column sweep, compiled later
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
@@ -490,7 +491,7 @@ class _PipeGrid(_gl.Owner):
             if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
                 self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
             hexa = {"HEX": self._hexagonal}
-            columns = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area, "COLUMN_WIDTH": width, "COLUMN_ROWS": rows}
+            columns = {**self._pipe_defines, "COLUMN_WIDTH": width, "COLUMN_ROWS": rows}
             for key, name, defs in (("step_columns", "step_columns", {**columns, "SWAPPED": False}),
                                     ("step_columns_swapped", "step_columns", {**columns, "SWAPPED": True}),
                                     ("pack", "pack", {**hexa, "UNPACK": False}),
@@ -518,8 +519,7 @@ class _PipeGrid(_gl.Owner):
     def _compile_tile(self, shape) -> None:
         tx, ty, threads = shape
         self._programs["step_fused"] = _gl.program(self.ctx, "water/step_fused.comp", {
-            "HEX": self._hexagonal, "PIPE_AREA_DEPTH": self.params.depth_area,
-            "TILE_X": tx, "TILE_Y": ty, "THREADS": threads, "UNROLLED": self._unrolled})
+            **self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "THREADS": threads, "UNROLLED": self._unrolled})
         self._tile_shape = (tx, ty, threads)
 
     def _set_step_uniforms(self, h: float) -> None:
