@@ -146,7 +146,7 @@ class _PipeGrid(_gl.Owner):
         self._flows_tmp = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
         for buf in self._flows + self._flows_tmp:
             buf.clear()
-        self._views = (_gl.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_VIEW"] + 1)
+        self._views = (_gl.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1)
                        if BUFFER_VIEWS[device] else None)
         views = {"BUFFER_VIEWS": self._views is not None, "CELL_ROWS": CELL_ROWS}
         self._programs["accelerate_cells"] = _gl.program(ctx, "water/accelerate_cells.comp", {**pipes, **views})
@@ -631,24 +631,20 @@ class _PipeGrid(_gl.Owner):
     def _bind_cell_wise(self):
         self._outflow_scale.bind_to_image(_gl.BINDINGS["B_OUTFLOW_SCALE"], read=True, write=True)
         self._places.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY_FACES"])
+        if self._views is not None:       # the input flows of both cell passes, as _bind_flows binds them
+            for axis, buf, tmp in zip("XYZ", self._flows, self._flows_tmp):
+                self._views.bind(_gl.BINDINGS[f"B_FLOW_{axis}_VIEW"], buf)
+                self._views.bind(_gl.BINDINGS[f"B_FLOW_{axis}_TMP_VIEW"], tmp)
 
     def _boundary_faces(self, book: bool, accelerate: bool):
         count = self._layout.size + 2 * self._hexagonal      # hex: and the two unused corner faces
         prog = self._programs[BOUNDARY_PROGRAMS[book, accelerate]]
         _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
 
-    def _bind_views(self, buffers):
-        """The buffer-texture views of `buffers` (flow x, y, z) as the cell pass's input flows."""
-        if self._views is not None:
-            for name, buf in zip(("B_FLOW_X_VIEW", "B_FLOW_Y_VIEW", "B_FLOW_Z_VIEW"), buffers):
-                self._views.bind(_gl.BINDINGS[name], buf)
-
     def _accelerate_cells(self):
-        self._bind_views(self._flows)                 # what B_FLOW_X.. hold: the flows of the last substep
         _gl.dispatch(self.ctx, self._programs["accelerate_cells"], self.nx, -(-self.ny // CELL_ROWS))
 
     def _scale_and_move(self):
-        self._bind_views(self._flows_tmp)             # what B_FLOW_X_TMP.. hold: the accelerated flows
         _gl.dispatch(self.ctx, self._programs["scale_and_move"], self.nx, -(-self.ny // CELL_ROWS))
 
     def _queue_stats(self, edit=True):

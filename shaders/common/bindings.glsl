@@ -9,10 +9,14 @@
 // images (rgba32f)
 #define B_PACKED_IN 4        // the column step's packed state (water/pack.comp)
 #define B_PACKED_OUT 5
-// image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS)
+// image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS),
+// of the buffers at B_FLOW_* (accelerate_cells.comp) and at B_FLOW_*_TMP (scale_and_move.comp)
 #define B_FLOW_X_VIEW 6
 #define B_FLOW_Y_VIEW 7
 #define B_FLOW_Z_VIEW 8
+#define B_FLOW_X_TMP_VIEW 9
+#define B_FLOW_Y_TMP_VIEW 10
+#define B_FLOW_Z_TMP_VIEW 11
 
 // shader storage buffers
 #define B_FLOW_X 0

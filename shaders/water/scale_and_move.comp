@@ -16,12 +16,12 @@ layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_
 // The input flows: storage buffers, or (BUFFER_VIEWS) r32f buffer-texture views of the same buffers,
 // which llvmpipe loads faster (hydro/_gl.py BufferViews).
 #if BUFFER_VIEWS
-layout(binding = B_FLOW_X_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
-layout(binding = B_FLOW_Y_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
+layout(binding = B_FLOW_X_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
+layout(binding = B_FLOW_Y_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
 #define FLOW_X_IN(i) imageLoad(u_flow_x_view, i).r
 #define FLOW_Y_IN(i) imageLoad(u_flow_y_view, i).r
 #if HEX
-layout(binding = B_FLOW_Z_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_z_view;
+layout(binding = B_FLOW_Z_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_z_view;
 #define FLOW_Z_IN(i) imageLoad(u_flow_z_view, i).r
 #endif
 #else
