@@ -284,10 +284,10 @@ class FencedReadback:
         if ctx.version_code < 440 and "GL_ARB_buffer_storage" not in ctx.extensions:
             return None
         gl = gl_functions(ctx, cls._SIGNATURES)
-        return None if gl is None else cls(ctx, gl, size, slots)
+        return None if gl is None else cls(gl, size, slots)
 
-    def __init__(self, ctx, gl, size, slots):
-        self.ctx, self._gl, self.size, self.slots = ctx, gl, size, slots
+    def __init__(self, gl, size, slots):
+        self._gl, self.size, self.slots = gl, size, slots
         self._fences, self._seqs, self._pointer = [None] * slots, [None] * slots, None
         name = ctypes.c_uint(0)
         gl["glGenBuffers"](1, ctypes.byref(name))
