@@ -24,6 +24,8 @@ BUFFER_KERNELS = {
     "vec4 x4, 256": ("vec4", 4, 256),
     "vec4 x1, 1024": ("vec4", 1, 1024),
     "float x1, 256": ("float", 1, 256),
+    "float x4, 256": ("float", 4, 256),
+    "float x1, 1024": ("float", 1, 1024),
     "vec2 x2, 128": ("vec2", 2, 128),
 }
 
@@ -43,6 +45,13 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0, {fmt}) uniform restrict readonly image2D src;
 layout(binding = 1, {fmt}) uniform restrict writeonly image2D dst;
 void main() {{ ivec2 c = ivec2(gl_GlobalInvocationID.xy); imageStore(dst, c, imageLoad(src, c)); }}
+"""
+
+TEXTURE_SRC = """#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1, {fmt}) uniform restrict writeonly image2D dst;
+void main() {{ ivec2 c = ivec2(gl_GlobalInvocationID.xy); imageStore(dst, c, texelFetch(src, c, 0)); }}
 """
 
 
@@ -105,11 +114,26 @@ def image_copy(ctx, megabytes, fmt="rgba32f", repeats=10, watch_clocks=True):
     return 2 * w * w * 4 * comps / best / 1e9, seen
 
 
+def texture_copy(ctx, megabytes, fmt="r32f", repeats=10, watch_clocks=True):
+    """(GB/s read + write, clocks seen) of a copy that reads with texelFetch (the texture path) and
+    writes with imageStore, 16x16 workgroups."""
+    comps = {"r32f": 1, "rgba32f": 4}[fmt]
+    w = int(math.sqrt(megabytes * 2**20 // (4 * comps))) // 16 * 16
+    a, b = ctx.texture((w, w), comps, dtype="f4"), ctx.texture((w, w), comps, dtype="f4")
+    a.use(0)
+    b.bind_to_image(1, read=False, write=True)
+    prog = ctx.compute_shader(TEXTURE_SRC.format(fmt=fmt))
+    best, seen = best_time(lambda: prog.run(w // 16, w // 16), ctx.finish, repeats, watch_clocks=watch_clocks)
+    a.release(), b.release(), prog.release()
+    return 2 * w * w * 4 * comps / best / 1e9, seen
+
+
 def gl_copies(ctx, megabytes, repeats):
     results = {f"buffer {name}": buffer_copy(ctx, megabytes, t, per, wg, repeats)
                for name, (t, per, wg) in BUFFER_KERNELS.items()}
     for fmt in ("r32f", "rgba32f"):
         results[f"image {fmt} 16x16"] = image_copy(ctx, megabytes, fmt, repeats)
+        results[f"texelFetch {fmt} to image, 16x16"] = texture_copy(ctx, megabytes, fmt, repeats)
     return results
 
 
