@@ -10,7 +10,8 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 1024 --scene source   # a fixed buoyant source instead of the stirring splat
     python bench/smoke.py --sizes 1024 --open-top       # the top side open (the demo's smoke scene)
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
-    python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 64 32 16   # one-workgroup coarse solve
+    python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 32 16   # one-workgroup coarse solve
+    python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32 --stage-tile on off
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -43,18 +44,47 @@ CONFIGS = [
 
 
 def variants(args):
-    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side:
-    the tuning experiment sets hydro.smoke_pressure.COARSE_SIDE (read when a grid is made) as it yields."""
-    default = smoke_pressure.COARSE_SIDE
-    sides = args.coarse_side or [default]
+    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side, each
+    --tile-shapes and each --stage-tile: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE, the
+    tile shapes and STAGE_TILE (read when a grid is made) as they yield."""
+    sp = smoke_pressure
+    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE), dict(sp.STAGE_TILE)
     try:
-        for side in sides:
-            smoke_pressure.COARSE_SIDE = side
-            for name, options in CONFIGS:
-                if not args.configs or any(key in name for key in args.configs):
-                    yield (name if side == default and len(sides) == 1 else f"{name} [coarse {side}]"), options
+        for side in args.coarse_side or [None]:
+            for shape in args.tile_shapes or [None]:
+                for stage in args.stage_tile or [None]:
+                    tag = []
+                    if side:
+                        sp.COARSE_SIDE = side
+                        tag.append(f"coarse {side}")
+                    if shape:
+                        for kind in ("gpu", "cpu"):
+                            sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
+                        tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
+                    if stage:
+                        sp.STAGE_TILE.update(gpu=stage == "on", cpu=stage == "on")
+                        tag.append(f"staged {stage}")
+                    for name, options in CONFIGS:
+                        if not args.configs or any(key in name for key in args.configs):
+                            yield (f"{name} [{', '.join(tag)}]" if tag else name), options
     finally:
-        smoke_pressure.COARSE_SIDE = default
+        sp.COARSE_SIDE = saved[0]
+        for current, old in zip((sp.TILE_SHAPE, sp.SMALL_TILE_SHAPE, sp.STAGE_TILE), saved[1:]):
+            current.update(old)
+
+
+def tile_shapes(text):
+    """--tile-shapes value: 'TILExGROUP' for every tiled level, or 'TILExGROUP/TILExGROUP' for the levels
+    of at least SMALL_LEVEL_TILES blocks and for the smaller ones."""
+    try:
+        parts = [tuple(int(v) for v in part.split("x")) for part in text.split("/")]
+        if len(parts) not in (1, 2) or any(len(p) != 2 or p[0] % 2 or p[0] < 16 or p[1] not in (16, 32)
+                                           for p in parts):
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected TILExGROUP[/TILExGROUP] (even tile >= 16, group 16 or 32), "
+                                         f"got {text!r}") from None
+    return parts[0], parts[-1]
 
 
 def scene(ctx, n, open_top=False, **options):
@@ -105,6 +135,37 @@ def run(ctx, n, steps, options, splat=stir):
     velocity = g.velocity.astype(np.float64)
     g.release()
     return out, velocity
+
+
+def stream(ctx, n, options, splat=stir, repeats=300):
+    """Each multigrid pass of an n^2 grid (after a few steps of the scene) run `repeats` times back to
+    back, µs per pass on the wall clock between two glFinish: the cost of a pass in a stream of passes,
+    without the timer queries of --profile. Returns [(pass, µs)], a whole V-cycle and a step last."""
+    g = scene(ctx, n, **options)
+    for k in range(5):
+        splat(g, k)
+        g.step(1.0 / 60.0)
+    pr = g._pressure
+
+    def timed(fn, reps):
+        fn()
+        ctx.finish()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        ctx.finish()
+        return (time.perf_counter() - t0) / reps * 1e6
+
+    out = []
+    for level in range(pr.first_coarse):
+        shape = "x".join(map(str, pr.tile_shapes[level][:2])) + (" staged" if pr.tile_shapes[level][2] else "")
+        out.append((f"smooth_restrict {pr.shapes[level][1]}² ({shape})", timed(lambda: pr.smooth_restrict(level), repeats)))
+        out.append((f"prolong_smooth {pr.shapes[level][1]}²", timed(lambda: pr.prolong_smooth(level), repeats)))
+    out.append((f"coarse_cycle {pr.shapes[pr.first_coarse][1]}²", timed(pr.coarse_cycle, repeats)))
+    out.append(("v_cycle", timed(pr.v_cycle, repeats // 2)))
+    out.append(("step", timed(lambda: (splat(g, 7), g.step(1.0 / 60.0)), repeats // 3)))
+    g.release()
+    return out
 
 
 def count_dispatches(ctx, n, options, steps=3, splat=stir):
@@ -277,12 +338,20 @@ def main(argv=None):
                     help="only the solver configurations whose name contains one of these (e.g. 1e-3 '2 cycles')")
     ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
-                         f"(power of 2, 8..64; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
+                         f"(8, 16 or 32; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
+    ap.add_argument("--stage-tile", nargs="+", choices=("on", "off"), default=None,
+                    help="the tiled passes hold their block's operator in shared memory (on; where it fits) or "
+                         "fetch it (off); several values: each in turn")
+    ap.add_argument("--stream", action="store_true",
+                    help="µs per multigrid pass run back to back (no timer queries), instead of timing steps")
+    ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG]",
+                    help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
+                         f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
     args = ap.parse_args(argv)
     splat = SCENES[args.scene]
     for side in args.coarse_side or ():
-        if side not in (8, 16, 32, 64):
-            ap.error(f"--coarse-side: expected 8, 16, 32 or 64, got {side}")
+        if side not in (8, 16, 32):
+            ap.error(f"--coarse-side: expected 8, 16 or 32, got {side}")
     ctx = hydro.create_context()
     renderer = ctx.info.get("GL_RENDERER", "?")
     software = "llvmpipe" in renderer.lower() or "softpipe" in renderer.lower()
@@ -295,6 +364,13 @@ def main(argv=None):
             for name, options in variants(args):
                 per_step = ", ".join(f"{r} passes {b} readbacks {c} cycles" for r, b, c in count_dispatches(ctx, n, dict(options, open_top=args.open_top), args.steps or 3, splat))
                 print(f"{n:>5}²  {name:<44} {per_step}", flush=True)
+        ctx.release()
+        return
+    if args.stream:
+        for n in sizes:
+            for name, options in variants(args):
+                rows = stream(ctx, n, dict(options, open_top=args.open_top), splat)
+                print(f"{n:>5}²  {name}: " + " | ".join(f"{k} {us:.1f}" for k, us in rows), flush=True)
         ctx.release()
         return
     if args.profile:

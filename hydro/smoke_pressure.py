@@ -12,8 +12,11 @@ At game sizes a step is bound by the number of dispatches, not by memory, so a c
 on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smooth another
 (smooth_restrict.comp, prolong_smooth.comp: overlapped tiles, the same numbers as the separate
 passes), each reading one of the level's two q textures and writing the other; the first level with
-both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp).
-A cycle at 1024^2 is 9 passes. The relative residual |b - Lq|_2 / |b|_2 over fluid cells is reduced
+both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp,
+its operators held in shared memory). A cycle at 1024^2 is 11 passes. On the small levels a pass
+costs the latency of its chain of sub-steps, not its memory traffic, so GPUs run them in blocks of
+32 x 32 cells with as many invocations (SMALL_TILE_SHAPE), and the large levels in blocks of 64 x 64
+cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relative residual |b - Lq|_2 / |b|_2 over fluid cells is reduced
 in fp64 by the finest level's prolong_smooth pass (its last group folds the tile records) of the
 cycles whose residual is checked; without a tolerance only the last cycle's, and nothing is read.
 With a tolerance every readback is a CPU-GPU sync (the GPU drains, then idles while Python queues
@@ -35,9 +38,23 @@ from . import _gl
 from .reference import smoke as ref
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
-COARSE_SIDE = 64           # levels with both sides <= this run in one workgroup (coarse_cycle.comp; 27 KB shared)
-TILE = 32                  # block side of the tiled passes (tile.glsl): 2 x the 16 x 16 workgroup
+COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup (coarse_cycle.comp; 32 KB shared)
+# (block side, workgroup side) of the tiled passes (tile.glsl: TILE, GROUP_SIDE), by device kind; a level
+# of fewer than SMALL_LEVEL_TILES such blocks takes SMALL_TILE_SHAPE
+TILE_SHAPE = {"gpu": (64, 32), "cpu": (32, 16)}
+SMALL_TILE_SHAPE = {"gpu": (32, 32), "cpu": (32, 16)}
+SMALL_LEVEL_TILES = 256
+# the tiled passes hold their block's operator and right-hand side in shared memory (where it fits), by kind
+STAGE_TILE = {"gpu": False, "cpu": False}
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
+
+
+def tile_shared_bytes(tile, staged):
+    """Shared memory of prolong_smooth.comp (the larger tiled pass) for a block of side `tile`: q, with
+    `staged` also the operator and right-hand side, on the block and its 5-cell halo (tile.glsl), and
+    the norms' arrays (norms.glsl)."""
+    span = tile + 10
+    return span * span * (24 if staged else 4) + 256 * 24 + 16
 
 
 def float_texture(ctx, size, comps, fill=0.0):
@@ -82,8 +99,18 @@ class Pressure:
             self.warm.clear()
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce", "warm_start")}
-            for name in ("smooth_restrict", "prolong_smooth"):
-                self.programs[name] = _gl.program(ctx, f"smoke/{name}.comp", {"TILE": TILE})
+            device = _gl.device_kind(ctx)
+            self.tile_shapes = []             # (TILE, GROUP_SIDE, STAGE_TILE) of each tiled level
+            shared = _gl.max_shared_memory(ctx) if STAGE_TILE[device] else 0
+            for ny, nx in self.shapes[:self.first_coarse]:
+                tile, group = TILE_SHAPE[device]
+                if -(-nx // tile) * -(-ny // tile) < SMALL_LEVEL_TILES:
+                    tile, group = SMALL_TILE_SHAPE[device]
+                self.tile_shapes.append((tile, group, tile_shared_bytes(tile, True) <= shared))
+            for shape in set(self.tile_shapes):
+                defines = dict(zip(("TILE", "GROUP_SIDE", "STAGE_TILE"), shape))
+                for name in ("smooth_restrict", "prolong_smooth"):
+                    self.programs[name, shape] = _gl.program(ctx, f"smoke/{name}.comp", defines)
             self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})
         except BaseException:
             self.release()
@@ -113,8 +140,9 @@ class Pressure:
         return nx, ny
 
     def _tiled(self, prog, level):
-        """Dispatch a tile.glsl pass over `level`: one workgroup per TILE x TILE block."""
-        _gl.dispatch(self.ctx, prog, *self._size(level), local=(TILE, TILE))
+        """Dispatch a tile.glsl pass over `level`: one workgroup per block of the level's tile shape."""
+        tile = self.tile_shapes[level][0]
+        _gl.dispatch(self.ctx, prog, *self._size(level), local=(tile, tile))
 
     def smooth(self, level, parity):
         prog = self.programs["smooth"]
@@ -137,7 +165,7 @@ class Pressure:
         """2 red-black sweeps on `level` from q[level] (from 0 below the finest; with `warm`, from
         alpha q[0], warm.glsl) into q_alt[level], and the coarse right-hand side rhs[level + 1] from
         the result."""
-        prog = self.programs["smooth_restrict"]
+        prog = self.programs["smooth_restrict", self.tile_shapes[level]]
         _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1),
                          u_from_zero=int(level > 0), u_warm=int(warm))
         self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
@@ -151,7 +179,7 @@ class Pressure:
     def prolong_smooth(self, level, norms=False):
         """q[level] = q_alt[level] + the correction from q[level + 1], then 2 red-black sweeps; with
         `norms` (level 0) the residual's norms after it go to self.norms (no reduce pass)."""
-        prog = self.programs["prolong_smooth"]
+        prog = self.programs["prolong_smooth", self.tile_shapes[level]]
         _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1), u_with_norms=int(norms))
         self.q_alt[level].use(_gl.BINDINGS["B_SMOKE_Q"])
         self.rhs[level].use(_gl.BINDINGS["B_SMOKE_RHS"])

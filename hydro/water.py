@@ -112,8 +112,7 @@ class _PipeGrid(_gl.Owner):
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
-        renderer = ctx.info.get("GL_RENDERER", "").lower()
-        device = "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
+        device = _gl.device_kind(ctx)
         self.passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
         self._stats_rows = STATS_ROWS[device]
         self._unrolled = UNROLLED_TILE_LOOPS[device]

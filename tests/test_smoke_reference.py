@@ -203,6 +203,22 @@ def _norms_match(n, q, b, c):
 def test_tiled_passes(ctx, rng, shape):
     """smooth_restrict / prolong_smooth on random non-zero q and b against 4 half-sweeps of the
     reference's red-black smoothing with its restriction / prolongation, on every tiled level."""
+    _check_tiled_passes(ctx, rng, shape)
+
+
+# (block side, workgroup side, operator staged in shared memory): blocks of more and of fewer cells than
+# invocations, and the staged form GPUs take (llvmpipe's 32 KB of shared memory fits it for 16-cell blocks)
+@pytest.mark.parametrize("tile, group, staged", [(16, 16, True), (16, 32, True), (32, 32, False), (48, 16, False)])
+def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group, staged):
+    for table in (smoke_pressure.TILE_SHAPE, smoke_pressure.SMALL_TILE_SHAPE):
+        monkeypatch.setitem(table, "cpu", (tile, group))
+    monkeypatch.setitem(smoke_pressure.STAGE_TILE, "cpu", staged)
+    g = _check_tiled_passes(ctx, rng, (200, 257))
+    assert set(g._pressure.tile_shapes) == {(tile, group, staged)}
+    _check_v_cycle(ctx, rng, (75, 131))
+
+
+def _check_tiled_passes(ctx, rng, shape):
     g, solid = _grid(ctx, shape)
     pr = g._pressure
     lv = ref.levels(solid, g._bc)
@@ -230,12 +246,17 @@ def test_tiled_passes(ctx, rng, shape):
         if level == 0:                             # the last group folded every group's record
             _norms_match(pr.read_norms(pr.norms), expected, b, c)
     g.release()
+    return g
 
 
 @pytest.mark.parametrize("shape", [SHAPE, (64, 5), (75, 131), (200, 257)])
 def test_v_cycle(ctx, rng, shape):
     """Whole V(2,2) cycles (tiled passes and the one-workgroup coarse_cycle.comp, or the latter alone on
     a small grid) from a random non-zero q against hydro.reference.smoke.v_cycle, with the norms after each."""
+    _check_v_cycle(ctx, rng, shape)
+
+
+def _check_v_cycle(ctx, rng, shape):
     if min(shape) > 20:
         g, solid = _grid(ctx, shape)
     else:                                          # too narrow for the obstacles

@@ -1,5 +1,9 @@
 // 2D dispatch over a grid of cells: one invocation per cell or face, bounds-checked by the caller.
 #define LOCAL_SIZE 16
-layout(local_size_x = LOCAL_SIZE, local_size_y = LOCAL_SIZE) in;
+// a pass may define GROUP_SIDE (before including this file) for a workgroup of another side
+#ifndef GROUP_SIDE
+#define GROUP_SIDE LOCAL_SIZE
+#endif
+layout(local_size_x = GROUP_SIDE, local_size_y = GROUP_SIDE) in;
 
 #include "common/cells.glsl"

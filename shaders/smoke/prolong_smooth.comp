@@ -38,6 +38,7 @@ float correction(ivec2 c) {
 void main() {
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
+        stage(i, c);
         float q = 0.0;
         if (inside(c)) {
             q = texelFetch(u_q, c, 0).r;
@@ -54,7 +55,7 @@ void main() {
     for (int i = int(gl_LocalInvocationIndex); i < TILE * TILE; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + HALO + ivec2(i % TILE, i / TILE);
         if (!inside(c) || coef(c).w <= 0.0) continue;
-        float b = texelFetch(u_rhs, c, 0).r;
+        float b = rhs_at(c);
         float r = residual_at(c, b);
         r2 += double(r) * double(r);
         b2 += double(b) * double(b);
@@ -62,8 +63,7 @@ void main() {
         bmax = max(bmax, abs(b));
     }
     uint i = gl_LocalInvocationIndex;
-    s_r2[i] = r2; s_b2[i] = b2; s_rmax[i] = rmax; s_bmax[i] = bmax;
-    reduce_norms(i);
+    group_norms(i, GROUP_CELLS, r2, b2, rmax, bmax);
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     if (i == 0) {
         u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
@@ -73,7 +73,7 @@ void main() {
     barrier();
     if (!s_last) return;
     memoryBarrierBuffer();
-    fold_partials(i, int(groups));
+    fold_partials(i, GROUP_CELLS, int(groups));
     if (i == 0) {
         u_norms = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
         u_groups_done = 0u;

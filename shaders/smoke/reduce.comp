@@ -9,6 +9,6 @@ uniform int u_count;
 
 void main() {
     uint i = gl_LocalInvocationIndex;
-    fold_partials(i, u_count);
+    fold_partials(i, NORMS_GROUP, u_count);
     if (i == 0) u_norms = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
 }
