@@ -11,7 +11,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 1024 --open-top       # the top side open (the demo's smoke scene)
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
     python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 32 16   # one-workgroup coarse solve
-    python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32 --stage-tile on off
+    python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -44,33 +44,29 @@ CONFIGS = [
 
 
 def variants(args):
-    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side, each
-    --tile-shapes and each --stage-tile: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE, the
-    tile shapes and STAGE_TILE (read when a grid is made) as they yield."""
+    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side and
+    each --tile-shapes: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE and the tile shapes
+    (read when a grid is made) as they yield."""
     sp = smoke_pressure
-    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE), dict(sp.STAGE_TILE)
+    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE)
     try:
         for side in args.coarse_side or [None]:
             for shape in args.tile_shapes or [None]:
-                for stage in args.stage_tile or [None]:
-                    tag = []
-                    if side:
-                        sp.COARSE_SIDE = side
-                        tag.append(f"coarse {side}")
-                    if shape:
-                        for kind in ("gpu", "cpu"):
-                            sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
-                        tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
-                    if stage:
-                        sp.STAGE_TILE.update(gpu=stage == "on", cpu=stage == "on")
-                        tag.append(f"staged {stage}")
-                    for name, options in CONFIGS:
-                        if not args.configs or any(key in name for key in args.configs):
-                            yield (f"{name} [{', '.join(tag)}]" if tag else name), options
+                tag = []
+                if side:
+                    sp.COARSE_SIDE = side
+                    tag.append(f"coarse {side}")
+                if shape:
+                    for kind in ("gpu", "cpu"):
+                        sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
+                    tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
+                for name, options in CONFIGS:
+                    if not args.configs or any(key in name for key in args.configs):
+                        yield (f"{name} [{', '.join(tag)}]" if tag else name), options
     finally:
         sp.COARSE_SIDE = saved[0]
-        for current, old in zip((sp.TILE_SHAPE, sp.SMALL_TILE_SHAPE, sp.STAGE_TILE), saved[1:]):
-            current.update(old)
+        sp.TILE_SHAPE.update(saved[1])
+        sp.SMALL_TILE_SHAPE.update(saved[2])
 
 
 def tile_shapes(text):
@@ -158,7 +154,7 @@ def stream(ctx, n, options, splat=stir, repeats=300):
 
     out = []
     for level in range(pr.first_coarse):
-        shape = "x".join(map(str, pr.tile_shapes[level][:2])) + (" staged" if pr.tile_shapes[level][2] else "")
+        shape = "x".join(map(str, pr.tile_shapes[level]))
         out.append((f"smooth_restrict {pr.shapes[level][1]}² ({shape})", timed(lambda: pr.smooth_restrict(level), repeats)))
         out.append((f"prolong_smooth {pr.shapes[level][1]}²", timed(lambda: pr.prolong_smooth(level), repeats)))
     out.append((f"coarse_cycle {pr.shapes[pr.first_coarse][1]}²", timed(pr.coarse_cycle, repeats)))
@@ -339,9 +335,6 @@ def main(argv=None):
     ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
                          f"(8, 16 or 32; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
-    ap.add_argument("--stage-tile", nargs="+", choices=("on", "off"), default=None,
-                    help="the tiled passes hold their block's operator in shared memory (on; where it fits) or "
-                         "fetch it (off); several values: each in turn")
     ap.add_argument("--stream", action="store_true",
                     help="µs per multigrid pass run back to back (no timer queries), instead of timing steps")
     ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG]",

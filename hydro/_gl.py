@@ -260,20 +260,6 @@ def device_kind(ctx) -> str:
     return "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
 
 
-GL_MAX_COMPUTE_SHARED_MEMORY_SIZE = 0x8262
-
-
-def max_shared_memory(ctx) -> int:
-    """Bytes of shared memory a compute workgroup may use on `ctx` (GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; the
-    GL 4.3 minimum, 32768, where moderngl's function loader is missing)."""
-    fns = gl_functions(ctx, {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)])})
-    if fns is None:
-        return 32768
-    value = ctypes.c_int(0)
-    fns["glGetIntegerv"](GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, ctypes.byref(value))
-    return max(value.value, 32768)
-
-
 class FencedReadback:
     """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;

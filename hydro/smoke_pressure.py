@@ -44,17 +44,7 @@ COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup
 TILE_SHAPE = {"gpu": (64, 32), "cpu": (32, 16)}
 SMALL_TILE_SHAPE = {"gpu": (32, 32), "cpu": (32, 16)}
 SMALL_LEVEL_TILES = 256
-# the tiled passes hold their block's operator and right-hand side in shared memory (where it fits), by kind
-STAGE_TILE = {"gpu": False, "cpu": False}
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
-
-
-def tile_shared_bytes(tile, staged):
-    """Shared memory of prolong_smooth.comp (the larger tiled pass) for a block of side `tile`: q, with
-    `staged` also the operator and right-hand side, on the block and its 5-cell halo (tile.glsl), and
-    the norms' arrays (norms.glsl)."""
-    span = tile + 10
-    return span * span * (24 if staged else 4) + 256 * 24 + 16
 
 
 def float_texture(ctx, size, comps, fill=0.0):
@@ -100,15 +90,14 @@ class Pressure:
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce", "warm_start")}
             device = _gl.device_kind(ctx)
-            self.tile_shapes = []             # (TILE, GROUP_SIDE, STAGE_TILE) of each tiled level
-            shared = _gl.max_shared_memory(ctx) if STAGE_TILE[device] else 0
+            self.tile_shapes = []             # (TILE, GROUP_SIDE) of each tiled level
             for ny, nx in self.shapes[:self.first_coarse]:
                 tile, group = TILE_SHAPE[device]
                 if -(-nx // tile) * -(-ny // tile) < SMALL_LEVEL_TILES:
                     tile, group = SMALL_TILE_SHAPE[device]
-                self.tile_shapes.append((tile, group, tile_shared_bytes(tile, True) <= shared))
+                self.tile_shapes.append((tile, group))
             for shape in set(self.tile_shapes):
-                defines = dict(zip(("TILE", "GROUP_SIDE", "STAGE_TILE"), shape))
+                defines = dict(zip(("TILE", "GROUP_SIDE"), shape))
                 for name in ("smooth_restrict", "prolong_smooth"):
                     self.programs[name, shape] = _gl.program(ctx, f"smoke/{name}.comp", defines)
             self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})

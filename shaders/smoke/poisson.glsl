@@ -9,11 +9,7 @@ layout(binding = B_SMOKE_COEF) uniform sampler2D u_coef;
 
 float q_at(ivec2 c);
 
-#if STAGE_TILE
-vec4 coef(ivec2 c);              // the tile's copy in shared memory (tile.glsl)
-#else
 vec4 coef(ivec2 c) { return texelFetch(u_coef, c, 0); }
-#endif
 
 float neighbour_sum(ivec2 c) {
     vec4 k = coef(c);

@@ -38,7 +38,6 @@ float correction(ivec2 c) {
 void main() {
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
-        stage(i, c);
         float q = 0.0;
         if (inside(c)) {
             q = texelFetch(u_q, c, 0).r;
@@ -55,7 +54,7 @@ void main() {
     for (int i = int(gl_LocalInvocationIndex); i < TILE * TILE; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + HALO + ivec2(i % TILE, i / TILE);
         if (!inside(c) || coef(c).w <= 0.0) continue;
-        float b = rhs_at(c);
+        float b = texelFetch(u_rhs, c, 0).r;
         float r = residual_at(c, b);
         r2 += double(r) * double(r);
         b2 += double(b) * double(b);

@@ -15,7 +15,6 @@ void main() {
     float scale = warm_scale();  // the finest level: q as it is, or a warm start's alpha q0
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
-        stage(i, c);
         s_q[i] = u_from_zero == 0 && inside(c) ? scale * texelFetch(u_q, c, 0).r : 0.0;
     }
     barrier();
@@ -27,7 +26,7 @@ void main() {
         float r = 0.0;
         for (int k = 0; k < 4; ++k) {
             ivec2 c = 2 * cc + ivec2(k & 1, k >> 1);
-            if (inside(c)) r += residual_at(c, rhs_at(c));
+            if (inside(c)) r += residual_at(c, texelFetch(u_rhs, c, 0).r);
         }
         imageStore(u_coarse_rhs_out, cc, vec4(r));
     }

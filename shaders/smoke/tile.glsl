@@ -4,8 +4,6 @@
 // after the 2 sweeps (4 half-sweeps) of V(2,2) smoothing q is final on the block grown by 1: exactly
 // the numbers of 4 global half-sweeps (smooth.comp), not a block-Jacobi approximation, plus the
 // ring the residual's neighbour sum needs. Cells outside the grid hold 0 and are never updated.
-// With STAGE_TILE the block's operator and right-hand side are loaded into shared memory with q, so the
-// sweeps fetch no texel (GPUs: hydro.smoke_pressure.STAGE_TILE).
 #include "smoke/poisson.glsl"
 
 // TILE and GROUP_SIDE (defines from hydro.smoke_pressure.tile_shape) are the block side and the
@@ -29,22 +27,6 @@ float q_at(ivec2 c) {
     return s_q[l.y * SPAN + l.x];
 }
 
-#if STAGE_TILE
-shared vec4 s_coef[SPAN * SPAN];
-shared float s_rhs[SPAN * SPAN];
-vec4 coef(ivec2 c) { ivec2 l = c - tile_corner(); return s_coef[l.y * SPAN + l.x]; }
-float rhs_at(ivec2 c) { ivec2 l = c - tile_corner(); return s_rhs[l.y * SPAN + l.x]; }
-// s_coef and s_rhs of span cell i (grid cell c); called by the pass's load loop before it reads coef(c)
-void stage(int i, ivec2 c) {
-    bool in_grid = inside(c);
-    s_coef[i] = in_grid ? texelFetch(u_coef, c, 0) : vec4(0.0);
-    s_rhs[i] = in_grid ? texelFetch(u_rhs, c, 0).r : 0.0;
-}
-#else
-float rhs_at(ivec2 c) { return texelFetch(u_rhs, c, 0).r; }
-void stage(int i, ivec2 c) {}
-#endif
-
 // One colour of red-black Gauss-Seidel on the block grown by `grow` cells.
 void tile_sweep(int parity, int grow) {
     int n = TILE + 2 * grow;
@@ -54,7 +36,7 @@ void tile_sweep(int parity, int grow) {
         if (!inside(c) || (c.x + c.y) % 2 != parity) continue;
         float diag = coef(c).w;
         ivec2 l = c - tile_corner();
-        s_q[l.y * SPAN + l.x] = diag > 0.0 ? (neighbour_sum(c) - rhs_at(c)) / diag : 0.0;
+        s_q[l.y * SPAN + l.x] = diag > 0.0 ? (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag : 0.0;
     }
     barrier();
 }
