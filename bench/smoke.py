@@ -335,12 +335,15 @@ def main(argv=None):
     ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
                          f"(8, 16 or 32; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
+    ap.add_argument("--no-flush", action="store_true",
+                    help="never glFlush inside a step (hydro._gl.FLUSH = False): the driver submits when it will")
     ap.add_argument("--stream", action="store_true",
                     help="µs per multigrid pass run back to back (no timer queries), instead of timing steps")
     ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG]",
                     help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
                          f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
     args = ap.parse_args(argv)
+    _gl.FLUSH = not args.no_flush
     splat = SCENES[args.scene]
     for side in args.coarse_side or ():
         if side not in (8, 16, 32):

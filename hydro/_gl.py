@@ -229,6 +229,23 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
     ctx.memory_barrier()
 
 
+_flushes: "weakref.WeakKeyDictionary[moderngl.Context, object]" = weakref.WeakKeyDictionary()
+FLUSH = True               # hydro.smoke: submit queued passes at points of a step (bench/smoke.py --no-flush)
+
+
+def flush(ctx) -> None:
+    """glFlush: hand the passes queued so far to the GPU now, so it works while Python queues the rest
+    (moderngl has no call for it; through its function loader; nothing where that is missing)."""
+    if not FLUSH:
+        return
+    fn = _flushes.get(ctx, 0)
+    if fn == 0:
+        fns = gl_functions(ctx, {"glFlush": (None, [])})
+        fn = _flushes[ctx] = fns["glFlush"] if fns else None
+    if fn is not None:
+        fn()
+
+
 # GL enums for FencedReadback (OpenGL 4.4 core / ARB_buffer_storage, ARB_sync)
 GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER = 0x8F36, 0x8F37
 GL_MAP_READ_BIT, GL_MAP_PERSISTENT_BIT, GL_MAP_COHERENT_BIT, GL_CLIENT_STORAGE_BIT = 0x1, 0x40, 0x80, 0x200

@@ -183,9 +183,11 @@ class SmokeGrid(SmokeState, _gl.Owner):
                 self._vx.swap()
                 self._vy.swap()
             self._advect_all(h)
+            _gl.flush(self.ctx)  # after a readback the GPU idles until queued passes are submitted
             if p.viscosity > 0.0:
                 self._diffuse_all(h)
             self._project()
+            _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self.iteration += 1
         self.sim_time += dt
         self._centre_dirty = True

@@ -238,6 +238,7 @@ class Pressure:
     def v_cycle(self, norms=False, warm=False):
         """One V(2,2) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
         after it go to self.norms; with `warm` it starts from alpha q[0] (after warm_start())."""
+        _gl.flush(self.ctx)      # the passes before this cycle start while Python queues it
         for level in range(self.first_coarse):
             self.smooth_restrict(level, warm=warm and level == 0)
         self.coarse_cycle(warm=warm and self.first_coarse == 0)

@@ -7,6 +7,7 @@ import moderngl
 import numpy as np
 import pytest
 
+from hydro import _gl
 from hydro.reference import smoke as ref
 from hydro.smoke import SmokeGrid
 
@@ -193,3 +194,19 @@ def _block(n, y0, y1):
     mask = np.zeros((n, n), bool)
     mask[y0:y1, n // 3:n // 2] = True
     return mask
+
+
+def test_step_submits_its_passes_as_it_goes(ctx, monkeypatch):
+    """glFlush resolves through moderngl's loader, and a multigrid step submits after advection, before
+    each V-cycle and at its end, so after the readback of a tolerance solve the GPU does not wait for
+    the whole next step to be queued."""
+    assert _gl.gl_functions(ctx, {"glFlush": (None, [])}) is not None
+    calls = []
+    g = SmokeGrid(ctx, (40, 48), pressure="multigrid", pressure_tolerance=None, pressure_iterations=2)
+    monkeypatch.setitem(_gl._flushes, ctx, lambda: calls.append(1))
+    g.step(0.02, substeps=2)
+    assert len(calls) == 2 * (1 + 2 + 1)
+    monkeypatch.setattr(_gl, "FLUSH", False)
+    g.step(0.02)
+    assert len(calls) == 8
+    g.release()
