@@ -207,8 +207,8 @@ def test_tiled_passes(ctx, rng, shape):
 
 
 # (block side, workgroup side): blocks of more and of fewer cells than invocations, a block wider than
-# the CPU default, and the GPUs' shapes where llvmpipe's 32 KB of shared memory holds them
-@pytest.mark.parametrize("tile, group", [(16, 16), (16, 32), (32, 32), (48, 16)])
+# the CPU default, and the GPUs' two shapes (32 x 32 and 64 x 64 cells with 1024 invocations)
+@pytest.mark.parametrize("tile, group", [(16, 16), (16, 32), (32, 32), (48, 16), (64, 32)])
 def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
     for table in (smoke_pressure.TILE_SHAPE, smoke_pressure.SMALL_TILE_SHAPE):
         monkeypatch.setitem(table, "cpu", (tile, group))

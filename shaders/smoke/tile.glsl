@@ -6,7 +6,7 @@
 // ring the residual's neighbour sum needs. Cells outside the grid hold 0 and are never updated.
 #include "smoke/poisson.glsl"
 
-// TILE and GROUP_SIDE (defines from hydro.smoke_pressure.tile_shape) are the block side and the
+// TILE and GROUP_SIDE (defines from hydro.smoke_pressure.TILE_SHAPE or SMALL_TILE_SHAPE) are the block side and the
 // workgroup side; TILE is even, so the 2 x 2 children of a coarse cell never straddle two blocks
 #if TILE % 2 != 0
 #error "tile.glsl: TILE must be even"
