@@ -20,14 +20,13 @@ cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relati
 |b - Lq|_2 / |b|_2 over fluid cells is reduced in fp64 by the finest level's prolong_smooth pass (its
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
-drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step
-submit as they go, _gl.flush), so the solve does not check after every
-cycle: it first runs, back to back, the cycles the previous solve needed (Pressure.predicted) and
-reads the residual once; only if that is still above the tolerance does it go on one cycle and one
-readback at a time. A steady simulation pays one readback per projection; the result is the same
-guarantee, residual <= tolerance (unless the cycle cap or stagnation stops it), at the cost of an
-occasional surplus cycle, which the prediction drops again when the residual after the batch says
-one fewer would have done.
+drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
+as they go, _gl.flush), so the solve does not check after every cycle: it first runs, back to back,
+the cycles the previous solve needed (Pressure.predicted) and reads the residual once; only if that
+is still above the tolerance does it go on one cycle and one readback at a time. A steady simulation
+pays one readback per projection; the result is the same guarantee, residual <= tolerance (unless
+the cycle cap or stagnation stops it), at the cost of an occasional surplus cycle, which the
+prediction drops again when the residual after the batch says one fewer would have done.
 """
 from __future__ import annotations
 
