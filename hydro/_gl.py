@@ -230,6 +230,7 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
 
 
 _flushes: "weakref.WeakKeyDictionary[moderngl.Context, object]" = weakref.WeakKeyDictionary()
+_UNRESOLVED = object()     # _flushes: not looked up yet (None: the loader has no glFlush)
 FLUSH = True               # hydro.smoke: submit queued passes at points of a step (bench/smoke.py --no-flush)
 
 
@@ -238,8 +239,8 @@ def flush(ctx) -> None:
     (moderngl has no call for it; through its function loader; nothing where that is missing)."""
     if not FLUSH:
         return
-    fn = _flushes.get(ctx, 0)
-    if fn == 0:
+    fn = _flushes.get(ctx, _UNRESOLVED)
+    if fn is _UNRESOLVED:
         fns = gl_functions(ctx, {"glFlush": (None, [])})
         fn = _flushes[ctx] = fns["glFlush"] if fns else None
     if fn is not None:

@@ -39,7 +39,8 @@ from . import _gl
 from .reference import smoke as ref
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
-COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup (coarse_cycle.comp; 32 KB shared)
+COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup (coarse_cycle.comp: 32704 of
+                           # the 32768 bytes of shared memory GL guarantees; 8 and 16 fit too)
 # (block side, workgroup side) of the tiled passes (tile.glsl: TILE, GROUP_SIDE), by device kind; a level
 # of fewer than SMALL_LEVEL_TILES such blocks takes SMALL_TILE_SHAPE
 TILE_SHAPE = {"gpu": (64, 32), "cpu": (32, 16)}
@@ -96,6 +97,11 @@ class Pressure:
                 tile, group = TILE_SHAPE[device]
                 if -(-nx // tile) * -(-ny // tile) < SMALL_LEVEL_TILES:
                     tile, group = SMALL_TILE_SHAPE[device]
+                if tile % 2 or not 16 <= tile <= 64 or group not in (16, 32):
+                    # partials holds one record per 16 x 16 block; norms.glsl folds multiples of 256
+                    # invocations; 64 + 2 x 5 cells square is what 32 KB of shared memory holds
+                    raise ValueError(f"tile shape {(tile, group)}: expected an even block side 16..64 and a "
+                                     f"workgroup side of 16 or 32")
                 self.tile_shapes.append((tile, group))
             for shape in set(self.tile_shapes):
                 defines = dict(zip(("TILE", "GROUP_SIDE"), shape))

@@ -217,6 +217,31 @@ def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
     _check_v_cycle(ctx, rng, (75, 131))
 
 
+# (grid, large levels' shape, small levels' shape, SMALL_LEVEL_TILES): two shapes in one grid with a first
+# coarse level of exactly 32 x 32 (every cell of coarse_cycle.comp's shared arrays), and a finest level of
+# more blocks (342) than the folding group has invocations (256)
+@pytest.mark.parametrize("shape, large, small, split", [((256, 256), (16, 16), (32, 32), 100),
+                                                       ((300, 280), (16, 16), (16, 16), 0)])
+def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, large, small, split):
+    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", large)
+    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", small)
+    monkeypatch.setattr(smoke_pressure, "SMALL_LEVEL_TILES", split)
+    g = _check_v_cycle(ctx, rng, shape)
+    pr = g._pressure
+    assert pr.tile_shapes[0] == large and pr.tile_shapes[-1] == small
+    if split:
+        assert pr.shapes[pr.first_coarse] == (32, 32) and pr.tile_shapes[0] != pr.tile_shapes[-1]
+    else:
+        assert -(-shape[0] // 16) * -(-shape[1] // 16) > 256
+
+
+def test_tile_shapes_out_of_range_are_refused(ctx, monkeypatch):
+    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", (12, 16))
+    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", (12, 16))
+    with pytest.raises(ValueError, match="tile shape"):
+        SmokeGrid(ctx, (100, 100))
+
+
 def _check_tiled_passes(ctx, rng, shape):
     g, solid = _grid(ctx, shape)
     pr = g._pressure
@@ -274,6 +299,7 @@ def _check_v_cycle(ctx, rng, shape):
         _norms_match(pr.read_norms(pr.norms), expected, b, lv[0])
     assert not np.allclose(expected, q)
     g.release()
+    return g
 
 
 def test_centre_velocity(case):

@@ -15,6 +15,9 @@
 layout(local_size_x = GROUP) in;
 
 #define MAX_LEVELS 8
+#if COARSE_SIDE > 32
+#error "coarse_cycle.comp: COARSE_SIDE > 32 needs more than the 32 KB of shared memory GL guarantees"
+#endif
 // every level's cells one after another, row-major: COARSE_SIDE^2 and at most a third more below
 const int CELLS = COARSE_SIDE * COARSE_SIDE + (COARSE_SIDE * COARSE_SIDE - 16) / 3;
 shared float s_q[CELLS];
