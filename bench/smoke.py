@@ -156,7 +156,7 @@ def stream(ctx, n, options, splat=stir, repeats=300):
     for level in range(pr.first_coarse):
         shape = "x".join(map(str, pr.tile_shapes[level]))
         out.append((f"smooth_restrict {pr.shapes[level][1]}² ({shape})", timed(lambda: pr.smooth_restrict(level), repeats)))
-        out.append((f"prolong_smooth {pr.shapes[level][1]}²", timed(lambda: pr.prolong_smooth(level), repeats)))
+        out.append((f"prolong_smooth {pr.shapes[level][1]}² ({shape})", timed(lambda: pr.prolong_smooth(level), repeats)))
     out.append((f"coarse_cycle {pr.shapes[pr.first_coarse][1]}²", timed(pr.coarse_cycle, repeats)))
     out.append(("v_cycle", timed(pr.v_cycle, repeats // 2)))
     out.append(("step", timed(lambda: (splat(g, 7), g.step(1.0 / 60.0)), repeats // 3)))
