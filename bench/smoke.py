@@ -74,9 +74,10 @@ def tile_shapes(text):
     of at least SMALL_LEVEL_TILES blocks and for the smaller ones."""
     try:
         parts = [tuple(int(v) for v in part.split("x")) for part in text.split("/")]
-        if len(parts) not in (1, 2) or any(len(p) != 2 or p[0] % 2 or not 16 <= p[0] <= 64 or p[1] not in (16, 32)
-                                           for p in parts):
+        if len(parts) not in (1, 2) or any(len(p) != 2 for p in parts):
             raise ValueError
+        for part in parts:
+            smoke_pressure.check_tile_shape(part)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected TILExGROUP[/TILExGROUP] (even tile 16..64, group 16 or 32), "
                                          f"got {text!r}") from None

@@ -196,7 +196,8 @@ def set_uniforms(prog, **values) -> None:
         if name in inactive:
             continue
         cacheable = isinstance(value, (bool, int, float, tuple))
-        if cacheable and name in last and last[name] == value and type(last[name]) is type(value):
+        if cacheable and name in last and (last[name] is value or
+                                           last[name] == value and type(last[name]) is type(value)):
             continue
         try:
             prog[name].value = value

@@ -49,6 +49,16 @@ SMALL_LEVEL_TILES = 256
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
+def check_tile_shape(shape) -> None:
+    """Raise ValueError unless the tiled passes can take `shape` (block side, workgroup side): partials
+    holds one record per 16 x 16 block, norms.glsl folds multiples of 256 invocations, and a block of
+    64 + 2 x 5 cells a side is what 32 KB of shared memory holds."""
+    tile, group = shape
+    if tile % 2 or not 16 <= tile <= 64 or group not in (16, 32):
+        raise ValueError(f"tile shape {(tile, group)}: expected an even block side 16..64 and a workgroup "
+                         f"side of 16 or 32")
+
+
 def float_texture(ctx, size, comps, fill=0.0):
     """A float32 texture of `size` (x, y) and `comps` components, every texel `fill` (a number, or a
     sequence of `comps` numbers), NEAREST filtering and no repeat: the smoke passes read with texelFetch."""
@@ -97,11 +107,7 @@ class Pressure:
                 tile, group = TILE_SHAPE[device]
                 if -(-nx // tile) * -(-ny // tile) < SMALL_LEVEL_TILES:
                     tile, group = SMALL_TILE_SHAPE[device]
-                if tile % 2 or not 16 <= tile <= 64 or group not in (16, 32):
-                    # partials holds one record per 16 x 16 block; norms.glsl folds multiples of 256
-                    # invocations; 64 + 2 x 5 cells square is what 32 KB of shared memory holds
-                    raise ValueError(f"tile shape {(tile, group)}: expected an even block side 16..64 and a "
-                                     f"workgroup side of 16 or 32")
+                check_tile_shape((tile, group))
                 self.tile_shapes.append((tile, group))
             for shape in set(self.tile_shapes):
                 defines = dict(zip(("TILE", "GROUP_SIDE"), shape))

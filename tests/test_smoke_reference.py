@@ -210,8 +210,7 @@ def test_tiled_passes(ctx, rng, shape):
 # the CPU default, and the GPUs' two shapes (32 x 32 and 64 x 64 cells with 1024 invocations)
 @pytest.mark.parametrize("tile, group", [(16, 16), (16, 32), (32, 32), (48, 16), (64, 32)])
 def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
-    for table in (smoke_pressure.TILE_SHAPE, smoke_pressure.SMALL_TILE_SHAPE):
-        monkeypatch.setitem(table, "cpu", (tile, group))
+    _tile_tables(monkeypatch, (tile, group), (tile, group))
     g = _check_tiled_passes(ctx, rng, (200, 257))
     assert set(g._pressure.tile_shapes) == {(tile, group)}
     _check_v_cycle(ctx, rng, (75, 131))
@@ -223,8 +222,7 @@ def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
 @pytest.mark.parametrize("shape, large, small, split", [((256, 256), (16, 16), (32, 32), 100),
                                                        ((300, 280), (16, 16), (16, 16), 0)])
 def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, large, small, split):
-    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", large)
-    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", small)
+    _tile_tables(monkeypatch, large, small)
     monkeypatch.setattr(smoke_pressure, "SMALL_LEVEL_TILES", split)
     g = _check_v_cycle(ctx, rng, shape)
     pr = g._pressure
@@ -236,10 +234,15 @@ def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, large, small, s
 
 
 def test_tile_shapes_out_of_range_are_refused(ctx, monkeypatch):
-    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", (12, 16))
-    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", (12, 16))
+    _tile_tables(monkeypatch, (12, 16), (12, 16))
     with pytest.raises(ValueError, match="tile shape"):
         SmokeGrid(ctx, (100, 100))
+
+
+def _tile_tables(monkeypatch, large, small):
+    """llvmpipe's tile shapes (hydro.smoke_pressure: large levels, small levels) for one test."""
+    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", large)
+    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", small)
 
 
 def _check_tiled_passes(ctx, rng, shape):
