@@ -9,6 +9,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 1024 --dispatches     # GPU passes and readbacks per step, no timing
     python bench/smoke.py --sizes 1024 --scene source   # a fixed buoyant source instead of the stirring splat
     python bench/smoke.py --sizes 1024 --open-top       # the top side open (the demo's smoke scene)
+    python bench/smoke.py --sizes 1024 --cpu-work 1     # a game's frame: the step, then 1 ms of CPU work
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
     python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 32 16   # one-workgroup coarse solve
     python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32
@@ -114,21 +115,40 @@ def source(g, k):
 SCENES = {"stir": stir, "source": source}
 
 
-def run(ctx, n, steps, options, splat=stir):
+def busy(ms):
+    """Keep the CPU busy for `ms` milliseconds: a game's own work between two steps (--cpu-work)."""
+    end = time.perf_counter() + ms / 1e3
+    while time.perf_counter() < end:
+        pass
+
+
+def run(ctx, n, steps, options, splat=stir, cpu_work=0.0):
     g = scene(ctx, n, **options)
     dt = 1.0 / 60.0
     for k in range(3):                       # warm-up: compile, first allocations
         splat(g, k)
         g.step(dt)
     g.divergence()                           # sync
+    decided = hasattr(g._pressure, "read_state")
+    before = g._pressure.read_state() if decided else None
+    in_step = 0.0
     t0 = time.perf_counter()
     for k in range(steps):
         splat(g, k + 3)
+        t1 = time.perf_counter()
         g.step(dt)
+        in_step += time.perf_counter() - t1
+        if cpu_work:
+            busy(cpu_work)
     g.ctx.finish()
     ms = (time.perf_counter() - t0) * 1e3 / steps
-    out = dict(ms=ms, residual=g.pressure_residual, cycles=g.pressure_cycles,
+    out = dict(ms=ms, in_step=in_step * 1e3 / steps, residual=g.pressure_residual, cycles=g.pressure_cycles,
                div_rms=g.divergence("rms"), div_max=g.divergence("max"))
+    after = g._pressure.read_state() if decided else None
+    if decided and after["solves"] > before["solves"]:   # solves to a tolerance, decided on the GPU: every timed step's
+        solves = after["solves"] - before["solves"]
+        out.update(mean_cycles=(after["total"] - before["total"]) / solves, over=after["over"] - before["over"],
+                   short=after["short"] - before["short"], worst=after["worst"])
     velocity = g.velocity.astype(np.float64)
     g.release()
     return out, velocity
@@ -161,6 +181,18 @@ def stream(ctx, n, options, splat=stir, repeats=300):
     out.append((f"coarse_cycle {pr.shapes[pr.first_coarse][1]}²", timed(pr.coarse_cycle, repeats)))
     out.append(("v_cycle", timed(pr.v_cycle, repeats // 2)))
     out.append(("step", timed(lambda: (splat(g, 7), g.step(1.0 / 60.0)), repeats // 3)))
+    # what a solve to a tolerance pays for a conditional cycle that the cycle before did not let run
+    # (hydro/smoke/solve.glsl): its passes, each returning at once
+    pr.state.clear()                         # running = 0
+
+    def skipped():
+        pr._conditional = 1
+        try:
+            pr.v_cycle(norms=True)
+        finally:
+            pr._conditional = 0
+
+    out.append(("skipped cycle", timed(skipped, repeats)))
     g.release()
     return out
 
@@ -183,6 +215,7 @@ def count_dispatches(ctx, n, options, steps=3, splat=stir):
     g.step(1.0 / 60.0)
     out = []
     moderngl.ComputeShader.run, moderngl.Buffer.read = counted(run, "run"), counted(read, "read")
+    g._pressure._calls.clear()               # recorded passes hold the methods they were recorded with
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -241,6 +274,7 @@ def profile(ctx, n, options, steps=4, splat=stir):
     kinds = defaultdict(lambda: [0, 0, 0])       # kind -> [dispatches, GPU ns, ns in the call] over all steps
     cycles, wall_ns = [], 0
     moderngl.ComputeShader.run, moderngl.Buffer.read = timed_run, timed_read
+    g._pressure._calls.clear()               # recorded passes hold the methods they were recorded with
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -325,6 +359,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=None)
     ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--cpu-work", type=float, default=0.0, metavar="MS",
+                    help="busy the CPU this long after each step (a game's own work), to show what step() keeps waiting")
+    ap.add_argument("--extra-cycles", type=int, default=None, metavar="N",
+                    help=f"conditional V-cycles a settled solve to a tolerance may add (default {getattr(smoke_pressure, 'EXTRA_CYCLES', None)})")
     ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
     ap.add_argument("--profile", action="store_true",
                     help="GPU time per pass kind (GL timer queries) and readback waits per step, instead of timing")
@@ -344,6 +382,8 @@ def main(argv=None):
                     help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
                          f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
     args = ap.parse_args(argv)
+    if args.extra_cycles is not None:
+        smoke_pressure.EXTRA_CYCLES = args.extra_cycles
     _gl.FLUSH = not args.no_flush
     splat = SCENES[args.scene]
     for side in args.coarse_side or ():
@@ -380,14 +420,18 @@ def main(argv=None):
         return
     print(f"scene: MacCormack, vorticity 2, buoyancy (0.2, 2), {'a stirring' if args.scene == 'stir' else 'a fixed source'} splat per step, "
           f"{'open top' if args.open_top else 'closed box'}, dt 1/60, {steps} steps timed")
-    print(f"{'size':>6}  {'solver':<44} {'ms/step':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
+    if args.cpu_work:
+        print(f"after each step the CPU works {args.cpu_work} ms (a game's own work): ms/step is a frame")
+    print(f"{'size':>6}  {'solver':<44} {'ms/step':>9} {'in step()':>9} {'residual':>10} {'iters':>6} {'div rms 1/s':>12} {'div max 1/s':>12}")
     for n in sizes:
         velocity = None
         for name, options in variants(args):
-            r, vel = run(ctx, n, steps, dict(options, open_top=args.open_top), splat)
+            r, vel = run(ctx, n, steps, dict(options, open_top=args.open_top), splat, args.cpu_work)
             velocity = vel if velocity is None else velocity
-            print(f"{n:>5}²  {name:<44} {r['ms']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
-                  f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}", flush=True)
+            every = (f"  every step: {r['mean_cycles']:.2f} cycles, worst residual {r['worst']:.2e}, "
+                     f"{r['over']} above the tolerance ({r['short']} out of cycles)") if "worst" in r else ""
+            print(f"{n:>5}²  {name:<44} {r['ms']:>9.2f} {r['in_step']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
+                  f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}{every}", flush=True)
         if not args.open_top:
             print(f"{n:>5}²  collocated grid, exact walled-box solve: divergence left / before = "
                   f"{collocated_left(velocity):.3f} (ours, MAC: the residual above)", flush=True)
