@@ -129,8 +129,6 @@ def run(ctx, n, steps, options, splat=stir, cpu_work=0.0):
         splat(g, k)
         g.step(dt)
     g.divergence()                           # sync
-    decided = hasattr(g._pressure, "read_state")
-    before = g._pressure.read_state() if decided else None
     in_step = 0.0
     t0 = time.perf_counter()
     for k in range(steps):
@@ -144,11 +142,6 @@ def run(ctx, n, steps, options, splat=stir, cpu_work=0.0):
     ms = (time.perf_counter() - t0) * 1e3 / steps
     out = dict(ms=ms, in_step=in_step * 1e3 / steps, residual=g.pressure_residual, cycles=g.pressure_cycles,
                div_rms=g.divergence("rms"), div_max=g.divergence("max"))
-    after = g._pressure.read_state() if decided else None
-    if decided and after["solves"] > before["solves"]:   # solves to a tolerance, decided on the GPU: every timed step's
-        solves = after["solves"] - before["solves"]
-        out.update(mean_cycles=(after["total"] - before["total"]) / solves, over=after["over"] - before["over"],
-                   short=after["short"] - before["short"], worst=after["worst"])
     velocity = g.velocity.astype(np.float64)
     g.release()
     return out, velocity
@@ -181,18 +174,6 @@ def stream(ctx, n, options, splat=stir, repeats=300):
     out.append((f"coarse_cycle {pr.shapes[pr.first_coarse][1]}²", timed(pr.coarse_cycle, repeats)))
     out.append(("v_cycle", timed(pr.v_cycle, repeats // 2)))
     out.append(("step", timed(lambda: (splat(g, 7), g.step(1.0 / 60.0)), repeats // 3)))
-    # what a solve to a tolerance pays for a conditional cycle that the cycle before did not let run
-    # (hydro/smoke/solve.glsl): its passes, each returning at once
-    pr.state.clear()                         # running = 0
-
-    def skipped():
-        pr._conditional = 1
-        try:
-            pr.v_cycle(norms=True)
-        finally:
-            pr._conditional = 0
-
-    out.append(("skipped cycle", timed(skipped, repeats)))
     g.release()
     return out
 
@@ -215,7 +196,6 @@ def count_dispatches(ctx, n, options, steps=3, splat=stir):
     g.step(1.0 / 60.0)
     out = []
     moderngl.ComputeShader.run, moderngl.Buffer.read = counted(run, "run"), counted(read, "read")
-    g._pressure._calls.clear()               # recorded passes hold the methods they were recorded with
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -274,7 +254,6 @@ def profile(ctx, n, options, steps=4, splat=stir):
     kinds = defaultdict(lambda: [0, 0, 0])       # kind -> [dispatches, GPU ns, ns in the call] over all steps
     cycles, wall_ns = [], 0
     moderngl.ComputeShader.run, moderngl.Buffer.read = timed_run, timed_read
-    g._pressure._calls.clear()               # recorded passes hold the methods they were recorded with
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -361,8 +340,6 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--cpu-work", type=float, default=0.0, metavar="MS",
                     help="busy the CPU this long after each step (a game's own work), to show what step() keeps waiting")
-    ap.add_argument("--extra-cycles", type=int, default=None, metavar="N",
-                    help=f"conditional V-cycles a settled solve to a tolerance may add (default {getattr(smoke_pressure, 'EXTRA_CYCLES', None)})")
     ap.add_argument("--dispatches", action="store_true", help="count passes and readbacks per step instead of timing")
     ap.add_argument("--profile", action="store_true",
                     help="GPU time per pass kind (GL timer queries) and readback waits per step, instead of timing")
@@ -382,8 +359,6 @@ def main(argv=None):
                     help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
                          f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
     args = ap.parse_args(argv)
-    if args.extra_cycles is not None:
-        smoke_pressure.EXTRA_CYCLES = args.extra_cycles
     _gl.FLUSH = not args.no_flush
     splat = SCENES[args.scene]
     for side in args.coarse_side or ():
@@ -428,10 +403,8 @@ def main(argv=None):
         for name, options in variants(args):
             r, vel = run(ctx, n, steps, dict(options, open_top=args.open_top), splat, args.cpu_work)
             velocity = vel if velocity is None else velocity
-            every = (f"  every step: {r['mean_cycles']:.2f} cycles, worst residual {r['worst']:.2e}, "
-                     f"{r['over']} above the tolerance ({r['short']} out of cycles)") if "worst" in r else ""
             print(f"{n:>5}²  {name:<44} {r['ms']:>9.2f} {r['in_step']:>9.2f} {r['residual']:>10.2e} {r['cycles']:>6d} "
-                  f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}{every}", flush=True)
+                  f"{r['div_rms']:>12.3e} {r['div_max']:>12.3e}", flush=True)
         if not args.open_top:
             print(f"{n:>5}²  collocated grid, exact walled-box solve: divergence left / before = "
                   f"{collocated_left(velocity):.3f} (ours, MAC: the residual above)", flush=True)

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import ctypes
 import re
-import struct
 import sys
 import weakref
 from importlib import resources
 
 import moderngl
 
-__all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "groups",
-           "dispatch", "Recorder", "replay", "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions"]
+__all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
+           "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -213,58 +212,6 @@ def set_uniforms(prog, **values) -> None:
             last.pop(name, None)
 
 
-def _pack(uniform, value) -> bytes:
-    """A uniform's value as the bytes moderngl's Uniform.write takes (as its `value` setter packs them)."""
-    if uniform.array_length > 1:
-        if uniform.dimension > 1:
-            return b"".join(struct.pack(uniform.fmt, *row) for row in value)
-        return b"".join(struct.pack(uniform.fmt, item) for item in value)
-    if uniform.dimension > 1:
-        return struct.pack(uniform.fmt, *value)
-    return struct.pack(uniform.fmt, value)
-
-
-class Recorder:
-    """The GL calls of a pass whose objects and values do not change between calls (a multigrid
-    level's uniforms, textures, buffers and workgroups), recorded once as (function, args) pairs of
-    moderngl's public calls, with the uniforms packed: replay() makes them with about a quarter of
-    the Python of setting them one by one (set_uniforms checks names and compares values each time,
-    and a program shared by the levels gets new values every pass; at game sizes a step is bound by
-    that Python). A replay writes every uniform it recorded, so programs driven this way must not
-    be given values through set_uniforms, whose cache would go stale."""
-
-    def __init__(self, ctx: moderngl.Context):
-        self.ctx, self.calls = ctx, []
-
-    def uniforms(self, prog, **values) -> None:
-        for name, value in values.items():
-            uniform = prog.get(name, None)
-            if uniform is None:
-                if not declares(prog, name):
-                    raise KeyError(f"uniform {name!r} is not declared in this shader")
-                continue                                    # optimised away by the driver
-            self.calls.append((uniform.write, (_pack(uniform, value),)))
-
-    def texture(self, tex, unit: int) -> None:
-        self.calls.append((tex.use, (unit,)))
-
-    def image(self, tex, unit: int, read: bool, write: bool) -> None:
-        self.calls.append((tex.bind_to_image, (unit, read, write)))
-
-    def buffer(self, buf, binding: int) -> None:
-        self.calls.append((buf.bind_to_storage_buffer, (binding,)))
-
-    def run(self, prog, groups) -> None:
-        """The dispatch, then a barrier."""
-        self.calls.append((prog.run, tuple(groups)))
-        self.calls.append((self.ctx.memory_barrier, ()))
-
-
-def replay(calls) -> None:
-    for fn, args in calls:
-        fn(*args)
-
-
 def _parse_bindings() -> dict[str, int]:
     text = _read("common/bindings.glsl")
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define\s+(B_[A-Z0-9_]+)\s+(\d+)", text)}
@@ -276,15 +223,10 @@ BINDINGS: dict[str, int] = _parse_bindings()
 LOCAL_SIZE = int(re.search(r"#define\s+LOCAL_SIZE\s+(\d+)", _read("common/grid.glsl")).group(1))
 
 
-def groups(nx: int, ny: int = 1, local: tuple[int, int] = (LOCAL_SIZE, LOCAL_SIZE)) -> tuple[int, int, int]:
-    """The workgroups covering an nx-by-ny domain (rounded up; shaders bounds-check)."""
-    return -(-nx // local[0]), -(-ny // local[1]), 1
-
-
 def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: int = 1,
              local: tuple[int, int] = (LOCAL_SIZE, LOCAL_SIZE)) -> None:
-    """Run `prog` over an nx-by-ny domain, then a barrier."""
-    prog.run(*groups(nx, ny, local))
+    """Run `prog` over an nx-by-ny domain (groups rounded up; shaders bounds-check), then a barrier."""
+    prog.run(-(-nx // local[0]), -(-ny // local[1]), 1)
     ctx.memory_barrier()
 
 
@@ -341,8 +283,7 @@ class FencedReadback:
     """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
     `newest(oldest)` returns (bytes, seq) of the newest pushed record the GPU has finished with seq >=
-    `oldest`, waiting for record `oldest` only when none of them is done yet; `latest(oldest)` the same
-    without the wait (None while none is done). Reading it is a memcpy:
+    `oldest`, waiting for record `oldest` only when none of them is done yet. Reading it is a memcpy:
     no wait for the passes queued after it (a buffer read, glGetBufferSubData, waits for all of them).
 
     Needs glBufferStorage (OpenGL 4.4 or ARB_buffer_storage) and moderngl's function loader;
@@ -418,14 +359,6 @@ class FencedReadback:
         while not self._done(slot):     # poll: a wait with a timeout may sleep the whole timeout (H200)
             pass
         return self._read(slot), seq
-
-    def latest(self, oldest: int):
-        """(bytes, seq) of the newest finished record with seq >= oldest, or None while none is: no wait."""
-        pushed = sorted((seq, slot) for slot, seq in enumerate(self._seqs) if seq is not None and seq >= oldest)
-        for seq, slot in reversed(pushed):
-            if self._done(slot):
-                return self._read(slot), seq
-        return None
 
     def _read(self, slot) -> bytes:
         return ctypes.string_at(self._pointer + slot * self.size, self.size)

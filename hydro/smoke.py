@@ -83,7 +83,6 @@ class SmokeGrid(SmokeState, _gl.Owner):
         # q[0] holds the last multigrid solve's q, the next one's warm start; False on a new grid and
         # after the velocity is set from outside (a new flow: nothing to start from)
         self._q_kept = False
-        self._solve_dt = None                   # the substep of the last step (a new one unsettles the solve)
         self.sim_time = 0.0
         self.iteration = 0
 
@@ -165,17 +164,15 @@ class SmokeGrid(SmokeState, _gl.Owner):
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
-        """Advance by dt seconds of simulated time in `substeps` equal steps. No readback: with
-        pressure_tolerance set (multigrid) the GPU decides whether each cycle beyond the count the last
-        solves needed runs (hydro.smoke_pressure), and the CPU learns that count a step or two late."""
+        """Advance by dt seconds of simulated time in `substeps` equal steps. No readback, except with
+        pressure_tolerance set (multigrid): the residual after the cycle count the last projection
+        needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
+        one small sync per projection while the scene changes slowly."""
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
         h = dt / substeps
         p = self.params
-        if h != self._solve_dt:
-            self._pressure.unsettle()
-            self._solve_dt = h
         for _ in range(substeps):
             if p.fire:
                 self._combust(h)
@@ -186,7 +183,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
                 self._vx.swap()
                 self._vy.swap()
             self._advect_all(h)
-            _gl.flush(self.ctx)  # the GPU starts on the step while Python queues the projection
+            _gl.flush(self.ctx)  # after a readback the GPU idles until queued passes are submitted
             if p.viscosity > 0.0:
                 self._diffuse_all(h)
             self._project()

@@ -20,9 +20,9 @@ class SmokeParams:
     ambient_temperature: float = 0.0  # T_ambient of the buoyancy and cooling laws
     pressure: str = "multigrid"       # "multigrid" (V(2,2) cycles, red-black GS) | "jacobi" | "gauss-seidel"
     pressure_iterations: int | None = None   # multigrid: max V-cycles (20); jacobi: sweeps (40); gauss-seidel: red+black sweeps (20)
-    pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (decided on the GPU
-    #                                          after each cycle beyond the count the last solves needed, no readback;
-    #                                          see SmokeGrid.pressure_residual); None = run exactly pressure_iterations
+    pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
+    #                                          after the cycle count the last solve needed, then after each further
+    #                                          cycle); None = run exactly pressure_iterations cycles, no readback
     pressure_warm_start: bool = True  # multigrid only: each step's solve starts from the last step's q, scaled by the
     #                                   alpha that minimises the start's residual (never worse than q = 0), so a slowly
     #                                   changing scene gets a lower residual for the same cycles; False = from q = 0

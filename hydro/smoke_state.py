@@ -58,7 +58,6 @@ class SmokeState:
         vy[0], vy[-1] = v[0, :, 1], v[-1, :, 1]
         self._upload_faces(vx, vy)
         self._q_kept = False                    # a new flow: the next solve starts from q = 0
-        self._pressure.unsettle()
 
     @property
     def face_velocity(self) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +75,6 @@ class SmokeState:
         vy = check.field("face_velocity[1]", value[1], (self.ny + 1, self.nx), dtype=np.float64)
         self._upload_faces(vx, vy)
         self._q_kept = False                    # a new flow: the next solve starts from q = 0
-        self._pressure.unsettle()
 
     def _upload_faces(self, vx, vy):
         """Walls and obstacle faces always hold 0."""
@@ -213,10 +211,7 @@ class SmokeState:
     def pressure_residual(self) -> float:
         """Relative residual |b - L q|_2 / |b|_2 of the last step's pressure solve over fluid cells,
         b = D v* the divergence before projection. On this MAC grid it is also the divergence left
-        after projection relative to the divergence before it. 0 before the first step. A read (a
-        sync). With pressure_tolerance it is at most the tolerance unless the solve stopped first: at
-        the cycle cap, at fp32 round-off, or (rarely) needing more cycles than the count learnt from
-        the last solves plus its conditional ones (hydro.smoke_pressure); the next solves learn that."""
+        after projection relative to the divergence before it. 0 before the first step."""
         self._alive()
         return Pressure.read_norms(self._pressure.norms)["relative"]
 

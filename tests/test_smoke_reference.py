@@ -277,9 +277,9 @@ def _check_tiled_passes(ctx, rng, shape):
 
 
 def test_v_cycle_after_the_operator_changes(ctx, rng):
-    """The passes' GL calls are recorded once (hydro._gl.Recorder); new obstacles and an open side
-    change every level's operator and the coarsest solve's matrix, so a cycle after them must match
-    the reference with the new operators, not replay the old ones."""
+    """New obstacles and an open side change every level's operator and the coarsest solve's matrix
+    (uploaded by Pressure.set_operator): a cycle after them must match the reference with the new
+    operators, not run with the old ones."""
     shape = (75, 131)
     g, solid = _grid(ctx, shape)
     pr = g._pressure

@@ -60,5 +60,3 @@
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11
 #define B_SMOKE_WARM 12
-#define B_SMOKE_SOLVE 13        // a solve's state (decide.comp)
-#define B_SMOKE_DISPATCH 14     // group counts of the cycles decide.comp lets run (run_indirect)

@@ -10,7 +10,6 @@
 // scaled on a warm solve's first cycle (warm.glsl).
 #include "common/bindings.glsl"
 #include "smoke/warm.glsl"
-#include "smoke/solve.glsl"
 
 #define GROUP 1024
 layout(local_size_x = GROUP) in;
@@ -129,7 +128,6 @@ void prolong_from(Level L, Level C) {            // q of L += bilinear correctio
 }
 
 void main() {
-    if (skip_cycle()) return;
     g_levels[0] = Level(u_size, 0);
     int x0[MAX_LEVELS];          // where each level starts in u_coef
     x0[0] = 0;

@@ -8,7 +8,6 @@
 // check of a cycle costs no pass of its own.
 #include "smoke/tile.glsl"
 #include "smoke/norms.glsl"
-#include "smoke/solve.glsl"
 
 layout(binding = B_SMOKE_COARSE_Q) uniform sampler2D u_coarse_q;
 layout(binding = B_SMOKE_COARSE_COEF) uniform sampler2D u_coarse_coef;
@@ -37,7 +36,6 @@ float correction(ivec2 c) {
 }
 
 void main() {
-    if (skip_cycle()) return;
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
         float q = 0.0;
@@ -78,6 +76,5 @@ void main() {
     if (i == 0) {
         u_norms = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
         u_groups_done = 0u;
-        if (u_decide != 0) decide(s_r2[0], s_b2[0]);
     }
 }

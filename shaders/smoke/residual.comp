@@ -3,7 +3,6 @@
 // (u_with_operator 0: r = b, to measure a divergence field alone). Pass 2 is reduce.comp.
 #include "smoke/poisson.glsl"
 #include "smoke/norms.glsl"
-#include "smoke/solve.glsl"
 
 layout(binding = B_SMOKE_Q) uniform sampler2D u_q;
 layout(binding = B_SMOKE_RHS) uniform sampler2D u_rhs;
@@ -12,7 +11,6 @@ uniform int u_with_operator;
 float q_at(ivec2 c) { return texelFetch(u_q, c, 0).r; }
 
 void main() {
-    if (skip_cycle()) return;
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
     uint i = gl_LocalInvocationIndex;
     float b = 0.0, r = 0.0;

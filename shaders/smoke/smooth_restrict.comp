@@ -6,14 +6,12 @@
 // not written: the next pass starts it at 0. u_size is the fine level.
 #include "smoke/tile.glsl"
 #include "smoke/warm.glsl"
-#include "smoke/solve.glsl"
 
 layout(binding = B_SMOKE_RHS_OUT, r32f) uniform restrict writeonly image2D u_coarse_rhs_out;
 uniform ivec2 u_coarse_size;
 uniform int u_from_zero;         // 1: q starts at 0 (every level but the finest), u_q is not read
 
 void main() {
-    if (skip_cycle()) return;
     float scale = warm_scale();  // the finest level: q as it is, or a warm start's alpha q0
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
