@@ -25,13 +25,13 @@ void main() {
     if (f.y < u_size.y) {
         float value = 0.0;
         if (face_type_x(f) != FACE_FIXED)
-            value = bilinear(u_src_x, dims_x(), trace(p - vec2(0.5, 0.0), u_dt_h) + vec2(0.5, 0.0)).r * u_decay.x;
+            value = bilinear(u_src_x, dims_x(), trace(p - vec2(0.5, 0.0), u_dt_h) + vec2(0.5, 0.0)) * u_decay.x;
         imageStore(u_vx_out, f, vec4(value));
     }
     if (f.x < u_size.x) {
         float value = 0.0;
         if (face_type_y(f) != FACE_FIXED)
-            value = bilinear(u_src_y, dims_y(), trace(p - vec2(0.0, 0.5), u_dt_h) + vec2(0.0, 0.5)).r * u_decay.x;
+            value = bilinear(u_src_y, dims_y(), trace(p - vec2(0.0, 0.5), u_dt_h) + vec2(0.0, 0.5)) * u_decay.x;
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {

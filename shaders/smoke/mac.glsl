@@ -39,20 +39,22 @@ int face_type_y(ivec2 f) {
     return (solid(f - ivec2(0, 1)) || solid(f)) ? FACE_FIXED : FACE_FLUID;
 }
 
-// Bilinear sample at array coordinates g of an image of `dims` texels, clamped to the array;
-// lo / hi get the min / max of the four nodes (the MacCormack limiter's bounds).
-vec4 bilinear(sampler2D t, ivec2 dims, vec2 g, out vec4 lo, out vec4 hi) {
+// Bilinear sample at array coordinates g of a one-component image of `dims` texels, clamped to the
+// array; lo / hi get the min / max of the four nodes (the MacCormack limiter's bounds). The four nodes
+// come from one textureGather, not four texelFetch calls: GL's memory limit is per access
+// (docs/benchmarks.md), and the back-trace samples the velocity 4 times per face. The gather point
+// (i0 + 1) / dims lies midway between the four texel centres, so rounding cannot pick other texels.
+float bilinear(sampler2D t, ivec2 dims, vec2 g, out float lo, out float hi) {
     g = clamp(g, vec2(0.0), vec2(dims - 1));
     ivec2 i0 = min(ivec2(floor(g)), dims - 2);
     vec2 f = g - vec2(i0);
-    vec4 a = texelFetch(t, i0, 0), b = texelFetch(t, i0 + ivec2(1, 0), 0);
-    vec4 c = texelFetch(t, i0 + ivec2(0, 1), 0), d = texelFetch(t, i0 + ivec2(1, 1), 0);
-    lo = min(min(a, b), min(c, d));
-    hi = max(max(a, b), max(c, d));
-    return mix(mix(a, b, f.x), mix(c, d, f.x), f.y);
+    vec4 q = textureGather(t, (vec2(i0) + 1.0) / vec2(dims));  // (i0, j0+1), (i0+1, j0+1), (i0+1, j0), (i0, j0)
+    lo = min(min(q.w, q.z), min(q.x, q.y));
+    hi = max(max(q.w, q.z), max(q.x, q.y));
+    return mix(mix(q.w, q.z, f.x), mix(q.x, q.y, f.x), f.y);
 }
 
-vec4 bilinear(sampler2D t, ivec2 dims, vec2 g) { vec4 lo, hi; return bilinear(t, dims, g, lo, hi); }
+float bilinear(sampler2D t, ivec2 dims, vec2 g) { float lo, hi; return bilinear(t, dims, g, lo, hi); }
 
 // Bilinear sample of a cell-centred field (u_size texels) at grid point g over fluid nodes only: a
 // solid node's weight is zeroed and the rest renormalised, so what solid cells store never leaks into
@@ -62,6 +64,8 @@ vec4 bilinear_fluid(sampler2D t, vec2 g, vec4 own, out vec4 lo, out vec4 hi) {
     g = clamp(g, vec2(0.0), vec2(u_size - 1));
     ivec2 i0 = min(ivec2(floor(g)), u_size - 2);
     vec2 f = g - vec2(i0);
+    vec4 flags = textureGather(u_solid, (vec2(i0) + 1.0) / vec2(u_size));   // as in bilinear()
+    float solid_at[4] = float[4](flags.w, flags.z, flags.x, flags.y);        // in the order of k below
     vec4 total = vec4(0.0);
     float weight = 0.0;
     bool found = false;
@@ -69,7 +73,7 @@ vec4 bilinear_fluid(sampler2D t, vec2 g, vec4 own, out vec4 lo, out vec4 hi) {
     hi = own;
     for (int k = 0; k < 4; ++k) {
         ivec2 o = ivec2(k & 1, k >> 1);
-        if (solid(i0 + o)) continue;
+        if (solid_at[k] > 0.5) continue;
         vec4 a = texelFetch(t, i0 + o, 0);
         float w = (o.x == 1 ? f.x : 1.0 - f.x) * (o.y == 1 ? f.y : 1.0 - f.y);
         total += w * a;

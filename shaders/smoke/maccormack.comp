@@ -23,10 +23,10 @@ uniform float u_dt_h;
 uniform vec4 u_decay;
 uniform float u_ambient;
 
-vec4 corrected(sampler2D phi, sampler2D hat, sampler2D back, ivec2 dims, ivec2 node, vec2 offset) {
-    vec4 lo, hi;
+float corrected(sampler2D phi, sampler2D hat, sampler2D back, ivec2 dims, ivec2 node, vec2 offset) {
+    float lo, hi;
     bilinear(phi, dims, trace(vec2(node) - offset, u_dt_h) + offset, lo, hi);
-    vec4 value = texelFetch(hat, node, 0) + 0.5 * (texelFetch(phi, node, 0) - texelFetch(back, node, 0));
+    float value = texelFetch(hat, node, 0).r + 0.5 * (texelFetch(phi, node, 0).r - texelFetch(back, node, 0).r);
     return clamp(value, lo, hi);
 }
 
@@ -43,13 +43,13 @@ void main() {
     if (f.y < u_size.y) {
         float value = 0.0;
         if (face_type_x(f) != FACE_FIXED)
-            value = corrected(u_vx, u_hat_x, u_back_x, dims_x(), f, vec2(0.5, 0.0)).r * u_decay.x;
+            value = corrected(u_vx, u_hat_x, u_back_x, dims_x(), f, vec2(0.5, 0.0)) * u_decay.x;
         imageStore(u_vx_out, f, vec4(value));
     }
     if (f.x < u_size.x) {
         float value = 0.0;
         if (face_type_y(f) != FACE_FIXED)
-            value = corrected(u_vy, u_hat_y, u_back_y, dims_y(), f, vec2(0.0, 0.5)).r * u_decay.x;
+            value = corrected(u_vy, u_hat_y, u_back_y, dims_y(), f, vec2(0.0, 0.5)) * u_decay.x;
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {
