@@ -174,6 +174,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
         h = dt / substeps
         p = self.params
         for _ in range(substeps):
+            # after a readback the GPU idles until queued passes are submitted: submit the caller's
+            # splats, the forces and the advection as soon as each is queued
+            _gl.flush(self.ctx)
             if p.fire:
                 self._combust(h)
             if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
@@ -182,8 +185,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
                 self._forces(h)
                 self._vx.swap()
                 self._vy.swap()
+                _gl.flush(self.ctx)
             self._advect_all(h)
-            _gl.flush(self.ctx)  # after a readback the GPU idles until queued passes are submitted
+            _gl.flush(self.ctx)
             if p.viscosity > 0.0:
                 self._diffuse_all(h)
             self._project()

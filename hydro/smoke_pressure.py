@@ -21,7 +21,10 @@ cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relati
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
-as they go, _gl.flush), so the solve does not check after every cycle: it first runs, back to back,
+as they go, _gl.flush). The GPU copies the record into a persistently mapped ring and the CPU waits
+on its fence (_gl.FencedReadback; a buffer read where GL cannot map persistently), which returns
+sooner than the driver's buffer read (docs/benchmarks.md). The solve does not check after every
+cycle: it first runs, back to back,
 the cycles the previous solve needed (Pressure.predicted) and reads the residual once; only if that
 is still above the tolerance does it go on one cycle and one readback at a time. A steady simulation
 pays one readback per projection; the result is the same guarantee, residual <= tolerance (unless
@@ -80,7 +83,7 @@ class Pressure:
         # the first level that coarse_cycle.comp takes over; the levels above it are the tiled ones
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = self.warm = None
+        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None
         try:
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
@@ -99,6 +102,10 @@ class Pressure:
             self.norms.clear()
             self.warm = ctx.buffer(reserve=NORMS_DTYPE.itemsize)     # warm_start.comp's sums (warm.glsl)
             self.warm.clear()
+            # the solve's residual checks: the norms copied by the GPU into a mapped ring and waited for
+            # by a fence, without the driver's buffer read (None where GL cannot map persistently)
+            self.ring = _gl.FencedReadback.create(ctx, NORMS_DTYPE.itemsize)
+            self.checks = 0
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce", "warm_start")}
             device = _gl.device_kind(ctx)
@@ -239,9 +246,19 @@ class Pressure:
         prog.run(1, 1, 1)
         self.ctx.memory_barrier()
 
+    def _check(self) -> dict:
+        """The norms the last cycle left in self.norms, waited for (a CPU-GPU sync)."""
+        if self.ring is None:
+            return self.read_norms(self.norms)
+        self.checks += 1
+        self.ring.push(self.norms, self.checks)
+        return self.read_norms(self.ring.newest(self.checks)[0])
+
     @staticmethod
     def read_norms(norms) -> dict:
-        rec = np.frombuffer(norms.read(NORMS_DTYPE.itemsize), NORMS_DTYPE)[0]
+        """A Norms record from a buffer (read: a sync) or from its bytes."""
+        raw = norms if isinstance(norms, bytes) else norms.read(NORMS_DTYPE.itemsize)
+        rec = np.frombuffer(raw, NORMS_DTYPE)[0]
         r, b = math.sqrt(float(rec["r2"])), math.sqrt(float(rec["b2"]))
         return {"r": r, "b": b, "relative": r / b if b > 0 else 0.0,
                 "rmax": float(rec["rmax"]), "bmax": float(rec["bmax"])}
@@ -310,7 +327,7 @@ class Pressure:
         for k in range(batch):
             self.v_cycle(norms=k == batch - 1, warm=warm and k == 0)
         self.cycles = batch
-        n = self.read_norms(self.norms)
+        n = self._check()
         if n["b"] == 0.0:
             self.cycles = 0     # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
             return
@@ -320,7 +337,7 @@ class Pressure:
         while now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
             self.v_cycle(norms=True)
             self.cycles += 1
-            previous, now = now, self.read_norms(self.norms)["relative"]
+            previous, now = now, self._check()["relative"]
         if now <= tolerance:
             self.predicted = self.cycles
             if self.cycles == batch > 1 and now ** ((batch - 1) / batch) <= tolerance:
@@ -336,8 +353,8 @@ class Pressure:
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,
-                    self.warm):
+                    self.warm, self.ring):
             if obj is not None:
                 obj.release()
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = self.warm = None
+        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None

@@ -2,7 +2,7 @@
 count the last solve needed before its first readback, so the tolerance must hold whatever that
 prediction was (checked here in float64 from the GPU's q and b, not by the GPU's own norms), and a
 steady scene must pay one readback per projection. Readbacks are counted by wrapping moderngl's
-Buffer.read, the call every sync of the solver goes through."""
+Buffer.read and _gl.FencedReadback.newest, the calls every sync of the solver goes through."""
 import moderngl
 import numpy as np
 import pytest
@@ -17,15 +17,17 @@ SHAPE = (48, 70)          # one tiled level above coarse_cycle.comp's, so prolon
 
 @pytest.fixture
 def reads(monkeypatch):
-    """A one-item list counting Buffer.read calls from now on."""
+    """A one-item list counting syncs from now on: Buffer.read calls and waits for a fenced record."""
     count = [0]
-    read = moderngl.Buffer.read
 
-    def counted(self, *args, **kwargs):
-        count[0] += 1
-        return read(self, *args, **kwargs)
+    def counting(method):
+        def counted(self, *args, **kwargs):
+            count[0] += 1
+            return method(self, *args, **kwargs)
+        return counted
 
-    monkeypatch.setattr(moderngl.Buffer, "read", counted)
+    monkeypatch.setattr(moderngl.Buffer, "read", counting(moderngl.Buffer.read))
+    monkeypatch.setattr(_gl.FencedReadback, "newest", counting(_gl.FencedReadback.newest))
     return count
 
 
@@ -92,13 +94,18 @@ def test_prediction_obeys_the_cycle_cap(ctx, rng, reads):
     g.release()
 
 
-def test_steady_scene_reads_back_once_per_projection(ctx, reads):
+@pytest.mark.parametrize("ring", [True, False])
+def test_steady_scene_reads_back_once_per_projection(ctx, reads, monkeypatch, ring):
     """A stirred, buoyant smoke scene (bench/smoke.py's): after the first step every projection
     checks its residual once unless it needed more cycles than the last one, each step meets the
-    tolerance, and the readbacks are far fewer than the cycles (a check per cycle before)."""
+    tolerance, and the readbacks are far fewer than the cycles (a check per cycle before). The
+    checks wait on a fenced copy, or read the buffer where GL cannot map one persistently."""
+    if not ring:
+        monkeypatch.setattr(_gl.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
     n = SHAPE[1]
     g = SmokeGrid(ctx, (n, n), advection="maccormack", vorticity=2.0, buoyancy=(0.2, 2.0),
                   pressure_tolerance=TOLERANCE)
+    assert (g._pressure.ring is None) == (not ring)
     per_step, cycles = [], []
     for k in range(12):
         angle = 0.7 * k
@@ -197,18 +204,19 @@ def _block(n, y0, y1):
 
 
 def test_step_submits_its_passes_as_it_goes(ctx, monkeypatch):
-    """glFlush resolves through moderngl's loader, and a multigrid step submits after advection, before
-    each V-cycle and at its end, so after the readback of a tolerance solve the GPU does not wait for
-    the whole next step to be queued."""
+    """glFlush resolves through moderngl's loader, and a multigrid step submits at its start (the
+    caller's splats), after the forces, after advection, before each V-cycle and at its end, so after
+    the readback of a tolerance solve the GPU does not wait for the whole next step to be queued."""
     assert _gl.gl_functions(ctx, {"glFlush": (None, [])}) is not None
     calls = []
-    g = SmokeGrid(ctx, (40, 48), pressure="multigrid", pressure_tolerance=None, pressure_iterations=2)
+    g = SmokeGrid(ctx, (40, 48), buoyancy=(0.0, 1.0), pressure="multigrid", pressure_tolerance=None,
+                  pressure_iterations=2)
     monkeypatch.setitem(_gl._flushes, ctx, lambda: calls.append(1))
     g.step(0.02, substeps=2)
-    assert len(calls) == 2 * (1 + 2 + 1)
+    assert len(calls) == 2 * (1 + 1 + 1 + 2 + 1)
     monkeypatch.setattr(_gl, "FLUSH", False)
     g.step(0.02)
-    assert len(calls) == 8
+    assert len(calls) == 12
     g.release()
 
 
