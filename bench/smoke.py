@@ -179,8 +179,9 @@ def stream(ctx, n, options, splat=stir, repeats=300):
 
 
 def count_dispatches(ctx, n, options, steps=3, splat=stir):
-    """Compute dispatches and buffer readbacks of each of `steps` steps (after one warm-up step),
-    counted by wrapping moderngl's ComputeShader.run and Buffer.read: at game sizes the step time is
+    """Compute dispatches and readbacks of each of `steps` steps (after one warm-up step), counted
+    by wrapping moderngl's ComputeShader.run, and Buffer.read and _gl.FencedReadback.newest (the
+    solver's residual check waits on the latter where GL maps buffers): at game sizes the step time is
     about dispatches x the per-dispatch cost, and each readback is a CPU-GPU sync."""
     counts = {"run": 0, "read": 0}
     run, read = moderngl.ComputeShader.run, moderngl.Buffer.read
@@ -221,7 +222,8 @@ def profile(ctx, n, options, steps=4, splat=stir):
     """Where a step's time goes: every compute dispatch of `steps` steps (after one warm-up step) is
     wrapped in a GL_TIME_ELAPSED query (ctx.query(time=True), nanoseconds of GPU time from the
     dispatch reaching the GPU to its completion; queries cannot nest, so each brackets one dispatch),
-    and every Buffer.read (a readback: the CPU waits for the GPU to drain everything queued, then
+    and every readback (Buffer.read, or a wait on a fenced copy in _gl.FencedReadback.newest: the
+    CPU waits for the GPU to drain everything queued, then
     the GPU idles until the CPU queues more) is timed on the wall clock, as is each dispatch call (on a
     GPU: driver submission; llvmpipe runs compute inside the call, so there it is the pass's time and
     its timer queries read 0). Pass kinds are the shader

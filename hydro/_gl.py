@@ -310,7 +310,12 @@ class FencedReadback:
         if ctx.version_code < 440 and "GL_ARB_buffer_storage" not in ctx.extensions:
             return None
         gl = gl_functions(ctx, cls._SIGNATURES)
-        return None if gl is None else cls(gl, size, slots)
+        if gl is None:
+            return None
+        try:
+            return cls(gl, size, slots)
+        except HydroGLError:          # the driver would not map it: the caller reads synchronously
+            return None
 
     def __init__(self, gl, size, slots):
         self._gl, self.size, self.slots = gl, size, slots

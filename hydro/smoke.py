@@ -173,10 +173,11 @@ class SmokeGrid(SmokeState, _gl.Owner):
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
         h = dt / substeps
         p = self.params
+        # after a readback the GPU idles until queued passes are submitted: submit the caller's splats,
+        # then the forces and the advection as soon as each is queued (a substep after the first
+        # starts right after the last one's flush)
+        _gl.flush(self.ctx)
         for _ in range(substeps):
-            # after a readback the GPU idles until queued passes are submitted: submit the caller's
-            # splats, the forces and the advection as soon as each is queued
-            _gl.flush(self.ctx)
             if p.fire:
                 self._combust(h)
             if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):

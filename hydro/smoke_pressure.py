@@ -21,15 +21,17 @@ cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relati
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
-as they go, _gl.flush). The GPU copies the record into a persistently mapped ring and the CPU waits
-on its fence (_gl.FencedReadback; a buffer read where GL cannot map persistently), which returns
-sooner than the driver's buffer read (docs/benchmarks.md). The solve does not check after every
-cycle: it first runs, back to back,
-the cycles the previous solve needed (Pressure.predicted) and reads the residual once; only if that
-is still above the tolerance does it go on one cycle and one readback at a time. A steady simulation
-pays one readback per projection; the result is the same guarantee, residual <= tolerance (unless
-the cycle cap or stagnation stops it), at the cost of an occasional surplus cycle, which the
-prediction drops again when the residual after the batch says one fewer would have done.
+as they go, _gl.flush). The GPU copies the record into a persistently mapped ring and the CPU polls
+its fence (_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's
+submissions that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
+llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
+does not check after every cycle: it first runs, back to back, the cycles the previous solve needed
+(Pressure.predicted) and reads the residual once; only if that is still above the tolerance does it
+go on one cycle and one readback at a time. A steady simulation pays one readback per projection;
+the result is the same guarantee, residual <= tolerance (unless the cycle cap or stagnation stops
+it), at the cost of an occasional surplus cycle, which the prediction drops again when the residual
+after the batch says one fewer would have done. (Deciding the extra cycles on the GPU, with no
+readback, was slower: docs/benchmarks.md.)
 """
 from __future__ import annotations
 

@@ -213,10 +213,10 @@ def test_step_submits_its_passes_as_it_goes(ctx, monkeypatch):
                   pressure_iterations=2)
     monkeypatch.setitem(_gl._flushes, ctx, lambda: calls.append(1))
     g.step(0.02, substeps=2)
-    assert len(calls) == 2 * (1 + 1 + 1 + 2 + 1)
+    assert len(calls) == 1 + 2 * (1 + 1 + 2 + 1)
     monkeypatch.setattr(_gl, "FLUSH", False)
     g.step(0.02)
-    assert len(calls) == 12
+    assert len(calls) == 11
     g.release()
 
 
@@ -242,3 +242,20 @@ def test_grids_sharing_a_context_keep_their_own_passes(ctx):
         alone.release()
     for g in together:
         g.release()
+
+
+def test_a_ring_the_driver_will_not_map_falls_back_to_reads(ctx, monkeypatch, reads):
+    """Where the driver refuses to map the readback ring, FencedReadback.create gives None instead of
+    failing, and a smoke grid still builds and checks its residual with buffer reads."""
+    def refuse(self, gl, size, slots):
+        raise _gl.HydroGLError("could not map a readback buffer persistently")
+
+    monkeypatch.setattr(_gl.FencedReadback, "__init__", refuse)
+    assert _gl.FencedReadback.create(ctx, 16) is None
+    g = SmokeGrid(ctx, (40, 48), buoyancy=(0.0, 1.0), pressure_tolerance=TOLERANCE)
+    assert g._pressure.ring is None
+    g.splat(24, 10, 5.0, velocity=(2.0, 4.0), density=1.0, temperature=1.0)
+    before = reads[0]
+    g.step(1 / 60)
+    assert reads[0] > before and g.pressure_residual <= TOLERANCE
+    g.release()

@@ -286,7 +286,7 @@ def test_v_cycle_after_the_operator_changes(ctx, rng):
     b = _fluid_random(rng, ref.levels(solid, g._bc)[0])
     _write(pr.rhs[0], b)
     _write(pr.q[0], np.zeros(shape))
-    pr.v_cycle(norms=True)                         # records the cycle's passes
+    pr.v_cycle(norms=True)                         # a cycle with the first operators
     solid = np.zeros(shape, bool)
     solid[30:50, 60:75] = True
     g.obstacles = solid
