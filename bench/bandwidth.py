@@ -101,28 +101,18 @@ def buffer_copy(ctx, megabytes, t="vec4", per=1, wg=256, repeats=10, watch_clock
     return 2 * nbytes / best / 1e9, seen
 
 
-def image_copy(ctx, megabytes, fmt="rgba32f", repeats=10, watch_clocks=True):
-    """(GB/s read + write, clocks seen) of an image-to-image copy in 16x16 workgroups."""
+def image_copy(ctx, megabytes, fmt="rgba32f", repeats=10, watch_clocks=True, fetch=False):
+    """(GB/s read + write, clocks seen) of an image-to-image copy in 16x16 workgroups; with `fetch`
+    the copy reads with texelFetch (the texture path) and writes with imageStore."""
     comps = {"r32f": 1, "rgba32f": 4}[fmt]
     w = int(math.sqrt(megabytes * 2**20 // (4 * comps))) // 16 * 16
     a, b = ctx.texture((w, w), comps, dtype="f4"), ctx.texture((w, w), comps, dtype="f4")
-    a.bind_to_image(0, read=True, write=False)
+    if fetch:
+        a.use(0)
+    else:
+        a.bind_to_image(0, read=True, write=False)
     b.bind_to_image(1, read=False, write=True)
-    prog = ctx.compute_shader(IMAGE_SRC.format(fmt=fmt))
-    best, seen = best_time(lambda: prog.run(w // 16, w // 16), ctx.finish, repeats, watch_clocks=watch_clocks)
-    a.release(), b.release(), prog.release()
-    return 2 * w * w * 4 * comps / best / 1e9, seen
-
-
-def texture_copy(ctx, megabytes, fmt="r32f", repeats=10, watch_clocks=True):
-    """(GB/s read + write, clocks seen) of a copy that reads with texelFetch (the texture path) and
-    writes with imageStore, 16x16 workgroups."""
-    comps = {"r32f": 1, "rgba32f": 4}[fmt]
-    w = int(math.sqrt(megabytes * 2**20 // (4 * comps))) // 16 * 16
-    a, b = ctx.texture((w, w), comps, dtype="f4"), ctx.texture((w, w), comps, dtype="f4")
-    a.use(0)
-    b.bind_to_image(1, read=False, write=True)
-    prog = ctx.compute_shader(TEXTURE_SRC.format(fmt=fmt))
+    prog = ctx.compute_shader((TEXTURE_SRC if fetch else IMAGE_SRC).format(fmt=fmt))
     best, seen = best_time(lambda: prog.run(w // 16, w // 16), ctx.finish, repeats, watch_clocks=watch_clocks)
     a.release(), b.release(), prog.release()
     return 2 * w * w * 4 * comps / best / 1e9, seen
@@ -133,7 +123,7 @@ def gl_copies(ctx, megabytes, repeats):
                for name, (t, per, wg) in BUFFER_KERNELS.items()}
     for fmt in ("r32f", "rgba32f"):
         results[f"image {fmt} 16x16"] = image_copy(ctx, megabytes, fmt, repeats)
-        results[f"texelFetch {fmt} to image, 16x16"] = texture_copy(ctx, megabytes, fmt, repeats)
+        results[f"texelFetch {fmt} to image, 16x16"] = image_copy(ctx, megabytes, fmt, repeats, fetch=True)
     return results
 
 

@@ -223,12 +223,12 @@ def profile(ctx, n, options, steps=4, splat=stir):
     wrapped in a GL_TIME_ELAPSED query (ctx.query(time=True), nanoseconds of GPU time from the
     dispatch reaching the GPU to its completion; queries cannot nest, so each brackets one dispatch),
     and every readback (Buffer.read, or a wait on a fenced copy in _gl.FencedReadback.newest: the
-    CPU waits for the GPU to drain everything queued, then
-    the GPU idles until the CPU queues more) is timed on the wall clock, as is each dispatch call (on a
-    GPU: driver submission; llvmpipe runs compute inside the call, so there it is the pass's time and
-    its timer queries read 0). Pass kinds are the shader
-    name and the dispatch's group count, which tells the levels of the multigrid apart. The queries
-    add some overhead per dispatch, so the wall time per step here is above the plain timing's."""
+    CPU waits for the GPU to drain everything queued, then the GPU idles until the CPU queues more)
+    is timed on the wall clock, as is each dispatch call (on a GPU: driver submission; llvmpipe runs
+    compute inside the call, so there it is the pass's time and its timer queries read 0). Pass kinds
+    are the shader name and the dispatch's group count, which tells the levels of the multigrid
+    apart. The queries add some overhead per dispatch, so the wall time per step here is above the
+    plain timing's."""
     pool, used, records = [], [0], []
     read_ns, reads = [0], [0]
     run, read = moderngl.ComputeShader.run, moderngl.Buffer.read

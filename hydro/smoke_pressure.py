@@ -107,7 +107,6 @@ class Pressure:
             # the solve's residual checks: the norms copied by the GPU into a mapped ring and waited for
             # by a fence, without the driver's buffer read (None where GL cannot map persistently)
             self.ring = _gl.FencedReadback.create(ctx, NORMS_DTYPE.itemsize)
-            self.checks = 0
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce", "warm_start")}
             device = _gl.device_kind(ctx)
@@ -129,6 +128,7 @@ class Pressure:
         self.solution = self.q[0]                           # where the last solve left q
         self.cycles = 0
         self.predicted = 1                                  # cycles a tolerance solve runs before its first check
+        self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
