@@ -13,6 +13,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 1024 --profile        # GPU time per pass kind (timer queries), readback waits
     python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 32 16   # one-workgroup coarse solve
     python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32
+    python bench/smoke.py --sizes 1024 --configs 1e-3 --smoothing 2x1.0 3x1.2   # V(2,2) Gauss-Seidel, V(3,3) SOR 1.2
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -45,29 +46,44 @@ CONFIGS = [
 
 
 def variants(args):
-    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side and
-    each --tile-shapes: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE and the tile shapes
-    (read when a grid is made) as they yield."""
+    """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side, each
+    --tile-shapes and each --smoothing: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE, the
+    tile shapes and SWEEPS / OMEGA (read when a grid is made) as they yield."""
     sp = smoke_pressure
-    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE)
+    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE), sp.SWEEPS, sp.OMEGA
     try:
-        for side in args.coarse_side or [None]:
-            for shape in args.tile_shapes or [None]:
-                tag = []
-                if side:
-                    sp.COARSE_SIDE = side
-                    tag.append(f"coarse {side}")
-                if shape:
-                    for kind in ("gpu", "cpu"):
-                        sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
-                    tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
-                for name, options in CONFIGS:
-                    if not args.configs or any(key in name for key in args.configs):
-                        yield (f"{name} [{', '.join(tag)}]" if tag else name), options
+        for side, shape, smoothing in ((a, b, c) for a in args.coarse_side or [None]
+                                       for b in args.tile_shapes or [None] for c in args.smoothing or [None]):
+            tag = []
+            if smoothing:
+                sp.SWEEPS, sp.OMEGA = smoothing
+                tag.append(f"V({smoothing[0]},{smoothing[0]}) omega {smoothing[1]}")
+            if side:
+                sp.COARSE_SIDE = side
+                tag.append(f"coarse {side}")
+            if shape:
+                for kind in ("gpu", "cpu"):
+                    sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
+                tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
+            for name, options in CONFIGS:
+                if not args.configs or any(key in name for key in args.configs):
+                    yield (f"{name} [{', '.join(tag)}]" if tag else name), options
     finally:
-        sp.COARSE_SIDE = saved[0]
+        sp.COARSE_SIDE, sp.SWEEPS, sp.OMEGA = saved[0], saved[3], saved[4]
         sp.TILE_SHAPE.update(saved[1])
         sp.SMALL_TILE_SHAPE.update(saved[2])
+
+
+def smoothing(text):
+    """--smoothing value: 'SWEEPSxOMEGA', e.g. 2x1.0 (V(2,2) Gauss-Seidel) or 3x1.2."""
+    try:
+        sweeps, omega = text.split("x")
+        sweeps, omega = int(sweeps), float(omega)
+        if not (1 <= sweeps <= 3 and 0.0 < omega < 2.0):
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected SWEEPSxOMEGA (1..3 sweeps, 0 < omega < 2), got {text!r}") from None
+    return sweeps, omega
 
 
 def tile_shapes(text):
@@ -368,6 +384,10 @@ def main(argv=None):
     ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG]",
                     help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
                          f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
+    ap.add_argument("--smoothing", type=smoothing, nargs="+", default=None, metavar="SxOMEGA",
+                    help="multigrid smoothing: S red-black sweeps before and after the coarse correction, "
+                         f"over-relaxed by OMEGA (default {smoke_pressure.SWEEPS}x{smoke_pressure.OMEGA}); "
+                         "several values: each in turn")
     args = ap.parse_args(argv)
     _gl.FLUSH = not args.no_flush
     splat = SCENES[args.scene]

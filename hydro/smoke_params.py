@@ -18,7 +18,7 @@ class SmokeParams:
     vorticity: float = 0.0            # confinement strength eps, 1/s; >= 0; f = eps h (N x w) (Fedkiw 2001)
     buoyancy: tuple = (0.0, 0.0)      # (alpha, beta): f_up = -alpha density + beta (T - T_ambient), world units/s^2
     ambient_temperature: float = 0.0  # T_ambient of the buoyancy and cooling laws
-    pressure: str = "multigrid"       # "multigrid" (V(2,2) cycles, red-black GS) | "jacobi" | "gauss-seidel"
+    pressure: str = "multigrid"       # "multigrid" (V(3,3) cycles, red-black SOR) | "jacobi" | "gauss-seidel"
     pressure_iterations: int | None = None   # multigrid: max V-cycles (20); jacobi: sweeps (40); gauss-seidel: red+black sweeps (20)
     pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
     #                                          after the cycle count the last solve needed, then after each further

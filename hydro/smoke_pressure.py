@@ -1,10 +1,11 @@
-"""Pressure Poisson solvers of SmokeGrid on the GPU: multigrid V(2,2) cycles with red-black
-Gauss-Seidel smoothing, and the fixed-iteration Jacobi / red-black Gauss-Seidel of the popular demos.
+"""Pressure Poisson solvers of SmokeGrid on the GPU: multigrid V(3,3) cycles with red-black SOR
+smoothing, and the fixed-iteration Jacobi / red-black Gauss-Seidel of the popular demos.
 
 Level l has ceil(n / 2^l) cells per side (odd sizes work: missing children count as walls) down to
 at most 4 x 4; its operator (W_right, W_top, D, diagonal) is built in float64 on the CPU by
 hydro.reference.smoke.levels whenever obstacles or boundaries change, and uploaded. A V-cycle is
-smooth (2 red-black sweeps), restrict (sum of child residuals), recurse, prolong (bilinear), smooth;
+smooth (SWEEPS red-black SOR sweeps, OMEGA), restrict (sum of child residuals), recurse, prolong
+(bilinear), smooth;
 the coarsest level is solved exactly, by a matrix built on the CPU with the operators
 (hydro.reference.smoke.coarse_inverse, v_cycle).
 
@@ -30,8 +31,9 @@ does not check after every cycle: it first runs, back to back, the cycles the pr
 go on one cycle and one readback at a time. A steady simulation pays one readback per projection;
 the result is the same guarantee, residual <= tolerance (unless the cycle cap or stagnation stops
 it), at the cost of an occasional surplus cycle, which the prediction drops again when the residual
-after the batch says one fewer would have done. (Deciding the extra cycles on the GPU, with no
-readback, was slower: docs/benchmarks.md.)
+after the batch and the last measured cut of that cycle say one fewer would have done, or, failing
+that, tries after PROBE_MIN solves in a row (a failed try costs a cycle and a readback, and doubles
+the wait). (Deciding the extra cycles on the GPU, with no readback, was slower: docs/benchmarks.md.)
 """
 from __future__ import annotations
 
@@ -51,13 +53,24 @@ COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup
 TILE_SHAPE = {"gpu": (64, 32), "cpu": (32, 16)}
 SMALL_TILE_SHAPE = {"gpu": (32, 32), "cpu": (32, 16)}
 SMALL_LEVEL_TILES = 256
+# Smoothing: SWEEPS red-black sweeps before and after the coarse correction, each half-sweep over-relaxed
+# by OMEGA (hydro.reference.smoke.smooth). On the benchmark scene's right-hand sides V(3,3) with 1.2 cuts
+# the residual ~35x a cycle against ~12x for V(2,2) Gauss-Seidel and ~25x for V(2,2) with 1.2: 1e-3 at
+# 1024^2 in 2 cycles with a margin (3.7e-4; V(2,2) with 1.2 reaches 9.7e-4, and a step now and then
+# needs a third), each cycle ~30 % dearer (docs/benchmarks.md).
+SWEEPS = ref.SWEEPS        # the reference V-cycle's defaults
+OMEGA = ref.OMEGA
+# A solve that met the tolerance at its first check PROBE_MIN times in a row tries one cycle fewer even
+# where no estimate says it will do (a warm start's later cycles cut less than a cold start's, which
+# the estimates come from); each failed try doubles the wait, up to PROBE_MAX solves.
+PROBE_MIN, PROBE_MAX = 8, 256
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
 def check_tile_shape(shape) -> None:
     """Raise ValueError unless the tiled passes can take `shape` (block side, workgroup side): partials
     holds one record per 16 x 16 block, norms.glsl folds multiples of 256 invocations, and a block of
-    64 + 2 x 5 cells a side is what 32 KB of shared memory holds."""
+    64 + 2 x (2 SWEEPS + 1) cells a side, with norms.glsl's 6 KB, is what 32 KB of shared memory holds."""
     tile, group = shape
     if tile % 2 or not 16 <= tile <= 64 or group not in (16, 32):
         raise ValueError(f"tile shape {(tile, group)}: expected an even block side 16..64 and a workgroup "
@@ -118,10 +131,11 @@ class Pressure:
                 check_tile_shape((tile, group))
                 self.tile_shapes.append((tile, group))
             for shape in set(self.tile_shapes):
-                defines = dict(zip(("TILE", "GROUP_SIDE"), shape))
+                defines = dict(zip(("TILE", "GROUP_SIDE"), shape), SWEEPS=SWEEPS, OMEGA=OMEGA)
                 for name in ("smooth_restrict", "prolong_smooth"):
                     self.programs[name, shape] = _gl.program(ctx, f"smoke/{name}.comp", defines)
-            self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp", {"COARSE_SIDE": COARSE_SIDE})
+            self.programs["coarse_cycle"] = _gl.program(ctx, "smoke/coarse_cycle.comp",
+                                                      {"COARSE_SIDE": COARSE_SIDE, "SWEEPS": SWEEPS, "OMEGA": OMEGA})
         except BaseException:
             self.release()
             raise
@@ -129,6 +143,10 @@ class Pressure:
         self.cycles = 0
         self.predicted = 1                                  # cycles a tolerance solve runs before its first check
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
+        self.ratios = {}                                    # cycle k: its cut r_k / r_(k-1), last measured
+        self.streak = 0               # solves in a row that met the tolerance at their first check
+        self.probe_every = PROBE_MIN  # after that many, the next solve tries one cycle fewer
+        self.probing = False          # the last solve ran one cycle fewer than the one before needed
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
@@ -173,7 +191,7 @@ class Pressure:
         _gl.dispatch(self.ctx, prog, *self._size(0))
 
     def smooth_restrict(self, level, warm=False):
-        """2 red-black sweeps on `level` from q[level] (from 0 below the finest; with `warm`, from
+        """SWEEPS red-black SOR sweeps on `level` from q[level] (from 0 below the finest; with `warm`, from
         alpha q[0], warm.glsl) into q_alt[level], and the coarse right-hand side rhs[level + 1] from
         the result."""
         prog = self.programs["smooth_restrict", self.tile_shapes[level]]
@@ -188,7 +206,7 @@ class Pressure:
         self._tiled(prog, level)
 
     def prolong_smooth(self, level, norms=False):
-        """q[level] = q_alt[level] + the correction from q[level + 1], then 2 red-black sweeps; with
+        """q[level] = q_alt[level] + the correction from q[level + 1], then SWEEPS red-black SOR sweeps; with
         `norms` (level 0) the residual's norms after it go to self.norms (no reduce pass)."""
         prog = self.programs["prolong_smooth", self.tile_shapes[level]]
         _gl.set_uniforms(prog, u_size=self._size(level), u_coarse_size=self._size(level + 1), u_with_norms=int(norms))
@@ -268,7 +286,7 @@ class Pressure:
     # ------------------------------------------------------------------------------------ solvers
 
     def v_cycle(self, norms=False, warm=False):
-        """One V(2,2) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
+        """One V(SWEEPS, SWEEPS) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
         after it go to self.norms; with `warm` it starts from alpha q[0] (after warm_start())."""
         _gl.flush(self.ctx)      # the passes before this cycle start while Python queues it
         for level in range(self.first_coarse):
@@ -340,18 +358,38 @@ class Pressure:
             self.v_cycle(norms=True)
             self.cycles += 1
             previous, now = now, self._check()["relative"]
+            self.ratios[self.cycles] = now / previous if previous > 0 else 0.0
+        if self.probing and self.cycles > batch:        # the last solve's try of one cycle fewer failed
+            self.probe_every = min(2 * self.probe_every, PROBE_MAX)
+        self.probing = False
         if now <= tolerance:
             self.predicted = self.cycles
-            if self.cycles == batch > 1 and now ** ((batch - 1) / batch) <= tolerance:
-                # converged at the first check: had each cycle cut the residual by the batch's mean
-                # factor now^(1/batch), batch - 1 cycles would have left now^((batch-1)/batch). V-cycles
-                # cut most in the first cycle, so the last one cut less than the mean and the residual
-                # after batch - 1 was at most that: one cycle fewer will do next time, if the scene holds
-                self.predicted = batch - 1
+            if self.cycles == batch > 1:
+                self.streak += 1
+                if self._before_last(now, batch) <= tolerance or self.streak >= self.probe_every:
+                    # one cycle fewer would have done (or may have, and it has not been tried for a
+                    # while): try it next time
+                    self.predicted, self.streak, self.probing = batch - 1, 0, True
+            else:
+                self.streak = 0
         elif now > STAGNATION * previous and self.cycles > batch:
             self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
         else:
             self.predicted = self.cycles          # the cycle cap
+
+    def _before_last(self, now, batch):
+        """An estimate of the relative residual a solve that reached `now` after a batch of `batch`
+        cycles had after batch - 1 of them (not read: the batch runs unchecked). Where an earlier solve
+        went on cycle by cycle past cycle `batch`, that cycle's cut was measured (self.ratios), and the
+        cuts of a given cycle change slowly with the scene: now / that cut. Otherwise, had each cycle cut
+        the residual (at most 1 at the start) by the batch's mean factor now^(1/batch), batch - 1 cycles
+        would have left now^((batch-1)/batch), and V-cycles cut most in their first cycles, so the last
+        one cut less than the mean and that bounds the residual before it. A wrong estimate costs one
+        cycle and one check the next time; the tolerance holds either way."""
+        ratio = self.ratios.get(batch)
+        if ratio:
+            return now / ratio
+        return now ** ((batch - 1) / batch)
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,

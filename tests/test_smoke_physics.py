@@ -80,9 +80,9 @@ def test_projection_leaves_divergence_at_solver_tolerance(ctx, rng, shape, open_
 
 @pytest.mark.parametrize("n", [32, 64])
 def test_multigrid_residual_falls_per_cycle(ctx, rng, n):
-    """V(2,2) cycles: the first cuts the residual by > 20x, every later one by > 3x (an open side next to
-    odd coarse sizes and an obstacle is the hard case; a closed box gives ~20x per cycle), and four
-    reach 5e-5, at both sizes: the rate does not depend on the size."""
+    """V-cycles: the first cuts the residual by > 20x, every later one by > 3x (an open side next to odd
+    coarse sizes and an obstacle is the hard case: 5-24x here; a closed box gives ~30x per cycle), and
+    four reach 5e-5, at both sizes: the rate does not depend on the size."""
     g = SmokeGrid(ctx, (n, n + 6))
     _block_obstacle(g, n, "right")
     _random_faces(g, rng)

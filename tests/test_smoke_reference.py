@@ -192,17 +192,20 @@ def _fluid_random(rng, c):
 
 def _norms_match(n, q, b, c):
     r = ref.residual(q, b, c)
-    assert n["r"] == pytest.approx(np.linalg.norm(r), rel=1e-4)
+    # the GPU forms each r = b - (sum W q_nb - diag q) in fp32: where q is converged its terms are far
+    # larger than r, and r carries a few fp32 roundings of the largest of them
+    slack = 4 * float(np.finfo(np.float32).eps) * float(np.abs(c[..., 3] * q).max())
+    assert n["r"] == pytest.approx(np.linalg.norm(r), rel=1e-4, abs=slack * float(np.sqrt(r.size)))
     assert n["b"] == pytest.approx(np.linalg.norm(b), rel=1e-5)
-    assert n["rmax"] == pytest.approx(np.abs(r).max(), rel=1e-4)
+    assert n["rmax"] == pytest.approx(np.abs(r).max(), rel=1e-4, abs=slack)
     assert n["bmax"] == pytest.approx(np.abs(b).max(), rel=1e-6)
 
 
 # (ny, nx): odd and even sides, blocks cut by the edges, 1-3 tiled levels above coarse_cycle.comp
 @pytest.mark.parametrize("shape", [(75, 131), (130, 67), (200, 257)])
 def test_tiled_passes(ctx, rng, shape):
-    """smooth_restrict / prolong_smooth on random non-zero q and b against 4 half-sweeps of the
-    reference's red-black smoothing with its restriction / prolongation, on every tiled level."""
+    """smooth_restrict / prolong_smooth on random non-zero q and b against the reference's red-black
+    SOR smoothing (SWEEPS sweeps) with its restriction / prolongation, on every tiled level."""
     _check_tiled_passes(ctx, rng, shape)
 
 
@@ -245,6 +248,13 @@ def _tile_tables(monkeypatch, large, small):
     monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", small)
 
 
+def _smoothed(q, b, c):
+    """One smoothing of the GPU's V-cycle: SWEEPS red-black SOR sweeps with OMEGA."""
+    for _ in range(smoke_pressure.SWEEPS):
+        q = ref.smooth(ref.smooth(q, b, c, 0, smoke_pressure.OMEGA), b, c, 1, smoke_pressure.OMEGA)
+    return q
+
+
 def _check_tiled_passes(ctx, rng, shape):
     g, solid = _grid(ctx, shape)
     pr = g._pressure
@@ -257,21 +267,18 @@ def _check_tiled_passes(ctx, rng, shape):
         _write(pr.q[level], q)
         pr.smooth_restrict(level)
         start = q if level == 0 else np.zeros_like(q)     # below the finest level a cycle starts at 0
-        expected = start
-        for parity in (0, 1, 0, 1):
-            expected = ref.smooth(expected, b, c, parity)
+        expected = _smoothed(start, b, c)
         _close(_read(pr.q_alt[level], c.shape[:2]), expected)
         _close(_read(pr.rhs[level + 1], cc.shape[:2]), ref.restrict(expected, b, c)[0])
         qc = _fluid_random(rng, cc)
         _write(pr.q[level + 1], qc)
         _write(pr.q_alt[level], q)
         pr.prolong_smooth(level, norms=level == 0)
-        expected = ref.prolong(q, c, qc, cc)
-        for parity in (0, 1, 0, 1):
-            expected = ref.smooth(expected, b, c, parity)
-        _close(_read(pr.q[level], c.shape[:2]), expected)
-        if level == 0:                             # the last group folded every group's record
-            _norms_match(pr.read_norms(pr.norms), expected, b, c)
+        expected = _smoothed(ref.prolong(q, c, qc, cc), b, c)
+        got = _read(pr.q[level], c.shape[:2])
+        _close(got, expected)
+        if level == 0:                             # the last group folded every group's record, of its own q
+            _norms_match(pr.read_norms(pr.norms), got, b, c)
     g.release()
     return g
 
@@ -304,7 +311,7 @@ def test_v_cycle_after_the_operator_changes(ctx, rng):
 
 @pytest.mark.parametrize("shape", [SHAPE, (64, 5), (75, 131), (200, 257)])
 def test_v_cycle(ctx, rng, shape):
-    """Whole V(2,2) cycles (tiled passes and the one-workgroup coarse_cycle.comp, or the latter alone on
+    """Whole V-cycles (tiled passes and the one-workgroup coarse_cycle.comp, or the latter alone on
     a small grid) from a random non-zero q against hydro.reference.smoke.v_cycle, with the norms after each."""
     _check_v_cycle(ctx, rng, shape)
 
@@ -324,8 +331,12 @@ def _check_v_cycle(ctx, rng, shape):
     for _ in range(2):                             # the second also checks the norms' group count was reset
         pr.v_cycle(norms=True)
         expected = ref.v_cycle(expected, b, lv)
-        _close(_read(pr.q[0], shape), expected)
-        _norms_match(pr.read_norms(pr.norms), expected, b, lv[0])
+        got = _read(pr.q[0], shape)
+        # fp32 against fp64 over a cycle's 60-odd over-relaxed half-sweeps on a closed box, whose q on
+        # random right-hand sides grows to ~100: a few 1e-5 of the largest value (a wrong weight,
+        # parity or level is off by 1e-2 and more)
+        _close(got, expected, rtol=6e-5)
+        _norms_match(pr.read_norms(pr.norms), got, b, lv[0])      # the residual of the q the cycle wrote
     assert not np.allclose(expected, q)
     g.release()
     return g
@@ -372,8 +383,9 @@ def test_warm_start(ctx, rng, shape):
     assert 0.4 < alpha < 0.8                       # neither 1 (q0 as it is) nor 0 (a cold start)
     pr.v_cycle(norms=True, warm=True)
     expected = ref.v_cycle(ref.warm_start(q0, b, c), b, lv)
-    _close(_read(pr.q[0], shape), expected)
-    _norms_match(pr.read_norms(pr.norms), expected, b, c)
+    got = _read(pr.q[0], shape)
+    _close(got, expected)
+    _norms_match(pr.read_norms(pr.norms), got, b, c)
     # the next cycle of the solve starts from q as it is
     pr.v_cycle(norms=True)
     _close(_read(pr.q[0], shape), ref.v_cycle(expected, b, lv))

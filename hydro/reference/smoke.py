@@ -424,11 +424,12 @@ def _neighbour_sum(q, c):
     return s
 
 
-def smooth(q, b, c, parity):
-    """One colour of red-black Gauss-Seidel: q_c = (sum W q_nb - b) / diag on cells with
-    (i + j) % 2 == parity (the other colour is only read, so in-place updates are exact)."""
+def smooth(q, b, c, parity, omega=1.0):
+    """One colour of red-black SOR: q_c += omega ((sum W q_nb - b) / diag - q_c) on cells with
+    (i + j) % 2 == parity (the other colour is only read, so in-place updates are exact); omega 1 is
+    Gauss-Seidel. Solid cells (diag 0) get 0."""
     diag = c[..., 3]
-    new = np.where(diag > 0, (_neighbour_sum(q, c) - b) / np.where(diag > 0, diag, 1.0), 0.0)
+    new = np.where(diag > 0, q + omega * ((_neighbour_sum(q, c) - b) / np.where(diag > 0, diag, 1.0) - q), 0.0)
     jj, ii = np.indices(q.shape)
     return np.where((ii + jj) % 2 == parity, new, q)
 
@@ -499,17 +500,23 @@ def coarse_solve(q, b, c):
     return q + (coarse_inverse(c) @ residual(q, b, c).ravel()).reshape(q.shape)
 
 
-def v_cycle(q, b, lv, level=0, pre=2, post=2):
+SWEEPS = 3        # hydro.smoke_pressure.SWEEPS, OMEGA: the GPU's V-cycle
+OMEGA = 1.2
+
+
+def v_cycle(q, b, lv, level=0, pre=SWEEPS, post=SWEEPS, omega=OMEGA):
+    """One V(pre, post) cycle with red-black SOR smoothing (omega) on every level and the coarsest
+    level solved exactly."""
     c = lv[level]
     if level == len(lv) - 1:
         return coarse_solve(q, b, c)
     for _ in range(pre):
-        q = smooth(smooth(q, b, c, 0), b, c, 1)
+        q = smooth(smooth(q, b, c, 0, omega), b, c, 1, omega)
     bc_, qc = restrict(q, b, c)
-    qc = v_cycle(qc, bc_, lv, level + 1, pre, post)
+    qc = v_cycle(qc, bc_, lv, level + 1, pre, post, omega)
     q = prolong(q, c, qc, lv[level + 1])
     for _ in range(post):
-        q = smooth(smooth(q, b, c, 0), b, c, 1)
+        q = smooth(smooth(q, b, c, 0, omega), b, c, 1, omega)
     return q
 
 
@@ -531,7 +538,7 @@ def warm_start(q0, b, c):
 
 
 def solve(b, lv, tol=1e-10, max_cycles=50, q0=None):
-    """Multigrid V(2,2) cycles until |r| / |b| <= tol, from q = 0, or with q0 (the last solve's q)
+    """Multigrid V-cycles (v_cycle) until |r| / |b| <= tol, from q = 0, or with q0 (the last solve's q)
     from warm_start(q0); returns q and the residual history."""
     q = np.zeros_like(b) if q0 is None else warm_start(np.asarray(q0, np.float64), b, lv[0])
     nb = np.linalg.norm(b)

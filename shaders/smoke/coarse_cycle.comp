@@ -1,5 +1,5 @@
 #version 430
-// Pressure.coarse_cycle: the rest of a V(2,2) cycle from the first level with both sides <= COARSE_SIDE
+// Pressure.coarse_cycle: the rest of a V-cycle from the first level with both sides <= COARSE_SIDE
 // down to the coarsest, in ONE workgroup: smooth, restrict, recurse, prolong, smooth and the coarsest
 // level's exact solve are sub-steps separated by barrier(), on q, b and every level's operator held in
 // shared memory (32 KB for COARSE_SIDE 32), loaded once, so no sub-step fetches a texel. The arithmetic
@@ -58,14 +58,14 @@ void sweep(Level L, int parity) {
     for (int i = int(gl_LocalInvocationIndex); i < L.n.x * L.n.y; i += GROUP) {
         ivec2 c = ivec2(i % L.n.x, i / L.n.x);
         if ((c.x + c.y) % 2 != parity) continue;
-        float diag = s_coef[L.at + i].w;
-        s_q[L.at + i] = diag > 0.0 ? (neighbour_sum(L, c) - s_b[L.at + i]) / diag : 0.0;
+        float diag = s_coef[L.at + i].w, q = s_q[L.at + i];
+        s_q[L.at + i] = diag > 0.0 ? q + OMEGA * ((neighbour_sum(L, c) - s_b[L.at + i]) / diag - q) : 0.0;
     }
     barrier();
 }
 
-void sweeps(Level L, int count) {
-    for (int k = 0; k < count; ++k) {
+void sweeps(Level L) {                          // one smoothing: SWEEPS red-black SOR sweeps (tile.glsl)
+    for (int k = 0; k < SWEEPS; ++k) {
         sweep(L, 0);
         sweep(L, 1);
     }
@@ -153,14 +153,14 @@ void main() {
     barrier();
     for (int l = 0; l + 1 < u_levels; ++l) {
         Level L = g_levels[l];
-        sweeps(L, 2);
+        sweeps(L);
         restrict_to(L, g_levels[l + 1]);
     }
     coarsest_solve(last);
     for (int l = u_levels - 2; l >= 0; --l) {
         Level L = g_levels[l];
         prolong_from(L, g_levels[l + 1]);
-        sweeps(L, 2);
+        sweeps(L);
     }
     for (int i = int(gl_LocalInvocationIndex); i < u_size.x * u_size.y; i += GROUP)
         imageStore(u_q_io, ivec2(i % u_size.x, i / u_size.x), vec4(s_q[i]));

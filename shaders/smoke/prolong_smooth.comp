@@ -1,8 +1,8 @@
 #version 430
-// Pressure.prolong_smooth: V(2,2)'s prolongation and post-smoothing of one level in one pass. Per
+// Pressure.prolong_smooth: a V-cycle's prolongation and post-smoothing of one level in one pass. Per
 // TILE x TILE block (tile.glsl): load q + the bilinear interpolation of the coarse correction
 // (cell-centred weights 9/16, 3/16, 3/16, 1/16; coarse cells outside the grid or without fluid are
-// left out and the weights renormalised), 2 red-black sweeps, the block's q to u_q_out. With
+// left out and the weights renormalised), SWEEPS red-black SOR sweeps, the block's q to u_q_out. With
 // u_with_norms (the finest level) also the block's norms of r = b - L q and of b (as residual.comp) to
 // u_partials, and the last group to finish folds them into u_norms (as reduce.comp): the residual
 // check of a cycle costs no pass of its own.

@@ -1,6 +1,6 @@
 #version 430
-// Pressure.smooth_restrict: V(2,2)'s pre-smoothing and restriction of one level in one pass. Per
-// TILE x TILE block: 2 red-black sweeps (tile.glsl; the same numbers as smooth.comp run 4 times), the
+// Pressure.smooth_restrict: a V-cycle's pre-smoothing and restriction of one level in one pass. Per
+// TILE x TILE block: SWEEPS red-black SOR sweeps (tile.glsl; hydro.reference.smoke.smooth), the
 // block's q to u_q_out, and the coarse right-hand side, the sum of the residuals of each coarse cell's
 // 2 x 2 children (children past an odd edge count as 0), to u_coarse_rhs_out. The coarse iterate is
 // not written: the next pass starts it at 0. u_size is the fine level.

@@ -1,17 +1,20 @@
 // Overlapped tiling for the fused red-black passes (smooth_restrict.comp, prolong_smooth.comp): a
 // workgroup owns a TILE x TILE block of one level and loads q on the block grown by HALO cells into
 // shared memory. Each half-sweep updates its colour on a region one cell narrower than the last, so
-// after the 2 sweeps (4 half-sweeps) of V(2,2) smoothing q is final on the block grown by 1: exactly
-// the numbers of 4 global half-sweeps (smooth.comp), not a block-Jacobi approximation, plus the
-// ring the residual's neighbour sum needs. Cells outside the grid hold 0 and are never updated.
+// after the SWEEPS sweeps (2 SWEEPS half-sweeps) of one V(SWEEPS, SWEEPS) smoothing q is final on the
+// block grown by 1: exactly the numbers of 2 SWEEPS global half-sweeps, not a block-Jacobi
+// approximation, plus the ring the residual's neighbour sum needs. A half-sweep is red-black SOR,
+// q_c += OMEGA ((sum W q_nb - b) / diag - q_c) (hydro.reference.smoke.smooth). Cells outside the
+// grid hold 0 and are never updated.
 #include "smoke/poisson.glsl"
 
 // TILE and GROUP_SIDE (defines from hydro.smoke_pressure.TILE_SHAPE or SMALL_TILE_SHAPE) are the block side and the
-// workgroup side; TILE is even, so the 2 x 2 children of a coarse cell never straddle two blocks
+// workgroup side; TILE is even, so the 2 x 2 children of a coarse cell never straddle two blocks.
+// SWEEPS and OMEGA: hydro.smoke_pressure.SWEEPS, OMEGA.
 #if TILE % 2 != 0
 #error "tile.glsl: TILE must be even"
 #endif
-#define HALO 5                   // 4 half-sweeps + the residual's ring
+#define HALO (2 * SWEEPS + 1)    // 2 SWEEPS half-sweeps + the residual's ring
 #define SPAN (TILE + 2 * HALO)
 #define GROUP_CELLS (GROUP_SIDE * GROUP_SIDE)
 
@@ -36,17 +39,15 @@ void tile_sweep(int parity, int grow) {
         if (!inside(c) || (c.x + c.y) % 2 != parity) continue;
         float diag = coef(c).w;
         ivec2 l = c - tile_corner();
-        s_q[l.y * SPAN + l.x] = diag > 0.0 ? (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag : 0.0;
+        float q = s_q[l.y * SPAN + l.x];
+        s_q[l.y * SPAN + l.x] = diag > 0.0 ? q + OMEGA * ((neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag - q) : 0.0;
     }
     barrier();
 }
 
-// V(2,2)'s two red-black sweeps; q is then final on the block grown by HALO - 4 = 1.
+// One smoothing of the V-cycle: SWEEPS red-black sweeps; q is then final on the block grown by 1.
 void tile_smooth() {
-    tile_sweep(0, HALO - 1);
-    tile_sweep(1, HALO - 2);
-    tile_sweep(0, HALO - 3);
-    tile_sweep(1, HALO - 4);
+    for (int k = 0; k < 2 * SWEEPS; ++k) tile_sweep(k % 2, HALO - 1 - k);
 }
 
 // Writes the block's final q (its cells inside the grid) to u_q_out.
