@@ -347,14 +347,18 @@ def test_high_viscosity_solve_reaches_its_tolerance(ctx, rng):
 def test_multigrid_with_an_open_side_keeps_its_rate_on_a_large_grid(ctx, rng):
     """Smoke rising out of an open top (random velocities on an upward flow of 1 cell/s, so the
     divergence has a net source and the pressure a large-scale part) on a 256^2 grid with an obstacle:
-    after the first cycle every V-cycle still cuts the residual by more than 2.6x (3.1-3.3x). The open
-    side makes the coarsest (<= 4 x 4) problem nearly singular; with 8 red-black sweeps there instead of
-    the exact solve the rate here was 2.0-2.2x a cycle (and ~1.7x at 1024^2)."""
+    three V-cycles leave < 6e-5 (3.1e-5), and every later cycle cuts the residual by more than 2.6x
+    until fp32 round-off (~1e-5). The open side is where the coarse levels are hardest to get right:
+    with its weight coarsened by 2/3 on every level instead of each level's rediscretisation
+    (hydro.reference.smoke.open_factor) three cycles left 1.3e-4, ~4.8x a cycle; with 8 red-black
+    sweeps on the nearly singular coarsest level instead of the exact solve (and V(2,2) Gauss-Seidel)
+    5.1e-4, 2.0-3.3x a cycle."""
     n = 256
     g = SmokeGrid(ctx, (n, n))
     _block_obstacle(g, n, "top")
     g.face_velocity = (rng.normal(size=(n, n + 1)), rng.normal(size=(n + 1, n)) + 1.0)
-    history = _cycle_history(g)
-    for a, b in zip(history[1:], history[2:]):
-        assert b < a / 2.6, history
+    history = _cycle_history(g, 5)
+    assert history[2] < 6e-5, history
+    for a, b in zip(history[2:], history[3:]):
+        assert b < max(a / 2.6, 1.5e-5), history
     g.release()
