@@ -101,6 +101,35 @@ def buffer_copy(ctx, megabytes, t="vec4", per=1, wg=256, repeats=10, watch_clock
     return 2 * nbytes / best / 1e9, seen
 
 
+BUFFER_TEXTURE_SRC = """#version 430
+layout(local_size_x = 256) in;
+layout(binding = 0) uniform samplerBuffer src;
+layout(std430, binding = 1) restrict writeonly buffer Dst {{ float dst[]; }};
+uniform int n;
+void main() {{ int i = int(gl_GlobalInvocationID.x); if (i < n) dst[i] = texelFetch(src, i).r; }}
+"""
+
+
+def buffer_texture_copy(ctx, megabytes, repeats=10, watch_clocks=True):
+    """(GB/s read + write, clocks seen) of a float copy between storage buffers that reads through an r32f
+    buffer texture of the source (texelFetch, the texture path: hydro._gl.BufferViews) and writes as a
+    storage buffer, one float per invocation, 256 wide: how the tile kernel reads its flows with
+    hydro.water.FLOW_TEXTURES."""
+    from hydro import _gl
+    nbytes = megabytes * 2**20
+    n = min(nbytes // 4, 2**27)                   # GL guarantees buffer textures of 2^16 texels; NVIDIA 2^27
+    src, dst = ctx.buffer(reserve=4 * n), ctx.buffer(reserve=4 * n)
+    src.clear()
+    views = _gl.BufferViews.create(ctx, [src], 0)
+    views.bind_texture(0, src)
+    dst.bind_to_storage_buffer(1)
+    prog = ctx.compute_shader(BUFFER_TEXTURE_SRC.format())
+    prog["n"].value = n
+    best, seen = best_time(lambda: prog.run(-(-n // 256)), ctx.finish, repeats, watch_clocks=watch_clocks)
+    views.release(), src.release(), dst.release(), prog.release()
+    return 2 * 4 * n / best / 1e9, seen
+
+
 def image_copy(ctx, megabytes, fmt="rgba32f", repeats=10, watch_clocks=True, fetch=False):
     """(GB/s read + write, clocks seen) of an image-to-image copy in 16x16 workgroups; with `fetch`
     the copy reads with texelFetch (the texture path) and writes with imageStore."""
@@ -124,6 +153,7 @@ def gl_copies(ctx, megabytes, repeats):
     for fmt in ("r32f", "rgba32f"):
         results[f"image {fmt} 16x16"] = image_copy(ctx, megabytes, fmt, repeats)
         results[f"texelFetch {fmt} to image, 16x16"] = image_copy(ctx, megabytes, fmt, repeats, fetch=True)
+    results["buffer texture (texelFetch) to buffer, float x1, 256"] = buffer_texture_copy(ctx, megabytes, repeats)
     return results
 
 

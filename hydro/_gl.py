@@ -386,6 +386,7 @@ class FencedReadback:
 
 
 GL_TEXTURE_BUFFER, GL_R32F, GL_READ_ONLY, GL_MAX_IMAGE_UNITS = 0x8C2A, 0x822E, 0x88B8, 0x8F38
+GL_TEXTURE0 = 0x84C0
 
 
 class BufferViews:
@@ -399,6 +400,7 @@ class BufferViews:
         "glGenTextures": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
         "glDeleteTextures": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint)]),
         "glBindTexture": (None, [ctypes.c_uint, ctypes.c_uint]),
+        "glActiveTexture": (None, [ctypes.c_uint]),
         "glTexBuffer": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_uint]),
         "glBindImageTexture": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_ubyte, ctypes.c_int,
                                       ctypes.c_uint, ctypes.c_uint]),
@@ -426,6 +428,11 @@ class BufferViews:
 
     def bind(self, unit: int, buffer) -> None:
         self._gl["glBindImageTexture"](unit, self._views[buffer.glo], 0, 0, 0, GL_READ_ONLY, GL_R32F)
+
+    def bind_texture(self, unit: int, buffer) -> None:
+        """Bind the view of `buffer` to texture unit `unit` (a `samplerBuffer` read with texelFetch)."""
+        self._gl["glActiveTexture"](GL_TEXTURE0 + unit)
+        self._gl["glBindTexture"](GL_TEXTURE_BUFFER, self._views[buffer.glo])
 
     def release(self) -> None:
         for name in self._views.values():
