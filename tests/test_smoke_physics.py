@@ -344,6 +344,25 @@ def test_high_viscosity_solve_reaches_its_tolerance(ctx, rng):
         g.release()
 
 
+@pytest.mark.parametrize("shape, side", [((129, 129), "top"), ((100, 100), "top"), ((75, 129), "right")])
+def test_multigrid_with_an_odd_edge_at_the_open_side(ctx, shape, side):
+    """Grids whose levels end in a row (column) past an odd edge at the open side: those cells span
+    fewer fine cells than the rest (hydro.reference.smoke.coarsen). A solve to 1e-5 takes at most 4
+    cycles (3-4). Before the coarse levels were scaled to such cells, 129^2 with an open top cut the
+    residual 1.1-1.4x a cycle and the solve stopped after 2 cycles at 2.4e-2, taking the stall for
+    round-off."""
+    g = SmokeGrid(ctx, shape, pressure_tolerance=1e-5)
+    g.set_boundary(side, "open")
+    rng = np.random.default_rng(5)
+    ny, nx = shape
+    g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)) + 1.0)
+    before = _rms_div(g)
+    g.project()
+    assert g.pressure_residual <= 1e-5 and g.pressure_cycles <= 4, (g.pressure_cycles, g.pressure_residual)
+    assert _rms_div(g) / before <= 3e-5
+    g.release()
+
+
 def test_multigrid_with_an_open_side_keeps_its_rate_on_a_large_grid(ctx, rng):
     """Smoke rising out of an open top (random velocities on an upward flow of 1 cell/s, so the
     divergence has a net source and the pressure a large-scale part) on a 256^2 grid with an obstacle:
@@ -359,6 +378,7 @@ def test_multigrid_with_an_open_side_keeps_its_rate_on_a_large_grid(ctx, rng):
     g.face_velocity = (rng.normal(size=(n, n + 1)), rng.normal(size=(n + 1, n)) + 1.0)
     history = _cycle_history(g, 5)
     assert history[2] < 6e-5, history
+    assert history[1] < history[0] / 5 and history[2] < history[1] / 5, history
     for a, b in zip(history[2:], history[3:]):
         assert b < max(a / 2.6, 1.5e-5), history
     g.release()
