@@ -392,7 +392,8 @@ GL_TEXTURE0 = 0x84C0
 class BufferViews:
     """An r32f buffer-texture view (`imageBuffer` in GLSL) of each of `buffers`, the same storage: a
     pass may read a buffer through its view while other passes bind it as a storage buffer.
-    `bind(unit, buffer)` binds the view of `buffer` to image unit `unit` for reading.
+    `bind(unit, buffer)` binds the view of `buffer` to image unit `unit` for reading;
+    `bind_texture(unit, buffer)` binds it to texture unit `unit` (`samplerBuffer`, read with texelFetch).
     `BufferViews.create()` returns None where moderngl's loader lacks a function or the context has
     fewer than `units` image units."""
 

@@ -62,19 +62,27 @@ SWEEPS = ref.SWEEPS        # the reference V-cycle's defaults
 OMEGA = ref.OMEGA
 # A solve that met the tolerance at its first check PROBE_MIN times in a row tries one cycle fewer even
 # where no estimate says it will do (a warm start's later cycles cut less than a cold start's, which
-# the estimates come from); each failed try doubles the wait, up to PROBE_MAX solves.
+# the estimates come from); each failed try doubles the wait, up to PROBE_MAX solves, and a try that
+# works sets it back to PROBE_MIN.
 PROBE_MIN, PROBE_MAX = 8, 256
+SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
+SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
 
 
 def check_tile_shape(shape) -> None:
     """Raise ValueError unless the tiled passes can take `shape` (block side, workgroup side): partials
-    holds one record per 16 x 16 block, norms.glsl folds multiples of 256 invocations, and a block of
-    64 + 2 x (2 SWEEPS + 1) cells a side, with norms.glsl's 6 KB, is what 32 KB of shared memory holds."""
+    holds one record per 16 x 16 block, norms.glsl folds multiples of 256 invocations, and the block
+    grown by its halo of 2 SWEEPS + 1 cells, with norms.glsl's 6 KB, must fit the 32 KB of shared memory
+    GL guarantees (a side of 64 with SWEEPS up to 3)."""
     tile, group = shape
     if tile % 2 or not 16 <= tile <= 64 or group not in (16, 32):
         raise ValueError(f"tile shape {(tile, group)}: expected an even block side 16..64 and a workgroup "
                          f"side of 16 or 32")
+    shared = 4 * (tile + 2 * (2 * SWEEPS + 1)) ** 2 + SHARED_NORMS
+    if shared > SHARED_BYTES:
+        raise ValueError(f"tile shape {(tile, group)}: its block and halo for {SWEEPS} sweeps need {shared} bytes of "
+                         f"shared memory, more than the {SHARED_BYTES} GL guarantees")
 
 
 def float_texture(ctx, size, comps, fill=0.0):
@@ -146,10 +154,11 @@ class Pressure:
         self.ratios = {}                                    # cycle k: its cut r_k / r_(k-1), last measured
         self.streak = 0               # solves in a row that met the tolerance at their first check
         self.probe_every = PROBE_MIN  # after that many, the next solve tries one cycle fewer
-        self.probing = False          # the last solve ran one cycle fewer than the one before needed
+        self.probing = False          # the next solve runs a blind try of one cycle fewer
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
+        self.ratios = {}                  # the cycles' cuts were of the old operator
         for tex, c in zip(self.coef, lv):
             tex.write(np.ascontiguousarray(c, np.float32).tobytes())
         coarse = lv[self.first_coarse:]
@@ -358,21 +367,25 @@ class Pressure:
             self.v_cycle(norms=True)
             self.cycles += 1
             previous, now = now, self._check()["relative"]
-            self.ratios[self.cycles] = now / previous if previous > 0 else 0.0
-        if self.probing and self.cycles > batch:        # the last solve's try of one cycle fewer failed
-            self.probe_every = min(2 * self.probe_every, PROBE_MAX)
+            if now <= STAGNATION * previous:          # a stalled cycle's cut says nothing of the next solve's
+                self.ratios[self.cycles] = now / previous
+        if self.probing:                              # this solve ran the blind try of one cycle fewer
+            self.probe_every = (min(2 * self.probe_every, PROBE_MAX) if self.cycles > batch else PROBE_MIN)
         self.probing = False
         if now <= tolerance:
             self.predicted = self.cycles
             if self.cycles == batch > 1:
                 self.streak += 1
-                if self._before_last(now, batch) <= tolerance or self.streak >= self.probe_every:
-                    # one cycle fewer would have done (or may have, and it has not been tried for a
-                    # while): try it next time
+                if self._before_last(now, batch) <= tolerance:
+                    self.predicted, self.streak = batch - 1, 0          # one cycle fewer would have done
+                elif self.streak >= self.probe_every:
+                    # one cycle fewer may have done, and it has not been tried for a while
                     self.predicted, self.streak, self.probing = batch - 1, 0, True
             else:
                 self.streak = 0
-        elif now > STAGNATION * previous and self.cycles > batch:
+            return
+        self.streak = 0
+        if now > STAGNATION * previous and self.cycles > batch:
             self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
         else:
             self.predicted = self.cycles          # the cycle cap

@@ -32,7 +32,7 @@ def reads(monkeypatch):
 
 
 def _hard_field(ctx, rng, tolerance=TOLERANCE, **options):
-    """A random velocity with an obstacle and an open side: 2 V-cycles to 1e-4, 3 to 1e-5, 5 to 1e-6."""
+    """A random velocity with an obstacle and an open side: 2 V-cycles to 1e-4, 3 to 1e-5, 4 to 1e-6."""
     g = SmokeGrid(ctx, SHAPE, pressure_tolerance=tolerance, **options)
     mask = np.zeros(SHAPE, bool)
     mask[15:25, 20:40] = True
@@ -105,6 +105,24 @@ def test_prediction_tries_one_cycle_fewer_now_and_then(ctx, rng, reads):
         assert g.pressure_cycles == needed and g.pressure_residual <= tol
         assert _float64_residual(g) <= tol * 1.01
         assert pr.predicted == needed and pr.probe_every == 2 * wait
+    # a try that meets the tolerance at its check sets the wait back to PROBE_MIN
+    pr.probing = True
+    assert _project(g, faces, needed, reads) == 1
+    assert pr.probe_every == smoke_pressure.PROBE_MIN and not pr.probing
+    g.release()
+
+
+def test_solve_stops_at_the_fp32_floor(ctx, rng, reads):
+    """A tolerance below what fp32 can reach (1e-10): the solve goes on cycle by cycle until a cycle
+    cuts the residual by less than STAGNATION (there, ~6e-8), well before the cycle cap, predicts one
+    cycle fewer for the next solve (the last one only confirmed the floor), and keeps no cut of the
+    stalled cycle for its estimates."""
+    g, faces = _hard_field(ctx, rng, 1e-10)
+    pr = g._pressure
+    assert _project(g, faces, 1, reads) == g.pressure_cycles
+    assert 4 <= g.pressure_cycles < 10 and 1e-10 < g.pressure_residual < 1e-6
+    assert pr.predicted == g.pressure_cycles - 1
+    assert g.pressure_cycles not in pr.ratios and all(r < smoke_pressure.STAGNATION for r in pr.ratios.values())
     g.release()
 
 

@@ -3,8 +3,8 @@
 // down to the coarsest, in ONE workgroup: smooth, restrict, recurse, prolong, smooth and the coarsest
 // level's exact solve are sub-steps separated by barrier(), on q, b and every level's operator held in
 // shared memory (32 KB for COARSE_SIDE 32), loaded once, so no sub-step fetches a texel. The arithmetic
-// is that of smooth.comp, smooth_restrict.comp and prolong_smooth.comp (hydro.reference.smoke.v_cycle),
-// so it replaces ~40 dispatches with one, not with an approximation.
+// is that of smooth_restrict.comp and prolong_smooth.comp (SWEEPS red-black SOR sweeps with OMEGA;
+// hydro.reference.smoke.v_cycle), so it replaces ~40 dispatches with one, not with an approximation.
 // Level k of this pass is level first + k of the solver; u_size is the first one's. Its q starts at
 // 0 when it was restricted into (u_from_zero), else from the image (a grid that small has no finer level),
 // scaled on a warm solve's first cycle (warm.glsl).

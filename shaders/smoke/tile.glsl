@@ -30,7 +30,7 @@ float q_at(ivec2 c) {
     return s_q[l.y * SPAN + l.x];
 }
 
-// One colour of red-black Gauss-Seidel on the block grown by `grow` cells.
+// One colour of red-black SOR on the block grown by `grow` cells.
 void tile_sweep(int parity, int grow) {
     int n = TILE + 2 * grow;
     ivec2 corner = tile_corner() + (HALO - grow);
@@ -40,7 +40,8 @@ void tile_sweep(int parity, int grow) {
         float diag = coef(c).w;
         ivec2 l = c - tile_corner();
         float q = s_q[l.y * SPAN + l.x];
-        s_q[l.y * SPAN + l.x] = diag > 0.0 ? q + OMEGA * ((neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag - q) : 0.0;
+        float gs = (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag;        // the Gauss-Seidel value
+        s_q[l.y * SPAN + l.x] = diag > 0.0 ? q + OMEGA * (gs - q) : 0.0;
     }
     barrier();
 }
