@@ -369,7 +369,7 @@ def test_multigrid_with_an_open_side_keeps_its_rate_on_a_large_grid(ctx, rng):
     three V-cycles leave < 6e-5 (3.1e-5), and every later cycle cuts the residual by more than 2.6x
     until fp32 round-off (~1e-5). The open side is where the coarse levels are hardest to get right:
     with its weight coarsened by 2/3 on every level instead of each level's rediscretisation
-    (hydro.reference.smoke.open_factor) three cycles left 1.3e-4, ~4.8x a cycle; with 8 red-black
+    (hydro.reference.smoke.coarsen) three cycles left 1.3e-4, ~4.8x a cycle; with 8 red-black
     sweeps on the nearly singular coarsest level instead of the exact solve (and V(2,2) Gauss-Seidel)
     5.1e-4, 2.0-3.3x a cycle."""
     n = 256
