@@ -344,12 +344,7 @@ def coefficients(solid, bc: Bc):
     c = np.zeros((ny, nx, 4))
     c[:, :-1, 0] = fluid[:, :-1] & fluid[:, 1:]
     c[:-1, :, 1] = fluid[:-1] & fluid[1:]
-    d = np.zeros((ny, nx))
-    d[:, 0] += bc.kind[0] == OPEN
-    d[:, -1] += bc.kind[1] == OPEN
-    d[0, :] += bc.kind[2] == OPEN
-    d[-1, :] += bc.kind[3] == OPEN
-    c[..., 2] = np.where(fluid, d, 0.0)
+    c[..., 2] = _open_sides(solid, bc).sum(axis=2)
     return _with_diagonal(c)
 
 

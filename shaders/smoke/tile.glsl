@@ -39,9 +39,12 @@ void tile_sweep(int parity, int grow) {
         if (!inside(c) || (c.x + c.y) % 2 != parity) continue;
         float diag = coef(c).w;
         ivec2 l = c - tile_corner();
-        float q = s_q[l.y * SPAN + l.x];
-        float gs = (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag;        // the Gauss-Seidel value
-        s_q[l.y * SPAN + l.x] = diag > 0.0 ? q + OMEGA * (gs - q) : 0.0;
+        float q = 0.0;                                    // solid cells (diag 0) hold 0
+        if (diag > 0.0) {
+            float gs = (neighbour_sum(c) - texelFetch(u_rhs, c, 0).r) / diag;    // the Gauss-Seidel value
+            q = s_q[l.y * SPAN + l.x] + OMEGA * (gs - s_q[l.y * SPAN + l.x]);
+        }
+        s_q[l.y * SPAN + l.x] = q;
     }
     barrier();
 }
