@@ -3,7 +3,7 @@
 - `create_context()` makes a standalone GL >= 4.3 context (EGL on Linux, so it works with no display);
   `require_compute()` checks a caller's context once and names what it found when it falls short.
 - Shaders are files under the `hydro.shaders` package (the repository's `shaders/`), one pass each.
-  `#include "common/x.glsl"` pulls in shared snippets (never copies); defines are inserted after
+  `#include "common/x.glsl"` pulls in shared snippets, each once per program; defines are inserted after
   `#version` and are strict: a define the shader never mentions is an error, not a silent no-op.
   One program is compiled per (context, file, defines) and cached for the context's lifetime.
 - Binding points live once, in `shaders/common/bindings.glsl`; Python reads them from there.
@@ -118,12 +118,18 @@ def _read(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _expand(name: str, seen: tuple[str, ...] = ()) -> str:
+def _expand(name: str, seen: tuple[str, ...] = (), done: set | None = None) -> str:
+    """`name` with its includes expanded, each file once per program (a second include of a file is
+    dropped, as with #pragma once: two snippets may both build on common/grid.glsl)."""
     if name in seen:
         raise ShaderError(f"{name}: include cycle {' -> '.join(seen + (name,))}")
+    done = set() if done is None else done
+    done.add(name)
 
     def include(match):
-        return _expand(match.group(1), seen + (name,)) + "\n"
+        if match.group(1) in done and match.group(1) not in seen + (name,):
+            return "\n"
+        return _expand(match.group(1), seen + (name,), done) + "\n"
 
     return _INCLUDE.sub(include, _read(name))
 
