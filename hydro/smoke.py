@@ -108,7 +108,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._vy = _gl.PingPong(tex(fy, 1), tex(fy, 1))
         self._s = _gl.PingPong(tex(cells, 4, ambient), tex(cells, 4, ambient))
         self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
-        self._back = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
+        self._spare = (tex(fx, 1), tex(fy, 1))      # face textures: the viscosity solve's third iterate
         self._solid_tex = tex(cells, 1)
         self._curl_tex = tex(cells, 1)
         self._centre = tex(cells, 2)
@@ -178,6 +178,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
         # starts right after the last one's flush)
         _gl.flush(self.ctx)
         for _ in range(substeps):
+            self._settle()
             if p.fire:
                 self._combust(h)
             if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
@@ -248,13 +249,12 @@ class SmokeGrid(SmokeState, _gl.Owner):
             self._image(name, tex)
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
 
-    def _maccormack(self, phi, hat, back, out, dt_h, decay):
+    def _maccormack(self, phi, hat, out, dt_h, decay):
         prog = self._programs["maccormack"]
         self._common(prog)
         _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
         for names, texs in ((("B_SMOKE_VX", "B_SMOKE_VY", "B_SMOKE_S"), phi),
-                            (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), hat),
-                            (("B_SMOKE_VX_BACK", "B_SMOKE_VY_BACK", "B_SMOKE_S_BACK"), back)):
+                            (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), hat)):
             for name, tex in zip(names, texs):
                 self._bind(name, tex)
         for name, tex in zip(("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT", "B_SMOKE_S_OUT"), out):
@@ -269,8 +269,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
             self._advect(cur[:2], cur, out, dt_h, self._decays(dt))
         else:
             self._advect(cur[:2], cur, self._hat, dt_h, (1.0,) * 4)
-            self._advect(cur[:2], self._hat, self._back, -dt_h, (1.0,) * 4)
-            self._maccormack(cur, self._hat, self._back, out, dt_h, self._decays(dt))
+            self._maccormack(cur, self._hat, out, dt_h, self._decays(dt))
         self._vx.swap()
         self._vy.swap()
         self._s.swap()
@@ -297,13 +296,13 @@ class SmokeGrid(SmokeState, _gl.Owner):
     def _diffuse_all(self, dt):
         """Solve (I - nu dt Laplacian) v = v* from v_0 = v* (v* stays in the read textures). The
         iterates rotate through three free textures per component (the write side and the face
-        textures of _hat and _back, idle after advection); the result becomes the read side."""
+        textures of _hat and _spare, idle after advection); the result becomes the read side."""
         a, coeffs, bound = self._diffusion_plan(dt)
         self._diffusion_bound, self._diffusion_count = bound, len(coeffs)
         if not coeffs:
             return
         rhs = (self._vx.read, self._vy.read)
-        free = [(self._vx.write, self._vy.write), self._hat[:2], self._back[:2]]
+        free = [(self._vx.write, self._vy.write), self._hat[:2], self._spare]
         cur, prev = rhs, rhs
         for c1, c2 in coeffs:
             out = free.pop(0)
@@ -316,13 +315,16 @@ class SmokeGrid(SmokeState, _gl.Owner):
         spare = [t for t in free if t is not cur]
         self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
         self._hat = (*spare[0], self._hat[2])
-        self._back = (*spare[1], self._back[2])
+        self._spare = spare[1]
 
-    def _divergence(self, vel, rhs, q, keep_q=False):
-        """rhs = D v; q = 0, or with keep_q q kept (0 in solid cells) for a warm start."""
+    def _divergence(self, vel, rhs, q, keep_q=False, warm_sums=False):
+        """rhs = D v; q = 0, or with keep_q q kept (0 in solid cells) for a warm start, and with
+        warm_sums that warm start's sums queued too (Pressure.bind_warm_sums)."""
         prog = self._programs["divergence"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_keep_q=int(keep_q))
+        _gl.set_uniforms(prog, u_keep_q=int(keep_q), u_warm_sums=int(warm_sums))
+        if warm_sums:
+            self._pressure.bind_warm_sums()
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         self._image("B_SMOKE_RHS_OUT", rhs)
@@ -342,29 +344,48 @@ class SmokeGrid(SmokeState, _gl.Owner):
     def _project(self):
         """Divergence, pressure solve, gradient subtraction. Multigrid with pressure_warm_start starts
         from the last projection's q, scaled by the alpha that minimises the start's residual
-        (Pressure.warm_start: that absorbs a change of dt, as q = p dt / (rho h) grows with the step,
+        (summed by the divergence pass: that absorbs a change of dt, as q = p dt / (rho h) grows with the step,
         and drops a q unrelated to this flow); the first solve, and the first after the velocity was
         set from outside (see _q_kept), start from q = 0, as do jacobi and gauss-seidel."""
         p, pr = self.params, self._pressure
         multigrid = p.pressure == "multigrid"
         warm = multigrid and p.pressure_warm_start and self._q_kept
-        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm)
-        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm)
+        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm, warm_sums=warm)
+        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm,
+                     defer=True)
         self._q_kept = multigrid
         self._subtract_gradient((self._vx.read, self._vy.read), q, (self._vx.write, self._vy.write))
         self._vx.swap()
         self._vy.swap()
 
+    def _settle(self):
+        """Finish a projection whose residual check step() left queued (Pressure.finish): where the
+        tolerance asked for more cycles than the batch, subtract the gradient of the finished q again
+        from the velocity before the projection, which the write side still holds. Every method that
+        reads or changes the velocity, or reports on the solve, calls this first (through _alive), so
+        what it sees was projected to the tolerance; drawing the density does not wait for it."""
+        if self._pressure.finish():
+            self._subtract_gradient((self._vx.write, self._vy.write), self._pressure.solution,
+                                    (self._vx.read, self._vy.read))
+            self._centre_dirty = True
+
+    def _alive(self, settle=True):
+        super()._alive()
+        if settle:
+            self._settle()
+
     def project(self) -> None:
-        """Run the projection alone on the current velocity (as at the end of step())."""
+        """Run the projection alone on the current velocity (as at the end of step()), its residual
+        check included."""
         self._alive()
         self._project()
+        self._settle()
         self._centre_dirty = True
 
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
-        return (self._vx, self._vy, self._s, *self._hat, *self._back, self._solid_tex, self._curl_tex,
+        return (self._vx, self._vy, self._s, *self._hat, *self._spare, self._solid_tex, self._curl_tex,
                 self._centre, self._pressure, self._div_norms)
 
     def __repr__(self):

@@ -107,6 +107,7 @@ class Pressure:
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
         self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None
+        self.pending = None
         try:
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
@@ -123,13 +124,14 @@ class Pressure:
             self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
             self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
             self.norms.clear()
-            self.warm = ctx.buffer(reserve=NORMS_DTYPE.itemsize)     # warm_start.comp's sums (warm.glsl)
+            # the warm start's sums (divergence.comp; warm.glsl) + the count of groups that wrote theirs
+            self.warm = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)
             self.warm.clear()
             # the solve's residual checks: the norms copied by the GPU into a mapped ring and waited for
             # by a fence, without the driver's buffer read (None where GL cannot map persistently)
             self.ring = _gl.FencedReadback.create(ctx, NORMS_DTYPE.itemsize)
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
-                             ("smooth", "jacobi", "residual", "reduce", "warm_start")}
+                             ("smooth", "jacobi", "residual", "reduce")}
             device = _gl.device_kind(ctx)
             self.tile_shapes = []             # (TILE, GROUP_SIDE) of each tiled level
             for ny, nx in self.shapes[:self.first_coarse]:
@@ -155,6 +157,7 @@ class Pressure:
         self.streak = 0               # solves in a row that met the tolerance at their first check
         self.probe_every = PROBE_MIN  # after that many, the next solve tries one cycle fewer
         self.probing = False          # the next solve runs a blind try of one cycle fewer
+        self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
@@ -254,18 +257,15 @@ class Pressure:
         _gl.dispatch(self.ctx, prog, *self._size(0))
         self.reduce(norms)
 
-    def warm_start(self):
-        """Queue the sums of a warm start from the q that q[0] holds (the last solve's) and rhs[0]:
-        |L q0|^2 and <b, L q0> into self.warm, from which the solve's first pass takes the scale
-        alpha = <b, L q0> / |L q0|^2 (warm.glsl; hydro.reference.smoke.warm_scale). No readback."""
-        prog = self.programs["warm_start"]
-        _gl.set_uniforms(prog, u_size=self._size(0))
+    def bind_warm_sums(self):
+        """Bind what the divergence pass needs to queue a warm start's sums (divergence.comp,
+        u_warm_sums): q[0] (the last solve's q) to sample, the level-0 operator, the tile records and
+        self.warm, where it leaves |L q0|^2 and <b, L q0>, from which the solve's first pass takes
+        the scale alpha = <b, L q0> / |L q0|^2 (warm.glsl; hydro.reference.smoke.warm_scale)."""
         self.q[0].use(_gl.BINDINGS["B_SMOKE_Q"])
-        self.rhs[0].use(_gl.BINDINGS["B_SMOKE_RHS"])
         self.coef[0].use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
-        _gl.dispatch(self.ctx, prog, *self._size(0))
-        self.reduce(self.warm)
+        self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
 
     def reduce(self, norms):
         prog = self.programs["reduce"]
@@ -275,13 +275,22 @@ class Pressure:
         prog.run(1, 1, 1)
         self.ctx.memory_barrier()
 
-    def _check(self) -> dict:
-        """The norms the last cycle left in self.norms, waited for (a CPU-GPU sync)."""
+    def _queue_check(self) -> None:
+        """Queue the copy of the norms the last cycle leaves in self.norms into the ring; no wait."""
+        if self.ring is not None:
+            self.checks += 1
+            self.ring.push(self.norms, self.checks)
+
+    def _read_check(self) -> dict:
+        """The norms of the last queued check, waited for (a CPU-GPU sync)."""
         if self.ring is None:
             return self.read_norms(self.norms)
-        self.checks += 1
-        self.ring.push(self.norms, self.checks)
         return self.read_norms(self.ring.newest(self.checks)[0])
+
+    def _check(self) -> dict:
+        """The norms the last cycle left in self.norms, waited for (a CPU-GPU sync)."""
+        self._queue_check()
+        return self._read_check()
 
     @staticmethod
     def read_norms(norms) -> dict:
@@ -296,7 +305,8 @@ class Pressure:
 
     def v_cycle(self, norms=False, warm=False):
         """One V(SWEEPS, SWEEPS) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
-        after it go to self.norms; with `warm` it starts from alpha q[0] (after warm_start())."""
+        after it go to self.norms; with `warm` it starts from alpha q[0] (once the divergence pass has queued
+        the warm start's sums: bind_warm_sums)."""
         _gl.flush(self.ctx)      # the passes before this cycle start while Python queues it
         for level in range(self.first_coarse):
             self.smooth_restrict(level, warm=warm and level == 0)
@@ -306,10 +316,11 @@ class Pressure:
         if norms and self.first_coarse == 0:
             self.residual(self.q[0], self.rhs[0], self.norms)
 
-    def solve(self, method, iterations, tolerance, warm=False):
+    def solve(self, method, iterations, tolerance, warm=False, defer=False):
         """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it) or, with `warm` (multigrid
         only), from alpha q0: q0 the last solve's q, which divergence.comp kept, and alpha the scale
-        that minimises |b - alpha L q0| (warm_start), so the start is never worse than q = 0.
+        that minimises |b - alpha L q0|, from the sums divergence.comp queued (bind_warm_sums), so the
+        start is never worse than q = 0.
         Returns the texture holding q.
         The residual norms are left in self.norms (read by SmokeGrid.pressure_residual): those after
         the last cycle (multigrid) or after the last sweep (jacobi, gauss-seidel).
@@ -320,18 +331,23 @@ class Pressure:
         first self.predicted cycles, then after each further cycle, so a solve may run more cycles
         than the first one to reach the tolerance, never fewer: on return the residual is <= tolerance
         unless the cycle cap or stagnation stopped the solve. A warm start changes only how many
-        cycles that takes (fewer while the scene changes slowly), not the stopping test."""
+        cycles that takes (fewer while the scene changes slowly), not the stopping test.
+
+        With `defer` a solve to a tolerance queues its first batch of cycles and the copy of their
+        residual, and returns without waiting: finish() reads it later and runs whatever cycles the
+        tolerance still asks for (the caller then uses q again: it changed only if finish() says so)."""
+        self.finish()
         self.solution = self.q[0]
         self.cycles = 0
         if method == "multigrid":
-            if warm:
-                self.warm_start()
             if tolerance is None:
                 for k in range(iterations):
                     self.v_cycle(norms=k == iterations - 1, warm=warm and k == 0)
                 self.cycles = iterations
                 return self.solution
             self._solve_to(tolerance, iterations, warm)
+            if not defer:
+                self.finish()
             return self.solution
         if method == "jacobi":
             src, dst = self.q[0], self.q_alt[0]
@@ -349,17 +365,29 @@ class Pressure:
         return self.solution
 
     def _solve_to(self, tolerance, iterations, warm=False):
-        """Multigrid V-cycles on q[0] until the relative residual is <= tolerance (see solve), with one
-        readback after a batch of self.predicted cycles and one after each cycle beyond it; then the
-        prediction for the next solve."""
+        """Multigrid V-cycles on q[0] until the relative residual is <= tolerance (see solve): queue a
+        batch of self.predicted cycles and the copy of their residual; finish() reads it, goes on one
+        cycle and one readback at a time while needed, and sets the prediction for the next solve."""
         batch = min(self.predicted, iterations)
         for k in range(batch):
             self.v_cycle(norms=k == batch - 1, warm=warm and k == 0)
         self.cycles = batch
-        n = self._check()
+        self._queue_check()
+        self.pending = (tolerance, iterations)
+
+    def finish(self) -> bool:
+        """Complete a solve to a tolerance whose first check is still queued (solve(defer=True)): wait
+        for it, run the cycles beyond the batch while the residual is above the tolerance, and update
+        the prediction. Returns whether q changed since solve() returned (cycles beyond the batch ran);
+        False when nothing was pending."""
+        if self.pending is None:
+            return False
+        (tolerance, iterations), self.pending = self.pending, None
+        batch = self.cycles
+        n = self._read_check()
         if n["b"] == 0.0:
             self.cycles = 0     # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
-            return
+            return False
         # from q = 0 the relative residual is 1 (b != 0), from a warm start at most 1: the batch
         # stagnated if it cut less than that
         previous, now = 1.0, n["relative"]
@@ -383,12 +411,13 @@ class Pressure:
                     self.predicted, self.streak, self.probing = batch - 1, 0, True
             else:
                 self.streak = 0
-            return
+            return self.cycles > batch
         self.streak = 0
         if now > STAGNATION * previous and self.cycles > batch:
             self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
         else:
             self.predicted = self.cycles          # the cycle cap
+        return self.cycles > batch
 
     def _before_last(self, now, batch):
         """An estimate of the relative residual a solve that reached `now` after a batch of `batch`
@@ -411,3 +440,4 @@ class Pressure:
                 obj.release()
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
         self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None
+        self.pending = None

@@ -184,8 +184,9 @@ class SmokeState:
     @property
     def density_texture(self):
         """rgba32f (nx, ny) texture of the cell scalars: r density, g temperature, b fuel (a unused).
-        The object changes after each step (ping-pong): fetch it every frame."""
-        self._alive()
+        The object changes after each step (ping-pong): fetch it every frame. The projection does not
+        change it, so this does not wait for the step's residual check."""
+        self._alive(settle=False)
         return self._s.read
 
     @property

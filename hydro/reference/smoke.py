@@ -577,7 +577,7 @@ def v_cycle(q, b, lv, level=0, pre=SWEEPS, post=SWEEPS, omega=OMEGA):
 
 
 def warm_scale(q0, b, c):
-    """The scale alpha of a warm start (warm_start.comp, reduce.comp, warm.glsl): the alpha that
+    """The scale alpha of a warm start (divergence.comp's warm sums, warm.glsl): the alpha that
     minimises |b - alpha L q0|_2 over fluid cells, <b, L q0> / |L q0|^2 (0 when L q0 = 0). So the
     start's residual is never above |b| (a cold start's), and a last q from a step of another dt
     (q = p dt / (rho h) grows with dt) or an unrelated flow is rescaled or dropped, not trusted."""

@@ -3,22 +3,72 @@
 // fluid cell (vx_R - vx_L + vy_T - vy_B, world velocity units; / cell_size gives 1/s), 0 in solids.
 // Also where the pressure solve starts: q = 0 (u_keep_q 0), or the last solve's q kept for a warm
 // start (u_keep_q 1; 0 in solid cells, which an obstacle may have covered since).
+// With u_warm_sums 1 also the sums a warm start needs from that q0 and this b (Pressure.warm_sums):
+// per 16 x 16 tile |L q0|^2 (into the record's r2) and <b, L q0> (into b2), and the last group to
+// finish folds the tile records into the record warm.glsl reads (as prolong_smooth.comp does its
+// norms). The pass reads q0 where it also clears the solid cells: L q0 is summed over cells with a
+// diagonal (fluid cells), whose weights to a solid neighbour are 0, so either value gives the L q0
+// of the cleared q0.
 #include "smoke/mac.glsl"
+#include "smoke/poisson.glsl"
+#include "smoke/norms.glsl"
 
 layout(binding = B_SMOKE_VX) uniform sampler2D u_vx;
 layout(binding = B_SMOKE_VY) uniform sampler2D u_vy;
+layout(binding = B_SMOKE_Q) uniform sampler2D u_q;          // q0, the same texture as u_q_out
 layout(binding = B_SMOKE_RHS_OUT, r32f) uniform restrict writeonly image2D u_rhs_out;
 layout(binding = B_SMOKE_Q_OUT, r32f) uniform restrict writeonly image2D u_q_out;
+layout(std430, binding = B_SMOKE_WARM) coherent buffer WarmSums {
+    Norms u_warm;                // r2 = |L q0|^2, b2 = <b, L q0>
+    uint u_groups_done;          // groups that wrote their record; the last one resets it to 0
+};
 uniform int u_keep_q;
+uniform int u_warm_sums;
+shared bool s_last;
+
+float q_at(ivec2 c) { return texelFetch(u_q, c, 0).r; }
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
-    if (!inside(c)) return;
+    bool in_grid = inside(c);
     float d = 0.0;
-    bool fluid = !solid(c);
+    bool fluid = in_grid && !solid(c);
     if (fluid)
         d = texelFetch(u_vx, c + ivec2(1, 0), 0).r - texelFetch(u_vx, c, 0).r
           + texelFetch(u_vy, c + ivec2(0, 1), 0).r - texelFetch(u_vy, c, 0).r;
-    imageStore(u_rhs_out, c, vec4(d));
-    if (u_keep_q == 0 || !fluid) imageStore(u_q_out, c, vec4(0.0));
+    if (u_warm_sums == 0) {
+        if (!in_grid) return;
+        imageStore(u_rhs_out, c, vec4(d));
+        if (u_keep_q == 0 || !fluid) imageStore(u_q_out, c, vec4(0.0));
+        return;
+    }
+    uint i = gl_LocalInvocationIndex;
+    double lq = 0.0, b = 0.0;
+    if (in_grid && coef(c).w > 0.0) {                               // cells with a diagonal
+        b = double(d);
+        lq = double(neighbour_sum(c) - coef(c).w * q_at(c));       // (L q0)_c, as poisson.glsl's residual_at
+    }
+    if (in_grid) {
+        imageStore(u_rhs_out, c, vec4(d));
+        if (u_keep_q == 0 || !fluid) imageStore(u_q_out, c, vec4(0.0));
+    }
+    s_r2[i] = lq * lq;
+    s_b2[i] = b * lq;
+    s_rmax[i] = 0.0;
+    s_bmax[i] = 0.0;
+    reduce_norms(i);
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (i == 0) {
+        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], 0.0, 0.0);
+        memoryBarrierBuffer();                            // the record is visible before the count says so
+        s_last = atomicAdd(u_groups_done, 1u) == groups - 1u;
+    }
+    barrier();
+    if (!s_last) return;
+    memoryBarrierBuffer();
+    fold_partials(i, LOCAL_SIZE * LOCAL_SIZE, int(groups));
+    if (i == 0) {
+        u_warm = Norms(s_r2[0], s_b2[0], 0.0, 0.0);
+        u_groups_done = 0u;
+    }
 }

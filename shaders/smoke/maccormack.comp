@@ -1,7 +1,8 @@
 #version 430
-// SmokeGrid._maccormack: phi = hat + (phi_n - back) / 2 (Selle et al. 2008), hat = A(phi_n) and
-// back = A^R(hat) from two advect passes. Limiter: clamp to the min/max of the four nodes of phi_n
-// around the back-traced point (GPU Gems 3 ch. 30), so the scheme stays unconditionally bounded.
+// SmokeGrid._maccormack: phi = hat + (phi_n - back) / 2 (Selle et al. 2008), hat = A(phi_n) from an
+// advect pass and back = A^R(hat) traced here, at the node only (no pass of its own). Limiter: clamp
+// to the min/max of the four nodes of phi_n around the back-traced point (GPU Gems 3 ch. 30), so the
+// scheme stays unconditionally bounded.
 // phi_n is the velocity itself (u_vx, u_vy) and the scalars; u_decay as in advect.comp. For the
 // scalars the bounds are taken over fluid cells only (bilinear_fluid); solid cells get
 // solid_scalars(u_ambient).
@@ -12,9 +13,6 @@ layout(binding = B_SMOKE_S) uniform sampler2D u_s;
 layout(binding = B_SMOKE_VX_HAT) uniform sampler2D u_hat_x;
 layout(binding = B_SMOKE_VY_HAT) uniform sampler2D u_hat_y;
 layout(binding = B_SMOKE_S_HAT) uniform sampler2D u_hat_s;
-layout(binding = B_SMOKE_VX_BACK) uniform sampler2D u_back_x;
-layout(binding = B_SMOKE_VY_BACK) uniform sampler2D u_back_y;
-layout(binding = B_SMOKE_S_BACK) uniform sampler2D u_back_s;
 layout(binding = B_SMOKE_VX_OUT, r32f) uniform restrict writeonly image2D u_vx_out;
 layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_out;
 layout(binding = B_SMOKE_S_OUT, rgba32f) uniform restrict writeonly image2D u_s_out;
@@ -23,17 +21,27 @@ uniform float u_dt_h;
 uniform vec4 u_decay;
 uniform float u_ambient;
 
-float corrected(sampler2D phi, sampler2D hat, sampler2D back, ivec2 dims, ivec2 node, vec2 offset) {
+// back = A^R(hat) at a node: hat traced forward through u_vx, u_vy by dt, as advect.comp would with
+// -u_dt_h (the arithmetic is the same, so a separate reverse pass would give the same numbers)
+float back_value(sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
+    return bilinear(hat, dims, trace(vec2(node) - offset, -u_dt_h) + offset);
+}
+
+vec4 back_scalars(ivec2 c) {
+    return vec4(bilinear_fluid(u_hat_s, trace(vec2(c), -u_dt_h), texelFetch(u_hat_s, c, 0)).rgb, 0.0);
+}
+
+float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
     float lo, hi;
     bilinear(phi, dims, trace(vec2(node) - offset, u_dt_h) + offset, lo, hi);
-    float value = texelFetch(hat, node, 0).r + 0.5 * (texelFetch(phi, node, 0).r - texelFetch(back, node, 0).r);
+    float value = texelFetch(hat, node, 0).r + 0.5 * (texelFetch(phi, node, 0).r - back_value(hat, dims, node, offset));
     return clamp(value, lo, hi);
 }
 
 vec4 corrected_scalars(ivec2 c) {
     vec4 lo, hi, own = texelFetch(u_s, c, 0);
     bilinear_fluid(u_s, trace(vec2(c), u_dt_h), own, lo, hi);
-    vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (own - texelFetch(u_back_s, c, 0));
+    vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (own - back_scalars(c));
     return clamp(value, lo, hi);
 }
 
@@ -43,13 +51,13 @@ void main() {
     if (f.y < u_size.y) {
         float value = 0.0;
         if (face_type_x(f) != FACE_FIXED)
-            value = corrected(u_vx, u_hat_x, u_back_x, dims_x(), f, vec2(0.5, 0.0)) * u_decay.x;
+            value = corrected(u_vx, u_hat_x, dims_x(), f, vec2(0.5, 0.0)) * u_decay.x;
         imageStore(u_vx_out, f, vec4(value));
     }
     if (f.x < u_size.x) {
         float value = 0.0;
         if (face_type_y(f) != FACE_FIXED)
-            value = corrected(u_vy, u_hat_y, u_back_y, dims_y(), f, vec2(0.0, 0.5)) * u_decay.x;
+            value = corrected(u_vy, u_hat_y, dims_y(), f, vec2(0.0, 0.5)) * u_decay.x;
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {
