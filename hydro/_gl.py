@@ -27,7 +27,8 @@ from importlib import resources
 import moderngl
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
-           "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions"]
+           "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions",
+           "copy_texture"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -252,6 +253,26 @@ def flush(ctx) -> None:
         fn = _flushes[ctx] = fns["glFlush"] if fns else None
     if fn is not None:
         fn()
+
+
+_copies: "weakref.WeakKeyDictionary[moderngl.Context, object]" = weakref.WeakKeyDictionary()
+GL_TEXTURE_2D = 0x0DE1
+
+
+def copy_texture(ctx, src: moderngl.Texture, dst: moderngl.Texture) -> None:
+    """Copy texture `src` into `dst` (same size and format) on the GPU (glCopyImageSubData, GL 4.3,
+    through moderngl's function loader); where the loader is missing, through the CPU."""
+    fn = _copies.get(ctx, _UNRESOLVED)
+    if fn is _UNRESOLVED:
+        u, i = ctypes.c_uint, ctypes.c_int
+        fns = gl_functions(ctx, {"glCopyImageSubData": (None, [u, u, i, i, i, i, u, u, i, i, i, i, i, i, i])})
+        fn = _copies[ctx] = fns["glCopyImageSubData"] if fns else None
+    if fn is None:
+        dst.write(src.read())
+        return
+    w, h = src.size
+    fn(src.glo, GL_TEXTURE_2D, 0, 0, 0, 0, dst.glo, GL_TEXTURE_2D, 0, 0, 0, 0, w, h, 1)
+    ctx.memory_barrier()
 
 
 # GL enums for FencedReadback (OpenGL 4.4 core / ARB_buffer_storage, ARB_sync)

@@ -140,8 +140,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
         centre is (x, y)): velocity (world units/s) is added to the faces, density (>= 0), temperature
         (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
         whatever dt the next step takes: a steady source scales its amounts by dt. Walls and solid cells
-        are left alone. Every value must be a finite float32."""
-        self._alive()
+        are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
+        for the last step's residual check (step)."""
+        self._alive(settle=False)
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
         vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
@@ -167,36 +168,70 @@ class SmokeGrid(SmokeState, _gl.Owner):
         """Advance by dt seconds of simulated time in `substeps` equal steps. No readback, except with
         pressure_tolerance set (multigrid): the residual after the cycle count the last projection
         needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
-        one small sync per projection while the scene changes slowly."""
-        self._alive()
+        one small sync per projection while the scene changes slowly. The last projection's check is
+        not waited for here: the next step waits for it once its own forces and advection are queued,
+        and so does the first call that reads the velocity or the solve's figures (splats and drawing
+        the density do not); whatever waits sees a velocity projected to the tolerance."""
+        self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
         h = dt / substeps
         p = self.params
-        # after a readback the GPU idles until queued passes are submitted: submit the caller's splats,
-        # then the forces and the advection as soon as each is queued (a substep after the first
-        # starts right after the last one's flush)
+        # submit the caller's splats, then the forces and the advection as soon as each is queued (a
+        # substep after the first starts right after the last one's flush)
         _gl.flush(self.ctx)
         for _ in range(substeps):
-            self._settle()
+            # The last projection's check, if still queued, is waited for only before this one's
+            # projection, so the GPU has this substep's forces and advection queued behind it (a wait
+            # at the start would leave it idle until Python had queued them). They are computed from
+            # the velocity as that projection left it, which is kept (_spare) until the check says
+            # whether it holds; where it does not (a cycle short), they are computed again from it
+            # corrected. With viscosity the solve's scratch is that texture: it waits first.
+            speculate = self._pressure.pending is not None and p.viscosity == 0.0
+            if not speculate:
+                self._settle()
             if p.fire:
-                self._combust(h)
-            if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
-                if p.vorticity > 0.0:
-                    self._curl()
-                self._forces(h)
-                self._vx.swap()
-                self._vy.swap()
-                _gl.flush(self.ctx)
-            self._advect_all(h)
-            _gl.flush(self.ctx)
-            if p.viscosity > 0.0:
-                self._diffuse_all(h)
+                self._combust(h)      # scalars only, in place: what the check decides does not touch it
+            self._pre_projection(h, keep=speculate)
+            if speculate:
+                self._settle_kept(h)
             self._project()
             _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self.iteration += 1
         self.sim_time += dt
         self._centre_dirty = True
+
+    def _pre_projection(self, h, keep=False):
+        """Forces, advection and viscosity of a substep of h. With `keep` the velocity they start from
+        is left untouched: advection writes into _spare, which then holds the velocity read before."""
+        p = self.params
+        start = (self._vx.read, self._vy.read)
+        if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
+            if p.vorticity > 0.0:
+                self._curl()
+            self._forces(h)
+            self._vx.swap()
+            self._vy.swap()
+            _gl.flush(self.ctx)
+        self._advect_all(h, keep=start if keep else None)
+        _gl.flush(self.ctx)
+        if p.viscosity > 0.0:
+            self._diffuse_all(h)
+
+    def _settle_kept(self, h):
+        """The check of the last projection, which this substep's forces and advection ran ahead of
+        (step): wait for it; where the tolerance asked for more cycles, correct the kept velocity
+        (_spare) as _settle does, put the scalars back to what advection read, and run the forces and
+        the advection again."""
+        pr = self._pressure
+        if not pr.finish():
+            return
+        vx, vy = self._vx, self._vy
+        free = (vx.write, vy.write)                 # the forced velocity (or the one before it): spent
+        self._subtract_gradient(self._spare, pr.solution, free, q_before=pr.q_before)
+        self._vx, self._vy = _gl.PingPong(free[0], vx.read), _gl.PingPong(free[1], vy.read)
+        self._s.swap()                              # the scalars as advection found them
+        self._pre_projection(h)
 
     def _combust(self, dt):
         p = self.params
@@ -261,17 +296,25 @@ class SmokeGrid(SmokeState, _gl.Owner):
             self._image(name, tex)
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
 
-    def _advect_all(self, dt):
+    def _advect_all(self, dt, keep=None):
+        """Velocity and scalars from the read sides into the write sides, then swapped. With `keep`
+        (the substep's first velocity textures, which forces may have swapped to the write side) the
+        velocity goes into _spare instead, and _spare takes `keep`, untouched."""
         dt_h = dt / self.params.cell_size
         cur = (self._vx.read, self._vy.read, self._s.read)
-        out = (self._vx.write, self._vy.write, self._s.write)
+        out = (*(self._spare if keep is not None else (self._vx.write, self._vy.write)), self._s.write)
         if self.params.advection == "semi-lagrangian":
             self._advect(cur[:2], cur, out, dt_h, self._decays(dt))
         else:
             self._advect(cur[:2], cur, self._hat, dt_h, (1.0,) * 4)
             self._maccormack(cur, self._hat, out, dt_h, self._decays(dt))
-        self._vx.swap()
-        self._vy.swap()
+        if keep is not None:
+            others = [(pp.read if pp.write is t else pp.write) for pp, t in zip((self._vx, self._vy), keep)]
+            self._vx, self._vy = _gl.PingPong(out[0], others[0]), _gl.PingPong(out[1], others[1])
+            self._spare = keep
+        else:
+            self._vx.swap()
+            self._vy.swap()
         self._s.swap()
 
     def _diffusion_plan(self, dt):
@@ -331,12 +374,16 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._image("B_SMOKE_Q_OUT", q)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
 
-    def _subtract_gradient(self, vel, q, out):
+    def _subtract_gradient(self, vel, q, out, q_before=None):
+        """out = vel - G q; with q_before, out = vel - G (q - q_before)."""
         prog = self._programs["subtract_gradient"]
         self._common(prog)
+        _gl.set_uniforms(prog, u_delta=int(q_before is not None))
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         self._bind("B_SMOKE_Q", q)
+        if q_before is not None:
+            self._bind("B_SMOKE_Q_BEFORE", q_before)
         self._image("B_SMOKE_VX_OUT", out[0])
         self._image("B_SMOKE_VY_OUT", out[1])
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
@@ -360,13 +407,17 @@ class SmokeGrid(SmokeState, _gl.Owner):
 
     def _settle(self):
         """Finish a projection whose residual check step() left queued (Pressure.finish): where the
-        tolerance asked for more cycles than the batch, subtract the gradient of the finished q again
-        from the velocity before the projection, which the write side still holds. Every method that
-        reads or changes the velocity, or reports on the solve, calls this first (through _alive), so
-        what it sees was projected to the tolerance; drawing the density does not wait for it."""
-        if self._pressure.finish():
-            self._subtract_gradient((self._vx.write, self._vy.write), self._pressure.solution,
-                                    (self._vx.read, self._vy.read))
+        tolerance asked for more cycles than the batch, subtract the gradient of what they added to q
+        from the velocity (the projection is linear in q, and splats since only added to it). Every
+        method that reads the velocity, edits anything but by a splat, or reports on the solve calls
+        this first (through _alive), so what it sees was projected to the tolerance; drawing the
+        density does not wait for it."""
+        pr = self._pressure
+        if pr.finish():
+            self._subtract_gradient((self._vx.read, self._vy.read), pr.solution, (self._vx.write, self._vy.write),
+                                    q_before=pr.q_before)
+            self._vx.swap()
+            self._vy.swap()
             self._centre_dirty = True
 
     def _alive(self, settle=True):

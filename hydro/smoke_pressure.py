@@ -22,7 +22,8 @@ cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relati
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
-as they go, _gl.flush). The GPU copies the record into a persistently mapped ring and the CPU polls
+as they go, _gl.flush), so a step's solve can leave its first check queued (solve(defer=True)) for
+finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued. The GPU copies the record into a persistently mapped ring and the CPU polls
 its fence (_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's
 submissions that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
@@ -106,9 +107,11 @@ class Pressure:
         # the first level that coarse_cycle.comp takes over; the levels above it are the tiled ones
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None
+        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = self.q_before = None
         self.pending = None
         try:
+            # level 0's q as a deferred solve's batch left it, kept while finish() runs more cycles
+            self.q_before = float_texture(ctx, self._size_of(shape), 1)
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
                 self.rhs.append(float_texture(ctx, (nx, ny), 1))
@@ -176,9 +179,13 @@ class Pressure:
 
     # ------------------------------------------------------------------------------------ passes
 
-    def _size(self, level):
-        ny, nx = self.shapes[level]
+    @staticmethod
+    def _size_of(shape):
+        ny, nx = shape
         return nx, ny
+
+    def _size(self, level):
+        return self._size_of(self.shapes[level])
 
     def _tiled(self, prog, level):
         """Dispatch a tile.glsl pass over `level`: one workgroup per block of the level's tile shape."""
@@ -379,7 +386,8 @@ class Pressure:
         """Complete a solve to a tolerance whose first check is still queued (solve(defer=True)): wait
         for it, run the cycles beyond the batch while the residual is above the tolerance, and update
         the prediction. Returns whether q changed since solve() returned (cycles beyond the batch ran);
-        False when nothing was pending."""
+        then q_before holds the q it had (a caller that subtracted its gradient subtracts that of
+        q - q_before); False when nothing was pending."""
         if self.pending is None:
             return False
         (tolerance, iterations), self.pending = self.pending, None
@@ -391,6 +399,8 @@ class Pressure:
         # from q = 0 the relative residual is 1 (b != 0), from a warm start at most 1: the batch
         # stagnated if it cut less than that
         previous, now = 1.0, n["relative"]
+        if now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
+            _gl.copy_texture(self.ctx, self.q[0], self.q_before)      # the q the caller projected with
         while now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
             self.v_cycle(norms=True)
             self.cycles += 1
@@ -435,9 +445,9 @@ class Pressure:
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,
-                    self.warm, self.ring):
+                    self.warm, self.ring, self.q_before):
             if obj is not None:
                 obj.release()
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
-        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = None
+        self.coarse_coef = self.partials = self.norms = self.warm = self.ring = self.q_before = None
         self.pending = None

@@ -179,9 +179,9 @@ def _divergence_left(g):
 def test_step_leaves_its_check_queued_and_projects_again_when_it_fails(ctx, rng, reads, look):
     """step() returns without reading its residual back. A step whose batch of cycles falls short of
     the tolerance (the prediction forced to 1 on a field that needs 4) has already subtracted that
-    batch's gradient; the first call that looks at or edits the velocity waits for the check, runs
-    the missing cycles and subtracts the finished q's gradient from the velocity before the
-    projection instead: the divergence left is within the tolerance (one cycle leaves ~1e-1)."""
+    batch's gradient; the first call that looks at the velocity waits for the check, runs the
+    missing cycles and subtracts the gradient of what they added to q: the divergence left is
+    within the tolerance (one cycle leaves ~1e-1)."""
     tol = 1e-6
     g, faces = _hard_field(ctx, rng, tol)
     g.face_velocity = faces
@@ -189,22 +189,24 @@ def test_step_leaves_its_check_queued_and_projects_again_when_it_fails(ctx, rng,
     before = reads[0]
     g.step(1e-3)
     assert reads[0] == before and g._pressure.pending is not None
-    if look == "splat":                      # an edit settles first (a splat of nothing changes nothing)
+    if look == "splat":                      # a splat only adds to the velocity: it does not wait
         g.splat(5.0, 5.0, 2.0, velocity=(0.0, 0.0), density=0.0)
-        assert g._pressure.pending is None
+        assert reads[0] == before and g._pressure.pending is not None
     assert _divergence_left(g) <= 2 * tol
     assert g.pressure_cycles >= 4 and g.pressure_residual <= tol
     g.release()
 
 
 def test_next_step_settles_the_last_ones_check(ctx, rng, reads):
-    """Two steps in a row whose batches fall short: the second step first finishes the first's solve
-    and projects again, so it ends with the velocity of two steps that each read their check at once."""
+    """Two steps in a row whose batches fall short: the second runs its forces and advection ahead of
+    the first's check, finds it short, finishes that solve, corrects the velocity it kept and runs
+    them again from it, so it ends with the velocity and density of two steps with a wait between."""
     tol = 1e-6
     out = []
     for settle_between in (False, True):
-        g, faces = _hard_field(ctx, np.random.default_rng(5), tol)
+        g, faces = _hard_field(ctx, np.random.default_rng(5), tol, buoyancy=(0.3, 1.0))
         g.face_velocity = faces
+        g.density = np.random.default_rng(6).uniform(0.0, 1.0, g.shape)
         g._pressure.predicted = 1
         g.step(1e-3)
         if settle_between:
@@ -215,10 +217,34 @@ def test_next_step_settles_the_last_ones_check(ctx, rng, reads):
         g.step(1e-3)
         if not settle_between:
             assert reads[0] - before >= 4     # the first step's check and one per cycle it still needed
-        out.append(np.concatenate([f.ravel() for f in g.face_velocity]))
+        out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density)]))
         assert g.pressure_residual <= tol
         g.release()
     np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6 * np.abs(out[1]).max())
+
+
+def test_step_queues_its_forces_and_advection_before_waiting(ctx, monkeypatch):
+    """The wait for the last step's check comes after this step's forces and advection are queued,
+    so the GPU has work behind the record it waits for (with viscosity, whose solve uses the texture
+    that keeps the velocity, it waits first)."""
+    events = []
+    for name in ("_forces", "_maccormack", "_divergence"):
+        method = getattr(SmokeGrid, name)
+        monkeypatch.setattr(SmokeGrid, name, lambda self, *a, _m=method, _n=name, **k: (events.append(_n), _m(self, *a, **k))[1])
+    read = smoke_pressure.Pressure._read_check
+    monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", lambda self: (events.append("wait"), read(self))[1])
+    for viscosity, expected in ((0.0, ["_forces", "_maccormack", "wait", "_divergence"]),
+                                (0.1, ["wait", "_forces", "_maccormack", "_divergence"])):
+        g = SmokeGrid(ctx, (40, 40), buoyancy=(0.0, 1.0), viscosity=viscosity, pressure_tolerance=TOLERANCE)
+        g.splat(20, 10, 5.0, velocity=(1.0, 3.0), density=1.0, temperature=1.0)
+        g._pressure.predicted = 8                  # more than enough: the check will pass
+        g.step(1 / 60)
+        events.clear()
+        g.splat(20, 10, 5.0, velocity=(1.0, 3.0), density=1.0, temperature=1.0)
+        g.step(1 / 60)
+        assert events == expected, (viscosity, events)
+        assert g.pressure_residual <= TOLERANCE
+        g.release()
 
 
 def _source(g, k, stir):

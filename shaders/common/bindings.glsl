@@ -49,6 +49,7 @@
 #define B_SMOKE_Q 13
 #define B_SMOKE_COARSE_Q 14
 #define B_SMOKE_COARSE_COEF 15
+#define B_SMOKE_Q_BEFORE 14      // subtract_gradient.comp (no coarse level there): q before more cycles
 // image units: outputs (and the in-place red-black Gauss-Seidel iterates)
 #define B_SMOKE_VX_OUT 0
 #define B_SMOKE_VY_OUT 1

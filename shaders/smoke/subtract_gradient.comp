@@ -7,10 +7,18 @@
 layout(binding = B_SMOKE_VX) uniform sampler2D u_vx;
 layout(binding = B_SMOKE_VY) uniform sampler2D u_vy;
 layout(binding = B_SMOKE_Q) uniform sampler2D u_q;
+layout(binding = B_SMOKE_Q_BEFORE) uniform sampler2D u_q_before;
 layout(binding = B_SMOKE_VX_OUT, r32f) uniform restrict writeonly image2D u_vx_out;
 layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_out;
+// 1: subtract the gradient of q - q_before, the change a deferred solve's later cycles made to the q
+// whose gradient the velocity already lost (projection is linear in q)
+uniform int u_delta;
 
-float q_at(ivec2 c) { return inside(c) ? texelFetch(u_q, c, 0).r : 0.0; }
+float q_at(ivec2 c) {
+    if (!inside(c)) return 0.0;
+    float q = texelFetch(u_q, c, 0).r;
+    return u_delta != 0 ? q - texelFetch(u_q_before, c, 0).r : q;
+}
 
 void main() {
     ivec2 f = ivec2(gl_GlobalInvocationID.xy);
