@@ -4,8 +4,9 @@ compute passes (shaders/smoke/, one file per pass named after the method that di
 One step(dt) (DESIGN section 5), every rate per second of simulated time so the frame rate does not
 change the physics:
   _combust (fire only)   fuel burns into heat and smoke, hot gas cools (Nguyen, Fedkiw & Jensen 2002)
-  _curl, _forces         vorticity confinement f = eps h (N x w) and buoyancy
-                         f = (-alpha density + beta (T - T_ambient)) up (Fedkiw, Stam & Jensen 2001)
+  _forces                vorticity confinement f = eps h (N x w), the vorticity w worked out there,
+                         and buoyancy f = (-alpha density + beta (T - T_ambient)) up (Fedkiw, Stam &
+                         Jensen 2001)
   _advect [_maccormack]  semi-Lagrangian (Stam 1999) or MacCormack with the min/max limiter
                          (Selle et al. 2008) for the velocity and all scalars
   _diffuse               implicit viscosity (I - nu dt Laplacian) v = v*, Chebyshev iterations to a
@@ -97,7 +98,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._bc = ref.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "combust", "curl", "forces", "advect", "maccormack", "diffuse", "divergence",
+            "splat", "combust", "forces", "advect", "maccormack", "diffuse", "divergence",
             "subtract_gradient", "centre_velocity")}
         # the passes that see the boundaries, found once: a regex over the source per dispatch cost
         # ~40 us of Python, more than the dispatch itself on a GPU
@@ -110,7 +111,6 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
         self._spare = (tex(fx, 1), tex(fy, 1))      # face textures: the viscosity solve's third iterate
         self._solid_tex = tex(cells, 1)
-        self._curl_tex = tex(cells, 1)
         self._centre = tex(cells, 2)
         self._pressure = Pressure(ctx, (ny, nx))
         made.append(self._pressure)
@@ -207,8 +207,6 @@ class SmokeGrid(SmokeState, _gl.Owner):
         p = self.params
         start = (self._vx.read, self._vy.read)
         if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
-            if p.vorticity > 0.0:
-                self._curl()
             self._forces(h)
             self._vx.swap()
             self._vy.swap()
@@ -242,26 +240,16 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._image("B_SMOKE_S_OUT", self._s.read, read=True)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
 
-    def _curl(self):
-        prog = self._programs["curl"]
-        self._common(prog)
-        _gl.set_uniforms(prog, u_inv_h=1.0 / self.params.cell_size)
-        self._bind("B_SMOKE_VX", self._vx.read)
-        self._bind("B_SMOKE_VY", self._vy.read)
-        self._image("B_SMOKE_Q_OUT", self._curl_tex)
-        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-
     def _forces(self, dt):
         """read -> write for vx, vy (the caller swaps)."""
         p = self.params
         prog = self._programs["forces"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_dt=dt, u_eps_h=p.vorticity * p.cell_size, u_buoyancy=tuple(map(float, p.buoyancy)),
-                         u_ambient=p.ambient_temperature)
+        _gl.set_uniforms(prog, u_dt=dt, u_eps_h=p.vorticity * p.cell_size, u_inv_h=1.0 / p.cell_size,
+                         u_buoyancy=tuple(map(float, p.buoyancy)), u_ambient=p.ambient_temperature)
         self._bind("B_SMOKE_VX", self._vx.read)
         self._bind("B_SMOKE_VY", self._vy.read)
         self._bind("B_SMOKE_S", self._s.read)
-        self._bind("B_SMOKE_CURL", self._curl_tex)
         self._image("B_SMOKE_VX_OUT", self._vx.write)
         self._image("B_SMOKE_VY_OUT", self._vy.write)
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
@@ -436,7 +424,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
-        return (self._vx, self._vy, self._s, *self._hat, *self._spare, self._solid_tex, self._curl_tex,
+        return (self._vx, self._vy, self._s, *self._hat, *self._spare, self._solid_tex,
                 self._centre, self._pressure, self._div_norms)
 
     def __repr__(self):

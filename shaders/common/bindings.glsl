@@ -43,7 +43,6 @@
 #define B_SMOKE_VY_BACK 7
 #define B_SMOKE_S_BACK 8
 #define B_SMOKE_SOLID 9
-#define B_SMOKE_CURL 10
 #define B_SMOKE_COEF 11
 #define B_SMOKE_RHS 12
 #define B_SMOKE_Q 13
