@@ -31,10 +31,10 @@ does not check after every cycle: it first runs, back to back, the cycles the pr
 (Pressure.predicted) and reads the residual once; only if that is still above the tolerance does it
 go on one cycle and one readback at a time. A steady simulation pays one readback per projection;
 the result is the same guarantee, residual <= tolerance (unless the cycle cap or stagnation stops
-it), at the cost of an occasional surplus cycle, which the prediction drops again when the residual
-after the batch and the last measured cut of that cycle say one fewer would have done, or, failing
-that, tries after PROBE_MIN solves in a row (a failed try costs a cycle and a readback, and doubles
-the wait). (Deciding the extra cycles on the GPU, with no readback, was slower: docs/benchmarks.md.)
+it), at the cost of an occasional surplus cycle: the batch's second-to-last cycle also leaves its
+residual, copied beside the last one's in the same record (one readback), and where it already met
+the tolerance the next solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
+readback, was slower: docs/benchmarks.md.)
 """
 from __future__ import annotations
 
@@ -61,11 +61,10 @@ SMALL_LEVEL_TILES = 256
 # needs a third), each cycle ~30 % dearer (docs/benchmarks.md).
 SWEEPS = ref.SWEEPS        # the reference V-cycle's defaults
 OMEGA = ref.OMEGA
-# A solve that met the tolerance at its first check PROBE_MIN times in a row tries one cycle fewer even
-# where no estimate says it will do (a warm start's later cycles cut less than a cold start's, which
-# the estimates come from); each failed try doubles the wait, up to PROBE_MAX solves, and a try that
-# works sets it back to PROBE_MIN.
-PROBE_MIN, PROBE_MAX = 8, 256
+# self.norms: the last cycle's Norms (offset 0), prolong_smooth.comp's group count (24), and the
+# second-to-last cycle's Norms of a batch (BEFORE_LAST), copied there on the GPU; read as one record
+BEFORE_LAST = 32
+NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
@@ -125,14 +124,14 @@ class Pressure:
             # one norms record per residual.comp tile (16 x 16), more than prolong_smooth.comp's (TILE x TILE)
             self.tiles = -(-shape[1] // _gl.LOCAL_SIZE) * -(-shape[0] // _gl.LOCAL_SIZE)
             self.partials = ctx.buffer(reserve=NORMS_DTYPE.itemsize * self.tiles)
-            self.norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)     # + prolong_smooth.comp's group count
+            self.norms = ctx.buffer(reserve=NORMS_RECORD)
             self.norms.clear()
             # the warm start's sums (divergence.comp; warm.glsl) + the count of groups that wrote theirs
             self.warm = ctx.buffer(reserve=NORMS_DTYPE.itemsize + 8)
             self.warm.clear()
             # the solve's residual checks: the norms copied by the GPU into a mapped ring and waited for
             # by a fence, without the driver's buffer read (None where GL cannot map persistently)
-            self.ring = _gl.FencedReadback.create(ctx, NORMS_DTYPE.itemsize)
+            self.ring = _gl.FencedReadback.create(ctx, NORMS_RECORD)
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce")}
             device = _gl.device_kind(ctx)
@@ -156,15 +155,10 @@ class Pressure:
         self.cycles = 0
         self.predicted = 1                                  # cycles a tolerance solve runs before its first check
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
-        self.ratios = {}                                    # cycle k: its cut r_k / r_(k-1), last measured
-        self.streak = 0               # solves in a row that met the tolerance at their first check
-        self.probe_every = PROBE_MIN  # after that many, the next solve tries one cycle fewer
-        self.probing = False          # the next solve runs a blind try of one cycle fewer
         self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
 
     def set_operator(self, solid, bc) -> None:
         lv = ref.levels(solid, bc)
-        self.ratios = {}                  # the cycles' cuts were of the old operator
         for tex, c in zip(self.coef, lv):
             tex.write(np.ascontiguousarray(c, np.float32).tobytes())
         coarse = lv[self.first_coarse:]
@@ -289,10 +283,12 @@ class Pressure:
             self.ring.push(self.norms, self.checks)
 
     def _read_check(self) -> dict:
-        """The norms of the last queued check, waited for (a CPU-GPU sync)."""
-        if self.ring is None:
-            return self.read_norms(self.norms)
-        return self.read_norms(self.ring.newest(self.checks)[0])
+        """The norms of the last queued check, waited for (a CPU-GPU sync), with "before_last": the
+        relative residual the batch's second-to-last cycle left (meaningful after a batch of two or more)."""
+        raw = self.norms.read(NORMS_RECORD) if self.ring is None else self.ring.newest(self.checks)[0]
+        n = self.read_norms(raw[:NORMS_DTYPE.itemsize])
+        n["before_last"] = self.read_norms(raw[BEFORE_LAST:NORMS_RECORD])["relative"]
+        return n
 
     def _check(self) -> dict:
         """The norms the last cycle left in self.norms, waited for (a CPU-GPU sync)."""
@@ -377,7 +373,9 @@ class Pressure:
         cycle and one readback at a time while needed, and sets the prediction for the next solve."""
         batch = min(self.predicted, iterations)
         for k in range(batch):
-            self.v_cycle(norms=k == batch - 1, warm=warm and k == 0)
+            self.v_cycle(norms=k >= batch - 2, warm=warm and k == 0)
+            if k == batch - 2:        # the second-to-last cycle's norms, kept beside the last one's
+                self.ctx.copy_buffer(self.norms, self.norms, NORMS_DTYPE.itemsize, write_offset=BEFORE_LAST)
         self.cycles = batch
         self._queue_check()
         self.pending = (tolerance, iterations)
@@ -405,43 +403,16 @@ class Pressure:
             self.v_cycle(norms=True)
             self.cycles += 1
             previous, now = now, self._check()["relative"]
-            if now <= STAGNATION * previous:          # a stalled cycle's cut says nothing of the next solve's
-                self.ratios[self.cycles] = now / previous
-        if self.probing:                              # this solve ran the blind try of one cycle fewer
-            self.probe_every = (min(2 * self.probe_every, PROBE_MAX) if self.cycles > batch else PROBE_MIN)
-        self.probing = False
         if now <= tolerance:
             self.predicted = self.cycles
-            if self.cycles == batch > 1:
-                self.streak += 1
-                if self._before_last(now, batch) <= tolerance:
-                    self.predicted, self.streak = batch - 1, 0          # one cycle fewer would have done
-                elif self.streak >= self.probe_every:
-                    # one cycle fewer may have done, and it has not been tried for a while
-                    self.predicted, self.streak, self.probing = batch - 1, 0, True
-            else:
-                self.streak = 0
+            if self.cycles == batch > 1 and n["before_last"] <= tolerance:
+                self.predicted = batch - 1            # one cycle fewer did, measured
             return self.cycles > batch
-        self.streak = 0
         if now > STAGNATION * previous and self.cycles > batch:
             self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
         else:
             self.predicted = self.cycles          # the cycle cap
         return self.cycles > batch
-
-    def _before_last(self, now, batch):
-        """An estimate of the relative residual a solve that reached `now` after a batch of `batch`
-        cycles had after batch - 1 of them (not read: the batch runs unchecked). Where an earlier solve
-        went on cycle by cycle past cycle `batch`, that cycle's cut was measured (self.ratios), and the
-        cuts of a given cycle change slowly with the scene: now / that cut. Otherwise, had each cycle cut
-        the residual (at most 1 at the start) by the batch's mean factor now^(1/batch), batch - 1 cycles
-        would have left now^((batch-1)/batch), and V-cycles cut most in their first cycles, so the last
-        one cut less than the mean and that bounds the residual before it. A wrong estimate costs one
-        cycle and one check the next time; the tolerance holds either way."""
-        ratio = self.ratios.get(batch)
-        if ratio:
-            return now / ratio
-        return now ** ((batch - 1) / batch)
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,
