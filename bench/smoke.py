@@ -197,8 +197,9 @@ def stream(ctx, n, options, splat=stir, repeats=300):
 def count_dispatches(ctx, n, options, steps=3, splat=stir):
     """Compute dispatches and readbacks of each of `steps` steps (after one warm-up step), counted
     by wrapping moderngl's ComputeShader.run, and Buffer.read and _gl.FencedReadback.newest (the
-    solver's residual check waits on the latter where GL maps buffers): at game sizes the step time is
-    about dispatches x the per-dispatch cost, and each readback is a CPU-GPU sync."""
+    solver's residual check waits on the latter where GL maps buffers), the wait for the step's own
+    check (which step() leaves queued) included: at game sizes the step time is about dispatches x
+    the per-dispatch cost, and each readback is a CPU-GPU sync."""
     counts = {"run": 0, "read": 0}
     run, read = moderngl.ComputeShader.run, moderngl.Buffer.read
 
@@ -220,7 +221,8 @@ def count_dispatches(ctx, n, options, steps=3, splat=stir):
             splat(g, k + 1)
             counts.update(run=0, read=0)
             g.step(1.0 / 60.0)
-            out.append((counts["run"], counts["read"], g.pressure_cycles))
+            cycles = g.pressure_cycles       # waits for the step's check (step() leaves it queued)
+            out.append((counts["run"], counts["read"], cycles))
     finally:
         moderngl.ComputeShader.run, moderngl.Buffer.read = run, read
         _gl.FencedReadback.newest = newest

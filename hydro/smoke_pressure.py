@@ -153,7 +153,9 @@ class Pressure:
             raise
         self.solution = self.q[0]                           # where the last solve left q
         self.cycles = 0
-        self.predicted = 1                                  # cycles a tolerance solve runs before its first check
+        # cycles a tolerance solve runs before its first check; one V-cycle cuts the residual ~30x, so
+        # the first solve runs two (a tolerance one cycle meets brings it down after that solve)
+        self.predicted = 2
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
         self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
 
