@@ -222,7 +222,19 @@ class SmokeGrid(SmokeState, _gl.Owner):
         (_spare) as _settle does, put the scalars back to what advection read, and run the forces and
         the advection again."""
         pr = self._pressure
-        if not pr.finish():
+        try:
+            extra = pr.finish()
+        except BaseException:
+            if pr.pending is not None:
+                # interrupted while waiting (a KeyboardInterrupt in the poll): the check stays queued,
+                # so put the velocity and scalars back as this substep found them (with fire, its burn
+                # stays applied); no time has passed
+                vx, vy = self._vx, self._vy
+                self._vx, self._vy = _gl.PingPong(self._spare[0], vx.write), _gl.PingPong(self._spare[1], vy.write)
+                self._spare = (vx.read, vy.read)
+                self._s.swap()
+            raise
+        if not extra:
             return
         vx, vy = self._vx, self._vy
         free = (vx.write, vy.write)                 # the forced velocity (or the one before it): spent

@@ -23,9 +23,10 @@ last group folds the tile records) of the cycles whose residual is checked; with
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
 as they go, _gl.flush), so a step's solve can leave its first check queued (solve(defer=True)) for
-finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued. The GPU copies the record into a persistently mapped ring and the CPU polls
-its fence (_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's
-submissions that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
+finish() to read later: SmokeGrid waits for it once the next step's forces and advection are
+queued. The GPU copies the record into a persistently mapped ring and the CPU polls its fence
+(_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
+that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
 does not check after every cycle: it first runs, back to back, the cycles the previous solve needed
 (Pressure.predicted) and reads the residual once; only if that is still above the tolerance does it
@@ -33,7 +34,7 @@ go on one cycle and one readback at a time. A steady simulation pays one readbac
 the result is the same guarantee, residual <= tolerance (unless the cycle cap or stagnation stops
 it), at the cost of an occasional surplus cycle: the batch's second-to-last cycle also leaves its
 residual, copied beside the last one's in the same record (one readback), and where it already met
-the tolerance the next solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
+half the tolerance the next solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
 readback, was slower: docs/benchmarks.md.)
 """
 from __future__ import annotations
@@ -65,6 +66,10 @@ OMEGA = ref.OMEGA
 # second-to-last cycle's Norms of a batch (BEFORE_LAST), copied there on the GPU; read as one record
 BEFORE_LAST = 32
 NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
+# The prediction comes down when the second-to-last cycle's residual was below DOWN_MARGIN * tolerance:
+# a residual that hovers just under the tolerance would otherwise make every other solve one cycle
+# short, and a short solve now also repeats the next step's forces and advection (SmokeGrid.step).
+DOWN_MARGIN = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
@@ -160,6 +165,8 @@ class Pressure:
         self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
 
     def set_operator(self, solid, bc) -> None:
+        if self.pending is not None:
+            raise RuntimeError("Pressure.set_operator: a solve's check is still queued (finish() it first)")
         lv = ref.levels(solid, bc)
         for tex, c in zip(self.coef, lv):
             tex.write(np.ascontiguousarray(c, np.float32).tobytes())
@@ -390,9 +397,10 @@ class Pressure:
         q - q_before); False when nothing was pending."""
         if self.pending is None:
             return False
-        (tolerance, iterations), self.pending = self.pending, None
+        tolerance, iterations = self.pending
         batch = self.cycles
-        n = self._read_check()
+        n = self._read_check()  # a wait; if it is interrupted the check stays pending, to be read again
+        self.pending = None
         if n["b"] == 0.0:
             self.cycles = 0     # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
             return False
@@ -407,14 +415,18 @@ class Pressure:
             previous, now = now, self._check()["relative"]
         if now <= tolerance:
             self.predicted = self.cycles
-            if self.cycles == batch > 1 and n["before_last"] <= tolerance:
-                self.predicted = batch - 1            # one cycle fewer did, measured
+            if self.cycles == batch > 1 and n["before_last"] <= DOWN_MARGIN * tolerance:
+                self.predicted = batch - 1            # one cycle fewer did, with a margin: measured
             return self.cycles > batch
         if now > STAGNATION * previous and self.cycles > batch:
             self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
         else:
             self.predicted = self.cycles          # the cycle cap
         return self.cycles > batch
+
+    def drop(self) -> None:
+        """Forget a queued check without reading it: the velocity it was for has been replaced."""
+        self.pending = None
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,

@@ -48,7 +48,7 @@ class SmokeState:
 
     @velocity.setter
     def velocity(self, value):
-        self._alive()
+        self._alive(settle=False)              # the velocity is replaced: _upload_faces drops a queued check
         v = check.field("velocity", value, (self.ny, self.nx, 2), dtype=np.float64)
         vx = np.zeros((self.ny, self.nx + 1))
         vy = np.zeros((self.ny + 1, self.nx))
@@ -68,7 +68,7 @@ class SmokeState:
 
     @face_velocity.setter
     def face_velocity(self, value):
-        self._alive()
+        self._alive(settle=False)              # as velocity's setter
         if isinstance(value, np.ndarray) or not hasattr(value, "__len__") or len(value) != 2:
             raise TypeError("face_velocity: expected a pair (vx, vy) of arrays (ny, nx+1), (ny+1, nx)")
         vx = check.field("face_velocity[0]", value[0], (self.ny, self.nx + 1), dtype=np.float64)
@@ -83,18 +83,20 @@ class SmokeState:
         vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
         if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
             raise ValueError("velocity: values overflow float32")
+        self._pressure.drop()                   # a step's queued check was of the velocity replaced here
         self._vx.read.write(vx.tobytes())
         self._vy.read.write(vy.tobytes())
         self._centre_dirty = True
 
     # ---------------------------------------------------------------------------------- scalars
 
+    # the projection changes no scalar, so scalar access does not wait for a step's residual check
     def _scalar_get(self, k):
-        self._alive()
+        self._alive(settle=False)
         return self._scalars()[..., k].copy()
 
     def _scalar_set(self, k, name, value, nonnegative):
-        self._alive()
+        self._alive(settle=False)
         arr = check.field(name, value, self.shape, nonnegative=nonnegative)
         s = self._scalars()
         s[..., k] = np.where(self._solid, ref.solid_scalars(self.params.ambient_temperature)[k], arr)
@@ -117,7 +119,7 @@ class SmokeState:
     @property
     def obstacles(self) -> np.ndarray:
         """Solid cells (ny, nx) bool; a NumPy copy."""
-        self._alive()
+        self._alive(settle=False)
         return self._solid.copy()
 
     @obstacles.setter
@@ -227,13 +229,13 @@ class SmokeState:
         """Bound on the relative error |v - v_exact|_2 / |v*|_2 the last step's viscosity solve left
         (Chebyshev: 1 / T_m(sigma) after m iterations). At most DIFFUSION_TOLERANCE unless the
         diffusion_iterations cap stopped it earlier; 0 when no solve ran (viscosity 0, or no step yet)."""
-        self._alive()
+        self._alive(settle=False)
         return self._diffusion_bound
 
     @property
     def diffusion_iterations_run(self) -> int:
         """Chebyshev iterations the last step's viscosity solve took (0 when none ran)."""
-        self._alive()
+        self._alive(settle=False)
         return self._diffusion_count
 
     def divergence(self, norm="max") -> float:

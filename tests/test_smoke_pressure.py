@@ -109,6 +109,23 @@ def test_prediction_comes_down_only_when_one_cycle_fewer_did(ctx, rng, reads):
     g.release()
 
 
+def test_prediction_comes_down_only_with_a_margin(ctx, rng, reads):
+    """One cycle fewer is predicted only where the second-to-last cycle left at most DOWN_MARGIN times
+    the tolerance: with the tolerance at 1.5x what `needed` cycles leave, a batch of needed + 1 keeps
+    its prediction (without the margin it would come down, and a residual hovering at the tolerance
+    would make every other solve short); at 2.5x it comes down."""
+    g, faces = _hard_field(ctx, rng, 1e-6)
+    _project(g, faces, 1, reads)
+    needed, left = g.pressure_cycles, g.pressure_residual
+    g.release()
+    assert smoke_pressure.DOWN_MARGIN == 0.5
+    for factor, expected in ((1.5, needed + 1), (2.5, needed)):
+        g, _ = _hard_field(ctx, rng, factor * left)
+        assert _project(g, faces, needed + 1, reads) == 1
+        assert g.pressure_cycles == needed + 1 and g._pressure.predicted == expected, factor
+        g.release()
+
+
 def test_solve_stops_at_the_fp32_floor(ctx, rng, reads):
     """A tolerance below what fp32 can reach (1e-10): the solve goes on cycle by cycle until a cycle
     cuts the residual by less than STAGNATION (there, ~6e-8), well before the cycle cap, predicts one
@@ -190,6 +207,56 @@ def test_step_leaves_its_check_queued_and_projects_again_when_it_fails(ctx, rng,
     assert _divergence_left(g) <= 2 * tol
     assert g.pressure_cycles >= 4 and g.pressure_residual <= tol
     g.release()
+
+
+def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng):
+    """A splat does not wait for the last step's check: where that check then asks for more cycles,
+    the correction (the gradient of what they added to q) is subtracted from the velocity with the
+    splat in it. The result is that of waiting before the splat."""
+    out = []
+    for wait_first in (False, True):
+        g, faces = _hard_field(ctx, np.random.default_rng(9), 1e-6)
+        g.face_velocity = faces
+        g._pressure.predicted = 1
+        g.step(1e-3)
+        if wait_first:
+            g.face_velocity
+        g.splat(30.0, 20.0, 6.0, velocity=(2.0, -3.0), density=1.0)
+        out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density)]))
+        assert g.pressure_cycles > 1                 # cycles beyond the batch of 1: a correction ran
+        g.release()
+    np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6 * np.abs(out[1]).max())
+    assert not np.allclose(out[0][:faces[0].size], faces[0].ravel())
+
+
+def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch):
+    """A KeyboardInterrupt while a step waits for the last one's check (the poll where it spends its
+    waiting): the check stays queued, the velocity and the scalars are as the step found them, and
+    the next step gives what an uninterrupted run gives."""
+    out = []
+    for interrupt in (True, False):
+        g, faces = _hard_field(ctx, np.random.default_rng(11), 1e-4, buoyancy=(0.3, 1.0))
+        g.face_velocity = faces
+        g.density = np.random.default_rng(12).uniform(0.0, 1.0, g.shape)
+        g.step(1e-3)
+        if interrupt:
+            read = smoke_pressure.Pressure._read_check
+            calls = []
+
+            def interrupted(self):
+                calls.append(1)
+                raise KeyboardInterrupt
+
+            monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                g.step(1e-3)
+            monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", read)
+            assert calls and g._pressure.pending is not None and g.iteration == 1
+        g.step(1e-3)
+        out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density)]))
+        assert g.iteration == 2 and g.pressure_residual <= 1e-4
+        g.release()
+    np.testing.assert_array_equal(out[0], out[1])
 
 
 def test_next_step_settles_the_last_ones_check(ctx, rng, reads):

@@ -41,14 +41,13 @@
 #define B_SMOKE_S_HAT 5
 #define B_SMOKE_VX_BACK 6
 #define B_SMOKE_VY_BACK 7
-#define B_SMOKE_S_BACK 8
 #define B_SMOKE_SOLID 9
+#define B_SMOKE_Q_BEFORE 10      // subtract_gradient.comp: q before a deferred solve's later cycles
 #define B_SMOKE_COEF 11
 #define B_SMOKE_RHS 12
 #define B_SMOKE_Q 13
 #define B_SMOKE_COARSE_Q 14
 #define B_SMOKE_COARSE_COEF 15
-#define B_SMOKE_Q_BEFORE 14      // subtract_gradient.comp (no coarse level there): q before more cycles
 // image units: outputs (and the in-place red-black Gauss-Seidel iterates)
 #define B_SMOKE_VX_OUT 0
 #define B_SMOKE_VY_OUT 1

@@ -3,7 +3,7 @@
 // fluid cell (vx_R - vx_L + vy_T - vy_B, world velocity units; / cell_size gives 1/s), 0 in solids.
 // Also where the pressure solve starts: q = 0 (u_keep_q 0), or the last solve's q kept for a warm
 // start (u_keep_q 1; 0 in solid cells, which an obstacle may have covered since).
-// With u_warm_sums 1 also the sums a warm start needs from that q0 and this b (Pressure.warm_sums):
+// With u_warm_sums 1 also the sums a warm start needs from that q0 and this b (Pressure.bind_warm_sums):
 // per 16 x 16 tile |L q0|^2 (into the record's r2) and <b, L q0> (into b2), and the last group to
 // finish folds the tile records into the record warm.glsl reads (as prolong_smooth.comp does its
 // norms). The pass reads q0 where it also clears the solid cells: L q0 is summed over cells with a
