@@ -259,16 +259,26 @@ def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch):
     np.testing.assert_array_equal(out[0], out[1])
 
 
-def test_next_step_settles_the_last_ones_check(ctx, rng, reads):
+@pytest.mark.parametrize("options, substeps", [
+    (dict(buoyancy=(0.3, 1.0)), 1),
+    (dict(advection="semi-lagrangian", vorticity=2.0), 1),
+    (dict(fire=True, buoyancy=(0.3, 1.0)), 1),
+    (dict(buoyancy=(0.3, 1.0), vorticity=1.0), 3),
+    (dict(buoyancy=(0.3, 1.0), viscosity=0.05), 1),      # waits first: the viscosity solve uses _spare
+], ids=["maccormack", "semi-lagrangian", "fire", "substeps", "viscosity"])
+def test_next_step_settles_the_last_ones_check(ctx, rng, reads, options, substeps):
     """Two steps in a row whose batches fall short: the second runs its forces and advection ahead of
     the first's check, finds it short, finishes that solve, corrects the velocity it kept and runs
-    them again from it, so it ends with the velocity and density of two steps with a wait between."""
+    them again from it (with viscosity it waits first), so it ends with the velocity and scalars of
+    two steps with a wait between."""
     tol = 1e-6
     out = []
     for settle_between in (False, True):
-        g, faces = _hard_field(ctx, np.random.default_rng(5), tol, buoyancy=(0.3, 1.0))
+        g, faces = _hard_field(ctx, np.random.default_rng(5), tol, **options)
         g.face_velocity = faces
         g.density = np.random.default_rng(6).uniform(0.0, 1.0, g.shape)
+        if g.params.fire:
+            g.fuel = np.random.default_rng(7).uniform(0.0, 1.0, g.shape)
         g._pressure.predicted = 1
         g.step(1e-3)
         if settle_between:
@@ -276,10 +286,10 @@ def test_next_step_settles_the_last_ones_check(ctx, rng, reads):
         else:
             before = reads[0]
         g._pressure.predicted = 1
-        g.step(1e-3)
+        g.step(1e-3 * substeps, substeps=substeps)
         if not settle_between:
             assert reads[0] - before >= 4     # the first step's check and one per cycle it still needed
-        out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density)]))
+        out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density, g.temperature, g.fuel)]))
         assert g.pressure_residual <= tol
         g.release()
     np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6 * np.abs(out[1]).max())
