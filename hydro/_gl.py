@@ -237,8 +237,18 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
     ctx.memory_barrier()
 
 
-_flushes: "weakref.WeakKeyDictionary[moderngl.Context, object]" = weakref.WeakKeyDictionary()
-_UNRESOLVED = object()     # _flushes: not looked up yet (None: the loader has no glFlush)
+_loaded: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
+
+
+def _loaded_function(ctx, name: str, restype, argtypes):
+    """GL function `name` through moderngl's loader, looked up once per context; None where missing."""
+    per_ctx = _loaded.setdefault(ctx, {})
+    if name not in per_ctx:
+        fns = gl_functions(ctx, {name: (restype, argtypes)})
+        per_ctx[name] = fns[name] if fns else None
+    return per_ctx[name]
+
+
 FLUSH = True               # hydro.smoke: submit queued passes at points of a step (bench/smoke.py --no-flush)
 
 
@@ -247,26 +257,19 @@ def flush(ctx) -> None:
     (moderngl has no call for it; through its function loader; nothing where that is missing)."""
     if not FLUSH:
         return
-    fn = _flushes.get(ctx, _UNRESOLVED)
-    if fn is _UNRESOLVED:
-        fns = gl_functions(ctx, {"glFlush": (None, [])})
-        fn = _flushes[ctx] = fns["glFlush"] if fns else None
+    fn = _loaded_function(ctx, "glFlush", None, [])
     if fn is not None:
         fn()
 
 
-_copies: "weakref.WeakKeyDictionary[moderngl.Context, object]" = weakref.WeakKeyDictionary()
 GL_TEXTURE_2D = 0x0DE1
 
 
 def copy_texture(ctx, src: moderngl.Texture, dst: moderngl.Texture) -> None:
     """Copy texture `src` into `dst` (same size and format) on the GPU (glCopyImageSubData, GL 4.3,
     through moderngl's function loader); where the loader is missing, through the CPU."""
-    fn = _copies.get(ctx, _UNRESOLVED)
-    if fn is _UNRESOLVED:
-        u, i = ctypes.c_uint, ctypes.c_int
-        fns = gl_functions(ctx, {"glCopyImageSubData": (None, [u, u, i, i, i, i, u, u, i, i, i, i, i, i, i])})
-        fn = _copies[ctx] = fns["glCopyImageSubData"] if fns else None
+    u, i = ctypes.c_uint, ctypes.c_int
+    fn = _loaded_function(ctx, "glCopyImageSubData", None, [u, u, i, i, i, i, u, u, i, i, i, i, i, i, i])
     if fn is None:
         dst.write(src.read())
         return

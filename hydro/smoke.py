@@ -390,10 +390,11 @@ class SmokeGrid(SmokeState, _gl.Owner):
 
     def _project(self):
         """Divergence, pressure solve, gradient subtraction. Multigrid with pressure_warm_start starts
-        from the last projection's q, scaled by the alpha that minimises the start's residual
-        (summed by the divergence pass: that absorbs a change of dt, as q = p dt / (rho h) grows with the step,
-        and drops a q unrelated to this flow); the first solve, and the first after the velocity was
-        set from outside (see _q_kept), start from q = 0, as do jacobi and gauss-seidel."""
+        from the last projection's q, scaled by the alpha that minimises the start's residual (its
+        sums taken by the divergence pass: that absorbs a change of dt, as q = p dt / (rho h) grows
+        with the step, and drops a q unrelated to this flow); the first solve, and the first after
+        the velocity was set from outside (see _q_kept), start from q = 0, as do jacobi and
+        gauss-seidel."""
         p, pr = self.params, self._pressure
         multigrid = p.pressure == "multigrid"
         warm = multigrid and p.pressure_warm_start and self._q_kept

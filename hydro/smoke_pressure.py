@@ -112,7 +112,7 @@ class Pressure:
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
         self.coarse_coef = self.partials = self.norms = self.warm = self.ring = self.q_before = None
-        self.pending = None
+        self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
         try:
             # level 0's q as a deferred solve's batch left it, kept while finish() runs more cycles
             self.q_before = float_texture(ctx, self._size_of(shape), 1)
@@ -162,7 +162,6 @@ class Pressure:
         # the first solve runs two (a tolerance one cycle meets brings it down after that solve)
         self.predicted = 2
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
-        self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
 
     def set_operator(self, solid, bc) -> None:
         if self.pending is not None:

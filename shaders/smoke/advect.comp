@@ -21,23 +21,22 @@ uniform float u_ambient;        // ambient temperature, stored in solid cells
 void main() {
     ivec2 f = ivec2(gl_GlobalInvocationID.xy);
     if (f.x > u_size.x || f.y > u_size.y) return;
-    vec2 p = vec2(f);
     if (f.y < u_size.y) {
         float value = 0.0;
         if (face_type_x(f) != FACE_FIXED)
-            value = bilinear(u_src_x, dims_x(), trace(p - vec2(0.5, 0.0), u_dt_h) + vec2(0.5, 0.0)) * u_decay.x;
+            value = traced(u_src_x, dims_x(), f, vec2(0.5, 0.0), u_dt_h) * u_decay.x;
         imageStore(u_vx_out, f, vec4(value));
     }
     if (f.x < u_size.x) {
         float value = 0.0;
         if (face_type_y(f) != FACE_FIXED)
-            value = bilinear(u_src_y, dims_y(), trace(p - vec2(0.0, 0.5), u_dt_h) + vec2(0.0, 0.5)) * u_decay.x;
+            value = traced(u_src_y, dims_y(), f, vec2(0.0, 0.5), u_dt_h) * u_decay.x;
         imageStore(u_vy_out, f, vec4(value));
     }
     if (inside(f)) {
         vec4 value = solid_scalars(u_ambient);
         if (!solid(f))
-            value = vec4(bilinear_fluid(u_src_s, trace(p, u_dt_h), texelFetch(u_src_s, f, 0)).rgb * u_decay.yzw, 0.0);
+            value = vec4(traced_scalars(u_src_s, f, u_dt_h).rgb * u_decay.yzw, 0.0);
         imageStore(u_s_out, f, value);
     }
 }

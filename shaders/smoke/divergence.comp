@@ -46,7 +46,7 @@ void main() {
     double lq = 0.0, b = 0.0;
     if (in_grid && coef(c).w > 0.0) {                               // cells with a diagonal
         b = double(d);
-        lq = double(neighbour_sum(c) - coef(c).w * q_at(c));       // (L q0)_c, as poisson.glsl's residual_at
+        lq = -double(residual_at(c, 0.0));                         // (L q0)_c = -(0 - L q0)_c
     }
     if (in_grid) {
         imageStore(u_rhs_out, c, vec4(d));

@@ -21,27 +21,20 @@ uniform float u_dt_h;
 uniform vec4 u_decay;
 uniform float u_ambient;
 
-// back = A^R(hat) at a node: hat traced forward through u_vx, u_vy by dt, as advect.comp would with
-// -u_dt_h (the arithmetic is the same, so a separate reverse pass would give the same numbers)
-float back_value(sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
-    return bilinear(hat, dims, trace(vec2(node) - offset, -u_dt_h) + offset);
-}
-
-vec4 back_scalars(ivec2 c) {
-    return vec4(bilinear_fluid(u_hat_s, trace(vec2(c), -u_dt_h), texelFetch(u_hat_s, c, 0)).rgb, 0.0);
-}
-
+// back = A^R(hat) at a node is hat traced forward by dt (-u_dt_h), as advect.comp would trace it
 float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
     float lo, hi;
-    bilinear(phi, dims, trace(vec2(node) - offset, u_dt_h) + offset, lo, hi);
-    float value = texelFetch(hat, node, 0).r + 0.5 * (texelFetch(phi, node, 0).r - back_value(hat, dims, node, offset));
+    traced(phi, dims, node, offset, u_dt_h, lo, hi);
+    float back = traced(hat, dims, node, offset, -u_dt_h);
+    float value = texelFetch(hat, node, 0).r + 0.5 * (texelFetch(phi, node, 0).r - back);
     return clamp(value, lo, hi);
 }
 
 vec4 corrected_scalars(ivec2 c) {
-    vec4 lo, hi, own = texelFetch(u_s, c, 0);
-    bilinear_fluid(u_s, trace(vec2(c), u_dt_h), own, lo, hi);
-    vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (own - back_scalars(c));
+    vec4 lo, hi;
+    traced_scalars(u_s, c, u_dt_h, lo, hi);
+    vec4 back = vec4(traced_scalars(u_hat_s, c, -u_dt_h).rgb, 0.0);
+    vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (texelFetch(u_s, c, 0) - back);
     return clamp(value, lo, hi);
 }
 
