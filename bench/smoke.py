@@ -50,7 +50,7 @@ def variants(args):
     --tile-shapes and each --smoothing: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE, the
     tile shapes and SWEEPS / OMEGA (read when a grid is made) as they yield."""
     sp = smoke_pressure
-    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPE), dict(sp.SMALL_TILE_SHAPE), sp.SWEEPS, sp.OMEGA
+    saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPES), sp.SWEEPS, sp.OMEGA
     try:
         for side, shape, smoothing in ((a, b, c) for a in args.coarse_side or [None]
                                        for b in args.tile_shapes or [None] for c in args.smoothing or [None]):
@@ -63,15 +63,14 @@ def variants(args):
                 tag.append(f"coarse {side}")
             if shape:
                 for kind in ("gpu", "cpu"):
-                    sp.TILE_SHAPE[kind], sp.SMALL_TILE_SHAPE[kind] = shape
-                tag.append("tiles {}x{}/{}x{}".format(*shape[0], *shape[1]))
+                    sp.TILE_SHAPES[kind] = shape
+                tag.append("tiles " + "/".join(f"{t}x{g}" for t, g in shape))
             for name, options in CONFIGS:
                 if not args.configs or any(key in name for key in args.configs):
                     yield (f"{name} [{', '.join(tag)}]" if tag else name), options
     finally:
-        sp.COARSE_SIDE, sp.SWEEPS, sp.OMEGA = saved[0], saved[3], saved[4]
-        sp.TILE_SHAPE.update(saved[1])
-        sp.SMALL_TILE_SHAPE.update(saved[2])
+        sp.COARSE_SIDE, sp.SWEEPS, sp.OMEGA = saved[0], saved[2], saved[3]
+        sp.TILE_SHAPES.update(saved[1])
 
 
 def smoothing(text):
@@ -87,18 +86,18 @@ def smoothing(text):
 
 
 def tile_shapes(text):
-    """--tile-shapes value: 'TILExGROUP' for every tiled level, or 'TILExGROUP/TILExGROUP' for the levels
-    of at least SMALL_LEVEL_TILES blocks and for the smaller ones."""
+    """--tile-shapes value: 'TILExGROUP[/TILExGROUP...]', largest first: each tiled level takes the first
+    shape that cuts it into at least LEVEL_TILES blocks, else the last (hydro.smoke_pressure.TILE_SHAPES)."""
     try:
         parts = [tuple(int(v) for v in part.split("x")) for part in text.split("/")]
-        if len(parts) not in (1, 2) or any(len(p) != 2 for p in parts):
+        if not 1 <= len(parts) <= 4 or any(len(p) != 2 for p in parts):
             raise ValueError
         for part in parts:
             smoke_pressure.check_tile_shape(part)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected TILExGROUP[/TILExGROUP] (even tile 16..64, group 16 or 32), "
+        raise argparse.ArgumentTypeError(f"expected TILExGROUP[/TILExGROUP...] (even tile 16..64, group 16 or 32), "
                                          f"got {text!r}") from None
-    return parts[0], parts[-1]
+    return tuple(parts)
 
 
 def scene(ctx, n, open_top=False, **options):
@@ -384,9 +383,10 @@ def main(argv=None):
                     help="never glFlush inside a step (hydro._gl.FLUSH = False): the driver submits when it will")
     ap.add_argument("--stream", action="store_true",
                     help="µs per multigrid pass run back to back (no timer queries), instead of timing steps")
-    ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG]",
-                    help="block side x workgroup side of the tiled multigrid passes (large levels / levels of "
-                         f"fewer than {smoke_pressure.SMALL_LEVEL_TILES} blocks); several values: each in turn")
+    ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG...]",
+                    help="block side x workgroup side of the tiled multigrid passes, largest first: a level "
+                         f"takes the first that cuts it into at least {smoke_pressure.LEVEL_TILES} blocks, else "
+                         "the last; several values: each in turn")
     ap.add_argument("--smoothing", type=smoothing, nargs="+", default=None, metavar="SxOMEGA",
                     help="multigrid smoothing: S red-black sweeps before and after the coarse correction, "
                          f"over-relaxed by OMEGA (default {smoke_pressure.SWEEPS}x{smoke_pressure.OMEGA}); "

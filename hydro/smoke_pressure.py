@@ -15,9 +15,11 @@ on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smo
 passes), each reading one of the level's two q textures and writing the other; the first level with
 both sides <= COARSE_SIDE and everything below it is one workgroup in one pass (coarse_cycle.comp,
 its operators held in shared memory). A cycle at 1024^2 is 11 passes. On the small levels a pass
-costs the latency of its chain of sub-steps, not its memory traffic, so GPUs run them in blocks of
-32 x 32 cells with as many invocations (SMALL_TILE_SHAPE), and the large levels in blocks of 64 x 64
-cells, whose halo repeats less work (TILE_SHAPE; docs/benchmarks.md). The relative residual
+costs the latency of its chain of sub-steps, not its memory traffic, so GPUs run each level in the
+largest blocks that still give it LEVEL_TILES workgroups (TILE_SHAPES): 64 x 64 cells where the halo
+then repeats least work (1024^2), 32 x 32 (512^2), and below that 16 x 16 cells with 1024
+invocations, one invocation per cell of the block and its halo, so that each half-sweep is one
+round (docs/benchmarks.md). The relative residual
 |b - Lq|_2 / |b|_2 over fluid cells is reduced in fp64 by the finest level's prolong_smooth pass (its
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
@@ -50,11 +52,12 @@ from .reference import smoke as ref
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
 COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup (coarse_cycle.comp: 32704 of
                            # the 32768 bytes of shared memory GL guarantees; 8 and 16 fit too)
-# (block side, workgroup side) of the tiled passes (tile.glsl: TILE, GROUP_SIDE), by device kind; a level
-# of fewer than SMALL_LEVEL_TILES such blocks takes SMALL_TILE_SHAPE
-TILE_SHAPE = {"gpu": (64, 32), "cpu": (32, 16)}
-SMALL_TILE_SHAPE = {"gpu": (32, 32), "cpu": (32, 16)}
-SMALL_LEVEL_TILES = 256
+# (block side, workgroup side) of the tiled passes (tile.glsl: TILE, GROUP_SIDE), by device kind, largest
+# first: a level takes the first shape that cuts it into at least LEVEL_TILES blocks, else the last one.
+# On the H200 (16, 32) on the levels of 256^2 and below took a V-cycle at 1024^2 from 322 to 288 us
+# against (32, 32) there; (16, 16), (18, 32) and (24, 32) were slower, and so was (16, 32) at 512^2.
+TILE_SHAPES = {"gpu": ((64, 32), (32, 32), (16, 32)), "cpu": ((32, 16),)}
+LEVEL_TILES = 256
 # Smoothing: SWEEPS red-black sweeps before and after the coarse correction, each half-sweep over-relaxed
 # by OMEGA (hydro.reference.smoke.smooth). On the benchmark scene's right-hand sides V(3,3) with 1.2 cuts
 # the residual ~35x a cycle against ~12x for V(2,2) Gauss-Seidel and ~25x for V(2,2) with 1.2: 1e-3 at
@@ -142,11 +145,10 @@ class Pressure:
             device = _gl.device_kind(ctx)
             self.tile_shapes = []             # (TILE, GROUP_SIDE) of each tiled level
             for ny, nx in self.shapes[:self.first_coarse]:
-                tile, group = TILE_SHAPE[device]
-                if -(-nx // tile) * -(-ny // tile) < SMALL_LEVEL_TILES:
-                    tile, group = SMALL_TILE_SHAPE[device]
-                check_tile_shape((tile, group))
-                self.tile_shapes.append((tile, group))
+                shapes = TILE_SHAPES[device]
+                shape = next((sh for sh in shapes if -(-nx // sh[0]) * -(-ny // sh[0]) >= LEVEL_TILES), shapes[-1])
+                check_tile_shape(shape)
+                self.tile_shapes.append(shape)
             for shape in set(self.tile_shapes):
                 defines = dict(zip(("TILE", "GROUP_SIDE"), shape), SWEEPS=SWEEPS, OMEGA=OMEGA)
                 for name in ("smooth_restrict", "prolong_smooth"):

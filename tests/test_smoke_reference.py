@@ -211,7 +211,7 @@ def test_tiled_passes(ctx, rng, shape):
 
 # (block side, workgroup side): blocks of more and of fewer cells than invocations, a block wider than
 # the CPU default, and the GPUs' two shapes (32 x 32 and 64 x 64 cells with 1024 invocations)
-@pytest.mark.parametrize("tile, group", [(16, 16), (16, 32), (32, 32), (48, 16), (64, 32)])
+@pytest.mark.parametrize("tile, group", [(16, 16), (16, 32), (18, 32), (32, 32), (48, 16), (64, 32)])
 def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
     _tile_tables(monkeypatch, (tile, group), (tile, group))
     g = _check_tiled_passes(ctx, rng, (200, 257))
@@ -219,20 +219,26 @@ def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
     _check_v_cycle(ctx, rng, (75, 131))
 
 
-# (grid, large levels' shape, small levels' shape, SMALL_LEVEL_TILES): two shapes in one grid with a first
-# coarse level of exactly 32 x 32 (every cell of coarse_cycle.comp's shared arrays), and a finest level of
-# more blocks (342) than the folding group has invocations (256)
-@pytest.mark.parametrize("shape, large, small, split", [((256, 256), (16, 16), (32, 32), 100),
-                                                       ((300, 280), (16, 16), (16, 16), 0)])
-def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, large, small, split):
-    _tile_tables(monkeypatch, large, small)
-    monkeypatch.setattr(smoke_pressure, "SMALL_LEVEL_TILES", split)
+# (grid, the tile shapes largest first, LEVEL_TILES, each tiled level's shape): two shapes in one grid with
+# a first coarse level of exactly 32 x 32 (every cell of coarse_cycle.comp's shared arrays); a finest
+# level of more blocks (342) than the folding group has invocations (256); the GPUs' three shapes, each
+# level taking the largest that cuts it into LEVEL_TILES blocks (64 x 64 blocks, then 32 x 32, then
+# 16 x 16 with one invocation per cell of the block and its halo)
+@pytest.mark.parametrize("shape, shapes, split, chosen", [
+    ((256, 256), ((16, 16), (32, 32)), 100, ((16, 16), (32, 32), (32, 32))),
+    ((300, 280), ((16, 16), (16, 16)), 0, ((16, 16),) * 4),
+    ((256, 256), ((64, 32), (32, 32), (16, 32)), 16, ((64, 32), (32, 32), (16, 32))),
+    ((200, 150), ((64, 32), (32, 32), (16, 32)), 16, ((32, 32), (16, 32), (16, 32))),
+])
+def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, shapes, split, chosen):
+    monkeypatch.setitem(smoke_pressure.TILE_SHAPES, "cpu", shapes)
+    monkeypatch.setattr(smoke_pressure, "LEVEL_TILES", split)
     g = _check_v_cycle(ctx, rng, shape)
     pr = g._pressure
-    assert pr.tile_shapes[0] == large and pr.tile_shapes[-1] == small
-    if split:
-        assert pr.shapes[pr.first_coarse] == (32, 32) and pr.tile_shapes[0] != pr.tile_shapes[-1]
-    else:
+    assert tuple(pr.tile_shapes) == chosen
+    if split == 100:
+        assert pr.shapes[pr.first_coarse] == (32, 32)
+    if split == 0:
         assert -(-shape[0] // 16) * -(-shape[1] // 16) > 256
 
 
@@ -244,8 +250,7 @@ def test_tile_shapes_out_of_range_are_refused(ctx, monkeypatch):
 
 def _tile_tables(monkeypatch, large, small):
     """llvmpipe's tile shapes (hydro.smoke_pressure: large levels, small levels) for one test."""
-    monkeypatch.setitem(smoke_pressure.TILE_SHAPE, "cpu", large)
-    monkeypatch.setitem(smoke_pressure.SMALL_TILE_SHAPE, "cpu", small)
+    monkeypatch.setitem(smoke_pressure.TILE_SHAPES, "cpu", (large, small))
 
 
 def _cycle(q, b, lv):
