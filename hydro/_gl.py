@@ -313,7 +313,8 @@ class FencedReadback:
     """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
     `newest(oldest)` returns (bytes, seq) of the newest pushed record the GPU has finished with seq >=
-    `oldest`, waiting for record `oldest` only when none of them is done yet. Reading it is a memcpy:
+    `oldest`, waiting for record `oldest` only when none of them is done yet; `record(seq)` waits for
+    that record and returns it. Reading it is a memcpy:
     no wait for the passes queued after it (a buffer read, glGetBufferSubData, waits for all of them).
 
     Needs glBufferStorage (OpenGL 4.4 or ARB_buffer_storage) and moderngl's function loader;
@@ -394,6 +395,15 @@ class FencedReadback:
         while not self._done(slot):     # poll: a wait with a timeout may sleep the whole timeout (H200)
             pass
         return self._read(slot), seq
+
+    def record(self, seq: int) -> bytes:
+        """The bytes of record `seq`, waited for (polled, as newest() does) if the GPU is not done."""
+        slot = seq % self.slots
+        if self._seqs[slot] != seq:
+            raise ValueError(f"seq: record {seq} is not in the ring (it holds {sorted(self._seqs, key=str)})")
+        while not self._done(slot):
+            pass
+        return self._read(slot)
 
     def _read(self, slot) -> bytes:
         return ctypes.string_at(self._pointer + slot * self.size, self.size)

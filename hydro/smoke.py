@@ -169,33 +169,38 @@ class SmokeGrid(SmokeState, _gl.Owner):
         pressure_tolerance set (multigrid): the residual after the cycle count the last projection
         needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
         one small sync per projection while the scene changes slowly. The last projection's check is
-        not waited for here: the next step waits for it once its own forces and advection are queued,
-        and so does the first call that reads the velocity or the solve's figures (splats and drawing
+        not waited for here: the next step waits for it once its own forces, advection and projection
+        are queued, and so does the first call that reads the velocity or the solve's figures (splats and drawing
         the density do not); whatever waits sees a velocity projected to the tolerance."""
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
         h = dt / substeps
         p = self.params
+        pr = self._pressure
         # submit the caller's splats, then the forces and the advection as soon as each is queued (a
         # substep after the first starts right after the last one's flush)
         _gl.flush(self.ctx)
         for _ in range(substeps):
-            # The last projection's check, if still queued, is waited for only before this one's
-            # projection, so the GPU has this substep's forces and advection queued behind it (a wait
-            # at the start would leave it idle until Python had queued them). They are computed from
-            # the velocity as that projection left it, which is kept (_spare) until the check says
-            # whether it holds; where it does not (a cycle short), they are computed again from it
-            # corrected. With viscosity the solve's scratch is that texture: it waits first.
-            speculate = self._pressure.pending is not None and p.viscosity == 0.0
+            # The last projection's check, if still queued, is waited for only once this substep's
+            # forces, advection and projection are queued, so the GPU has a whole substep queued
+            # behind the record (a wait earlier would leave it idle while Python queued the rest).
+            # They are computed from the velocity as that projection left it, which is kept (_spare)
+            # until the check says whether it holds; where it does not (a cycle short), that solve is
+            # finished and they are computed again from the velocity corrected. With viscosity the
+            # viscosity solve's scratch is that texture, and without the readback ring only the
+            # newest check can be read: those wait first.
+            speculate = pr.pending is not None and p.viscosity == 0.0 and pr.ring is not None
             if not speculate:
                 self._settle()
             if p.fire:
                 self._combust(h)      # scalars only, in place: what the check decides does not touch it
-            self._pre_projection(h, keep=speculate)
             if speculate:
-                self._settle_kept(h)
+                pr.set_aside()
+            self._pre_projection(h, keep=speculate)
             self._project()
+            if speculate:
+                self._settle_aside(h)
             _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self.iteration += 1
         self.sim_time += dt
@@ -216,32 +221,37 @@ class SmokeGrid(SmokeState, _gl.Owner):
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
-    def _settle_kept(self, h):
-        """The check of the last projection, which this substep's forces and advection ran ahead of
-        (step): wait for it; where the tolerance asked for more cycles, correct the kept velocity
-        (_spare) as _settle does, put the scalars back to what advection read, and run the forces and
-        the advection again."""
+    def _settle_aside(self, h):
+        """The check of the last projection, which this substep's forces, advection and projection ran
+        ahead of (step): wait for it; where it holds, that is all. Where the tolerance asks for more
+        cycles, drop this substep's projection, finish that solve, correct the velocity it left (kept
+        in _spare) as _settle does, put the scalars back to what advection read, and run the forces,
+        the advection and the projection again."""
         pr = self._pressure
         try:
-            extra = pr.finish()
+            n = pr.read_aside()
         except BaseException:
-            if pr.pending is not None:
-                # interrupted while waiting (a KeyboardInterrupt in the poll): the check stays queued,
-                # so put the velocity and scalars back as this substep found them (with fire, its burn
-                # stays applied); no time has passed
-                vx, vy = self._vx, self._vy
-                self._vx, self._vy = _gl.PingPong(self._spare[0], vx.write), _gl.PingPong(self._spare[1], vy.write)
-                self._spare = (vx.read, vy.read)
-                self._s.swap()
+            # interrupted while waiting (a KeyboardInterrupt in the poll): the check stays queued, so
+            # put the solve, the velocity and the scalars back as this substep found them (with
+            # fire, its burn stays applied); no time has passed
+            pr.abandon()
+            vx, vy = self._vx, self._vy
+            self._vx, self._vy = _gl.PingPong(self._spare[0], vx.write), _gl.PingPong(self._spare[1], vy.write)
+            self._spare = (vx.read, vy.read)
+            self._s.swap()
             raise
-        if not extra:
+        if not pr.short(pr.aside, n):
+            pr.finish_aside(n)
             return
+        pr.abandon()
+        pr.finish(n)
         vx, vy = self._vx, self._vy
-        free = (vx.write, vy.write)                 # the forced velocity (or the one before it): spent
+        free = (vx.write, vy.write)                 # the advected velocity and the one projected from it: spent
         self._subtract_gradient(self._spare, pr.solution, free, q_before=pr.q_before)
         self._vx, self._vy = _gl.PingPong(free[0], vx.read), _gl.PingPong(free[1], vy.read)
         self._s.swap()                              # the scalars as advection found them
         self._pre_projection(h)
+        self._project()
 
     def _combust(self, dt):
         p = self.params
@@ -361,13 +371,15 @@ class SmokeGrid(SmokeState, _gl.Owner):
         self._spare = spare[1]
 
     def _divergence(self, vel, rhs, q, keep_q=False, warm_sums=False):
-        """rhs = D v; q = 0, or with keep_q q kept (0 in solid cells) for a warm start, and with
-        warm_sums that warm start's sums queued too (Pressure.bind_warm_sums)."""
+        """rhs = D v; q = 0, or with keep_q the last solve's q (Pressure.q_last; 0 in solid cells) for a
+        warm start, and with warm_sums that warm start's sums queued too (Pressure.bind_warm_sums)."""
         prog = self._programs["divergence"]
         self._common(prog)
         _gl.set_uniforms(prog, u_keep_q=int(keep_q), u_warm_sums=int(warm_sums))
         if warm_sums:
             self._pressure.bind_warm_sums()
+        elif keep_q:
+            self._bind("B_SMOKE_Q", self._pressure.q_last)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         self._image("B_SMOKE_RHS_OUT", rhs)
@@ -398,6 +410,7 @@ class SmokeGrid(SmokeState, _gl.Owner):
         p, pr = self.params, self._pressure
         multigrid = p.pressure == "multigrid"
         warm = multigrid and p.pressure_warm_start and self._q_kept
+        pr.begin()
         self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm, warm_sums=warm)
         q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm,
                      defer=True)

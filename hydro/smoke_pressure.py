@@ -25,8 +25,9 @@ last group folds the tile records) of the cycles whose residual is checked; with
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
 as they go, _gl.flush), so a step's solve can leave its first check queued (solve(defer=True)) for
-finish() to read later: SmokeGrid waits for it once the next step's forces and advection are
-queued. The GPU copies the record into a persistently mapped ring and the CPU polls its fence
+finish() to read later: SmokeGrid waits for it once the next step's forces, advection and solve
+are queued (set_aside; level 0's q and right-hand side alternate between two textures, begin(), so a
+solve set aside can still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
 (_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
 that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
@@ -42,6 +43,7 @@ readback, was slower: docs/benchmarks.md.)
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import moderngl
 import numpy as np
@@ -71,7 +73,7 @@ BEFORE_LAST = 32
 NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
 # The prediction comes down when the second-to-last cycle's residual was below DOWN_MARGIN * tolerance:
 # a residual that hovers just under the tolerance would otherwise make every other solve one cycle
-# short, and a short solve now also repeats the next step's forces and advection (SmokeGrid.step).
+# short, and a short solve now also repeats the next step's forces, advection and projection (SmokeGrid.step).
 DOWN_MARGIN = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
@@ -105,6 +107,14 @@ def float_texture(ctx, size, comps, fill=0.0):
     return tex
 
 
+class Queued(NamedTuple):
+    """A solve to a tolerance whose first check is queued (Pressure._solve_to): what finish() needs."""
+    tolerance: float
+    iterations: int
+    batch: int               # the cycles queued before the check
+    seq: int                 # the check's record in the ring
+
+
 class Pressure:
     def __init__(self, ctx, shape):
         self.ctx = ctx
@@ -115,10 +125,16 @@ class Pressure:
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
         self.coarse_coef = self.partials = self.norms = self.warm = self.ring = self.q_before = None
-        self.pending = None           # a deferred solve's (tolerance, iterations) until finish()
+        self.q_last = self.rhs_last = None
+        self.pending = None           # a deferred solve's Queued record until finish()
+        self.aside = None             # one whose check a newer solve runs ahead of (set_aside)
         try:
             # level 0's q as a deferred solve's batch left it, kept while finish() runs more cycles
             self.q_before = float_texture(ctx, self._size_of(shape), 1)
+            # the last solve's level-0 q and right-hand side (begin() swaps them with q[0] and rhs[0]):
+            # the warm start's q0, and what finish() needs of a solve set aside
+            self.q_last = float_texture(ctx, self._size_of(shape), 1)
+            self.rhs_last = float_texture(ctx, self._size_of(shape), 1)
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
                 self.rhs.append(float_texture(ctx, (nx, ny), 1))
@@ -166,7 +182,7 @@ class Pressure:
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
 
     def set_operator(self, solid, bc) -> None:
-        if self.pending is not None:
+        if self.pending is not None or self.aside is not None:
             raise RuntimeError("Pressure.set_operator: a solve's check is still queued (finish() it first)")
         lv = ref.levels(solid, bc)
         for tex, c in zip(self.coef, lv):
@@ -268,12 +284,20 @@ class Pressure:
         _gl.dispatch(self.ctx, prog, *self._size(0))
         self.reduce(norms)
 
+    def begin(self) -> None:
+        """Start a new solve's level 0 on the other q and right-hand side: the last solve's stay in
+        q_last and rhs_last, for the divergence pass to start a warm start from and for finish() of a
+        solve set aside (set_aside). Call before the divergence pass writes rhs[0] and q[0]."""
+        self.q[0], self.q_last = self.q_last, self.q[0]
+        self.rhs[0], self.rhs_last = self.rhs_last, self.rhs[0]
+        self.solution = self.q[0]
+
     def bind_warm_sums(self):
         """Bind what the divergence pass needs to queue a warm start's sums (divergence.comp,
-        u_warm_sums): q[0] (the last solve's q) to sample, the level-0 operator, the tile records and
-        self.warm, where it leaves |L q0|^2 and <b, L q0>, from which the solve's first pass takes
-        the scale alpha = <b, L q0> / |L q0|^2 (warm.glsl; hydro.reference.smoke.warm_scale)."""
-        self.q[0].use(_gl.BINDINGS["B_SMOKE_Q"])
+        u_warm_sums): q_last (the last solve's q, after begin()) to sample, the level-0 operator, the
+        tile records and self.warm, where it leaves |L q0|^2 and <b, L q0>, from which the solve's first
+        pass takes the scale alpha = <b, L q0> / |L q0|^2 (warm.glsl; hydro.reference.smoke.warm_scale)."""
+        self.q_last.use(_gl.BINDINGS["B_SMOKE_Q"])
         self.coef[0].use(_gl.BINDINGS["B_SMOKE_COEF"])
         self.partials.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
         self.warm.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_WARM"])
@@ -292,10 +316,11 @@ class Pressure:
             self.checks += 1
             self.ring.push(self.norms, self.checks)
 
-    def _read_check(self) -> dict:
-        """The norms of the last queued check, waited for (a CPU-GPU sync), with "before_last": the
-        relative residual the batch's second-to-last cycle left (meaningful after a batch of two or more)."""
-        raw = self.norms.read(NORMS_RECORD) if self.ring is None else self.ring.newest(self.checks)[0]
+    def _read_check(self, seq) -> dict:
+        """The norms of queued check `seq`, waited for (a CPU-GPU sync), with "before_last": the
+        relative residual the batch's second-to-last cycle left (meaningful after a batch of two or more).
+        Without the ring only the last check can be read (the norms buffer holds it)."""
+        raw = self.norms.read(NORMS_RECORD) if self.ring is None else self.ring.record(seq)
         n = self.read_norms(raw[:NORMS_DTYPE.itemsize])
         n["before_last"] = self.read_norms(raw[BEFORE_LAST:NORMS_RECORD])["relative"]
         return n
@@ -303,7 +328,7 @@ class Pressure:
     def _check(self) -> dict:
         """The norms the last cycle left in self.norms, waited for (a CPU-GPU sync)."""
         self._queue_check()
-        return self._read_check()
+        return self._read_check(self.checks)
 
     @staticmethod
     def read_norms(norms) -> dict:
@@ -388,52 +413,97 @@ class Pressure:
                 self.ctx.copy_buffer(self.norms, self.norms, NORMS_DTYPE.itemsize, write_offset=BEFORE_LAST)
         self.cycles = batch
         self._queue_check()
-        self.pending = (tolerance, iterations)
+        self.pending = Queued(tolerance, iterations, batch, self.checks)
 
-    def finish(self) -> bool:
+    def finish(self, norms=None) -> bool:
         """Complete a solve to a tolerance whose first check is still queued (solve(defer=True)): wait
-        for it, run the cycles beyond the batch while the residual is above the tolerance, and update
-        the prediction. Returns whether q changed since solve() returned (cycles beyond the batch ran);
-        then q_before holds the q it had (a caller that subtracted its gradient subtracts that of
-        q - q_before); False when nothing was pending."""
+        for it (or take its `norms`, read already by read_aside()), run the cycles beyond the batch while
+        the residual is above the tolerance, and update the prediction. Returns whether q changed since
+        solve() returned (cycles beyond the batch ran); then q_before holds the q it had (a caller that
+        subtracted its gradient subtracts that of q - q_before); False when nothing was pending."""
         if self.pending is None:
             return False
-        tolerance, iterations = self.pending
-        batch = self.cycles
-        n = self._read_check()  # a wait; if it is interrupted the check stays pending, to be read again
+        queued = self.pending
+        n = self._read_check(queued.seq) if norms is None else norms   # a wait; if it is interrupted the check stays pending
         self.pending = None
+        self.cycles = queued.batch
+        return self._conclude(queued, n)
+
+    def short(self, queued, n) -> bool:
+        """Whether the solve `queued`, whose check read `n`, needs cycles beyond its batch."""
         if n["b"] == 0.0:
-            self.cycles = 0     # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
-            return False
+            return False       # nothing to solve: a cycle on b = 0 from q = 0 (alpha is 0 too) leaves q = 0
         # from q = 0 the relative residual is 1 (b != 0), from a warm start at most 1: the batch
         # stagnated if it cut less than that
-        previous, now = 1.0, n["relative"]
-        if now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
+        return queued.tolerance < n["relative"] <= STAGNATION and queued.batch < queued.iterations
+
+    def _conclude(self, queued, n, run=True) -> bool:
+        """finish() of `queued` once its check read `n`: with `run`, the cycles it still needs, on q[0]
+        (which must be its q), and self.cycles; the prediction either way."""
+        tolerance, iterations, batch = queued.tolerance, queued.iterations, queued.batch
+        if n["b"] == 0.0:
+            if run:
+                self.cycles = 0
+            return False
+        previous, now, cycles = 1.0, n["relative"], batch
+        if self.short(queued, n):
+            assert run, "a short solve's cycles run on its own q"
             _gl.copy_texture(self.ctx, self.q[0], self.q_before)      # the q the caller projected with
-        while now > tolerance and now <= STAGNATION * previous and self.cycles < iterations:
+        while now > tolerance and now <= STAGNATION * previous and cycles < iterations:
             self.v_cycle(norms=True)
-            self.cycles += 1
+            cycles += 1
+            self.cycles = cycles
             previous, now = now, self._check()["relative"]
         if now <= tolerance:
-            self.predicted = self.cycles
-            if self.cycles == batch > 1 and n["before_last"] <= DOWN_MARGIN * tolerance:
+            self.predicted = cycles
+            if cycles == batch > 1 and n["before_last"] <= DOWN_MARGIN * tolerance:
                 self.predicted = batch - 1            # one cycle fewer did, with a margin: measured
-            return self.cycles > batch
-        if now > STAGNATION * previous and self.cycles > batch:
-            self.predicted = self.cycles - 1      # the last cycle only confirmed the round-off floor
+        elif now > STAGNATION * previous and cycles > batch:
+            self.predicted = cycles - 1           # the last cycle only confirmed the round-off floor
         else:
-            self.predicted = self.cycles          # the cycle cap
-        return self.cycles > batch
+            self.predicted = cycles               # the cycle cap
+        return cycles > batch
+
+    # A step may queue its whole projection before it waits for the last one's check (SmokeGrid.step):
+    # set_aside() moves that check out of the way of the new solve, read_aside() waits for it, and
+    # then either finish_aside() (it held) or abandon() and finish() (it asks for more cycles, which
+    # run on its own q and right-hand side, still in q_last and rhs_last, and the step runs again).
+
+    def set_aside(self) -> None:
+        """Keep the pending check aside while a new solve is queued (needs the ring: the norms buffer
+        alone holds only the newest check)."""
+        assert self.aside is None and self.ring is not None
+        self.aside, self.pending = self.pending, None
+
+    def read_aside(self) -> dict:
+        """The norms of the check set aside, waited for (a CPU-GPU sync)."""
+        return self._read_check(self.aside.seq)
+
+    def finish_aside(self, n) -> None:
+        """The check set aside held (not short(...)): update the prediction from it and forget it."""
+        queued, self.aside = self.aside, None
+        self._conclude(queued, n, run=False)
+
+    def abandon(self) -> None:
+        """Drop the solve queued since set_aside() (its q and velocity are not used) and make the one set
+        aside pending again, with its q and right-hand side back in q[0] and rhs[0]."""
+        queued, self.aside = self.aside, None
+        self.q[0], self.q_last = self.q_last, self.q[0]
+        self.rhs[0], self.rhs_last = self.rhs_last, self.rhs[0]
+        self.solution = self.q[0]
+        self.pending = queued
+        self.cycles = queued.batch
 
     def drop(self) -> None:
         """Forget a queued check without reading it: the velocity it was for has been replaced."""
-        self.pending = None
+        self.pending = self.aside = None
 
     def release(self):
         for obj in (*self.q, *self.q_alt, *self.rhs, *self.coef, self.coarse_coef, self.partials, self.norms,
-                    self.warm, self.ring, self.q_before):
+                    self.warm, self.ring, self.q_before, self.q_last, self.rhs_last):
             if obj is not None:
                 obj.release()
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
         self.coarse_coef = self.partials = self.norms = self.warm = self.ring = self.q_before = None
-        self.pending = None
+        self.q_last = self.rhs_last = None
+        self.pending = self.aside = None

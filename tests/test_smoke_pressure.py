@@ -2,7 +2,7 @@
 count the last solve needed before its first readback, so the tolerance must hold whatever that
 prediction was (checked here in float64 from the GPU's q and b, not by the GPU's own norms), and a
 steady scene must pay one readback per projection. Readbacks are counted by wrapping moderngl's
-Buffer.read and _gl.FencedReadback.newest, the calls every sync of the solver goes through."""
+Buffer.read and _gl.FencedReadback.newest and .record, the calls every sync of the solver goes through."""
 import moderngl
 import numpy as np
 import pytest
@@ -17,7 +17,7 @@ SHAPE = (48, 70)          # one tiled level above coarse_cycle.comp's, so prolon
 
 @pytest.fixture
 def reads(monkeypatch):
-    """A one-item list counting syncs from now on: Buffer.read calls and waits for a fenced record."""
+    """A one-item list counting syncs from now on: Buffer.read calls and waits for fenced records."""
     count = [0]
 
     def counting(method):
@@ -28,6 +28,7 @@ def reads(monkeypatch):
 
     monkeypatch.setattr(moderngl.Buffer, "read", counting(moderngl.Buffer.read))
     monkeypatch.setattr(_gl.FencedReadback, "newest", counting(_gl.FencedReadback.newest))
+    monkeypatch.setattr(_gl.FencedReadback, "record", counting(_gl.FencedReadback.record))
     return count
 
 
@@ -243,7 +244,7 @@ def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch):
             read = smoke_pressure.Pressure._read_check
             calls = []
 
-            def interrupted(self):
+            def interrupted(self, *args):
                 calls.append(1)
                 raise KeyboardInterrupt
 
@@ -295,17 +296,17 @@ def test_next_step_settles_the_last_ones_check(ctx, rng, reads, options, substep
     np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6 * np.abs(out[1]).max())
 
 
-def test_step_queues_its_forces_and_advection_before_waiting(ctx, monkeypatch):
-    """The wait for the last step's check comes after this step's forces and advection are queued,
-    so the GPU has work behind the record it waits for (with viscosity, whose solve uses the texture
-    that keeps the velocity, it waits first)."""
+def test_step_queues_its_whole_projection_before_waiting(ctx, monkeypatch):
+    """The wait for the last step's check comes after this step's forces, advection and projection
+    are queued, so the GPU has a whole step behind the record it waits for (with viscosity, whose
+    solve uses the texture that keeps the velocity, it waits first)."""
     events = []
     for name in ("_forces", "_maccormack", "_divergence"):
         method = getattr(SmokeGrid, name)
         monkeypatch.setattr(SmokeGrid, name, lambda self, *a, _m=method, _n=name, **k: (events.append(_n), _m(self, *a, **k))[1])
     read = smoke_pressure.Pressure._read_check
-    monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", lambda self: (events.append("wait"), read(self))[1])
-    for viscosity, expected in ((0.0, ["_forces", "_maccormack", "wait", "_divergence"]),
+    monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", lambda self, seq: (events.append("wait"), read(self, seq))[1])
+    for viscosity, expected in ((0.0, ["_forces", "_maccormack", "_divergence", "wait"]),
                                 (0.1, ["wait", "_forces", "_maccormack", "_divergence"])):
         g = SmokeGrid(ctx, (40, 40), buoyancy=(0.0, 1.0), viscosity=viscosity, pressure_tolerance=TOLERANCE)
         g.splat(20, 10, 5.0, velocity=(1.0, 3.0), density=1.0, temperature=1.0)
@@ -317,6 +318,24 @@ def test_step_queues_its_forces_and_advection_before_waiting(ctx, monkeypatch):
         assert events == expected, (viscosity, events)
         assert g.pressure_residual <= TOLERANCE
         g.release()
+
+
+def test_steps_bring_the_prediction_down_from_the_checks_they_ran_ahead_of(ctx, reads):
+    """Each step reads the last one's check once its own projection is queued (Pressure.finish_aside):
+    one readback a step, and where one cycle fewer met half the tolerance the prediction comes down
+    (the next step's batch is shorter) without any other wait."""
+    g = SmokeGrid(ctx, (40, 48), buoyancy=(0.0, 1.0), pressure_tolerance=TOLERANCE)
+    g._pressure.predicted = 5
+    batches = []
+    before = reads[0]
+    for _ in range(6):
+        g.splat(24, 10, 5.0, velocity=(2.0, 4.0), density=1.0, temperature=1.0)
+        g.step(1 / 60)
+        batches.append(g._pressure.pending.batch)
+    assert reads[0] - before == 5                  # the first step had no check to read
+    assert batches[0] == 5 and batches[-1] < batches[0] and batches == sorted(batches, reverse=True)
+    assert g.pressure_residual <= TOLERANCE
+    g.release()
 
 
 def _source(g, k, stir):

@@ -376,8 +376,9 @@ def test_warm_start(ctx, rng, shape):
     """A warm solve's first V-cycle starts from alpha q0 (hydro.reference.smoke.warm_start): the fp64
     sums |L q0|^2 and <b, L q0> that divergence.comp queues beside b = D v, and the whole cycle from
     the scaled q0, against the reference, through coarse_cycle.comp alone (SHAPE) and through the
-    tiled passes; and the divergence pass keeps q for it, clearing only the solid cells (q0 holds
-    values there, which the sums must not see)."""
+    tiled passes; and the divergence pass keeps q for it, from the last solve's texture (q_last,
+    Pressure.begin) into the new one, clearing only the solid cells (q0 holds values there, which the
+    sums must not see)."""
     g, solid = _grid(ctx, shape)
     pr = g._pressure
     lv = ref.levels(solid, g._bc)
@@ -389,7 +390,7 @@ def test_warm_start(ctx, rng, shape):
     # q0 with L q0 = (b + 0.3 b2) / 0.6, b2 another random field: alpha near 0.6
     exact = ref.solve(b, lv)[0] + 0.3 * ref.solve(_fluid_random(rng, c) * np.linalg.norm(b) / np.sqrt(b.size), lv)[0]
     q0 = np.where(solid, rng.normal(size=shape), exact / 0.6)
-    _write(pr.q[0], q0)
+    _write(pr.q_last, q0)
     g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0], keep_q=True, warm_sums=True)
     q0 = np.where(solid, 0.0, q0)
     _close(_read(pr.rhs[0], shape), b)
@@ -408,7 +409,7 @@ def test_warm_start(ctx, rng, shape):
     _norms_match(pr.read_norms(pr.norms), got, b, c)
     # the pass again, from another q0: its last group reset the count, so the record is this one's
     q1 = np.where(solid, 0.0, 0.5 * _fluid_random(rng, c) + exact)
-    _write(pr.q[0], q1)
+    _write(pr.q_last, q1)
     g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0], keep_q=True, warm_sums=True)
     rec = np.frombuffer(pr.warm.read(smoke_pressure.NORMS_DTYPE.itemsize), smoke_pressure.NORMS_DTYPE)[0]
     lq1 = ref.apply_operator(q1, c) * (c[..., 3] > 0)
@@ -418,8 +419,8 @@ def test_warm_start(ctx, rng, shape):
     pr.v_cycle(norms=True)
     _close(_read(pr.q[0], shape), _cycle(expected, b, lv))
     # divergence.comp: q kept for a warm start (0 in solids), or cleared for a cold one
-    _write(pr.q[0], rng.normal(size=shape))
-    kept = _read(pr.q[0], shape)
+    _write(pr.q_last, rng.normal(size=shape))
+    kept = _read(pr.q_last, shape)
     g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0], keep_q=True)
     np.testing.assert_array_equal(_read(pr.q[0], shape), np.where(solid, 0.0, kept))
     g._divergence((g._vx.read, g._vy.read), pr.rhs[0], pr.q[0])

@@ -284,6 +284,12 @@ def test_fenced_readback_returns_the_newest_finished_record(ctx):
     assert seq == 4 and np.all(np.frombuffer(data, np.float32) == 4)
     with pytest.raises(ValueError, match="oldest: record 1 is not in the ring"):
         ring.newest(1)                           # overwritten by record 4
+    ring._done = real
+    # record(seq) is that record, newer ones done or not (a smoke step reads the check it ran ahead of)
+    assert np.all(np.frombuffer(ring.record(3), np.float32) == 3)
+    assert np.all(np.frombuffer(ring.record(5), np.float32) == 5)
+    with pytest.raises(ValueError, match="seq: record 2 is not in the ring"):
+        ring.record(2)                           # overwritten by record 5
     ring.release()
     ring.release()                               # idempotent
     source.release()

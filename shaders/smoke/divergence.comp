@@ -1,21 +1,21 @@
 #version 430
 // SmokeGrid._divergence: the right-hand side of the pressure equation, D v = net outflow of each
 // fluid cell (vx_R - vx_L + vy_T - vy_B, world velocity units; / cell_size gives 1/s), 0 in solids.
-// Also where the pressure solve starts: q = 0 (u_keep_q 0), or the last solve's q kept for a warm
-// start (u_keep_q 1; 0 in solid cells, which an obstacle may have covered since).
+// Also where the pressure solve starts, into u_q_out: q = 0 (u_keep_q 0), or the last solve's q (u_q,
+// another texture: Pressure.begin) kept for a warm start (u_keep_q 1; 0 in solid cells, which an
+// obstacle may have covered since).
 // With u_warm_sums 1 also the sums a warm start needs from that q0 and this b (Pressure.bind_warm_sums):
 // per 16 x 16 tile |L q0|^2 (into the record's r2) and <b, L q0> (into b2), and the last group to
 // finish folds the tile records into the record warm.glsl reads (as prolong_smooth.comp does its
-// norms). The pass reads q0 where it also clears the solid cells: L q0 is summed over cells with a
-// diagonal (fluid cells), whose weights to a solid neighbour are 0, so either value gives the L q0
-// of the cleared q0.
+// norms). L q0 is summed over cells with a diagonal (fluid cells), whose weights to a solid neighbour
+// are 0, so it is the L q0 of the q0 kept, whose solid cells are cleared.
 #include "smoke/mac.glsl"
 #include "smoke/poisson.glsl"
 #include "smoke/norms.glsl"
 
 layout(binding = B_SMOKE_VX) uniform sampler2D u_vx;
 layout(binding = B_SMOKE_VY) uniform sampler2D u_vy;
-layout(binding = B_SMOKE_Q) uniform sampler2D u_q;          // q0, the same texture as u_q_out
+layout(binding = B_SMOKE_Q) uniform sampler2D u_q;          // q0: the last solve's q
 layout(binding = B_SMOKE_RHS_OUT, r32f) uniform restrict writeonly image2D u_rhs_out;
 layout(binding = B_SMOKE_Q_OUT, r32f) uniform restrict writeonly image2D u_q_out;
 layout(std430, binding = B_SMOKE_WARM) coherent buffer WarmSums {
@@ -39,7 +39,7 @@ void main() {
     if (u_warm_sums == 0) {
         if (!in_grid) return;
         imageStore(u_rhs_out, c, vec4(d));
-        if (u_keep_q == 0 || !fluid) imageStore(u_q_out, c, vec4(0.0));
+        imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
         return;
     }
     uint i = gl_LocalInvocationIndex;
@@ -50,7 +50,7 @@ void main() {
     }
     if (in_grid) {
         imageStore(u_rhs_out, c, vec4(d));
-        if (u_keep_q == 0 || !fluid) imageStore(u_q_out, c, vec4(0.0));
+        imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
     }
     s_r2[i] = lq * lq;
     s_b2[i] = b * lq;
