@@ -27,7 +27,7 @@ from importlib import resources
 import moderngl
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
-           "BINDINGS", "PingPong", "Owner", "FencedReadback", "BufferViews", "gl_functions",
+           "BINDINGS", "PingPong", "Owner", "Simulation", "FencedReadback", "BufferViews", "gl_functions",
            "copy_texture"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
@@ -528,3 +528,59 @@ class Owner:
 
     def __exit__(self, *exc):
         self.release()
+
+
+class Simulation(Owner):
+    """A grid that steps: its clock (`sim_time`, `iteration`) and a guard on its attributes. Once the
+    grid is made (`_seal()`), a public name can only be set where the class has a property with a
+    setter (`water`, `density`, ...), so `grid.frictoin = 0.3` or `grid.friction = 0.3` raises an
+    AttributeError that says what is meant instead of silently making an attribute nothing reads."""
+
+    _sealed = False
+    _sim_time = 0.0
+    _iteration = 0
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds so far; settable (a loaded game restores it), finite and >= 0."""
+        return self._sim_time
+
+    @sim_time.setter
+    def sim_time(self, value):
+        from . import _validate
+        self._sim_time = _validate.real("sim_time", value, low=0.0)
+
+    @property
+    def iteration(self) -> int:
+        """Steps (substeps) advanced so far."""
+        return self._iteration
+
+    def _seal(self) -> None:
+        self._sealed = True
+
+    def __setattr__(self, name, value):
+        if self._sealed and not name.startswith("_"):
+            attr = getattr(type(self), name, None)
+            if not (isinstance(attr, property) and attr.fset is not None):
+                raise AttributeError(self._refusal(name))
+        object.__setattr__(self, name, value)
+
+    def _refusal(self, name) -> str:
+        import dataclasses
+        import difflib
+        cls, kind = type(self), self._kind
+        settable = sorted(n for n in dir(cls) if not n.startswith("_") and isinstance(getattr(cls, n), property)
+                          and getattr(cls, n).fset is not None)
+        params = getattr(self, "params", None)
+        fields = [f.name for f in dataclasses.fields(params)] if dataclasses.is_dataclass(params) else []
+        if name in fields:
+            return (f"{kind}.{name} cannot be set: it is fixed when the grid is made (grid.params.{name} "
+                    f"is {getattr(params, name)!r}); make a new {kind} with {name}=... to change it; the attributes "
+                    f"that can be set are {', '.join(settable)}")
+        if name in dir(cls) or name in self.__dict__:
+            what = "a method" if callable(getattr(cls, name, None)) else "read-only"
+            return f"{kind}.{name} is {what}; the attributes that can be set are {', '.join(settable)}"
+        known = [n for n in dir(cls) if not n.startswith("_")] + fields
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        return f"{kind} has no attribute {name!r}{hint}; the attributes that can be set are {', '.join(settable)}"

@@ -36,7 +36,7 @@ DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound 
 MIN_CELLS = 4
 
 
-class SmokeGrid(SmokeState, _gl.Owner):
+class SmokeGrid(SmokeState, _gl.Simulation):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
@@ -84,8 +84,9 @@ class SmokeGrid(SmokeState, _gl.Owner):
         # q[0] holds the last multigrid solve's q, the next one's warm start; False on a new grid and
         # after the velocity is set from outside (a new flow: nothing to start from)
         self._q_kept = False
-        self.sim_time = 0.0
-        self.iteration = 0
+        self._sim_time = 0.0
+        self._iteration = 0
+        self._seal()
 
     def _create(self, ctx):
         """Programs and GPU resources; each made object is listed in self._created as soon as it exists."""
@@ -202,8 +203,8 @@ class SmokeGrid(SmokeState, _gl.Owner):
             if speculate:
                 self._settle_aside(h)
             _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
-            self.iteration += 1
-        self.sim_time += dt
+            self._iteration += 1
+        self._sim_time += dt
         self._centre_dirty = True
 
     def _pre_projection(self, h, keep=False):

@@ -74,7 +74,14 @@ BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "bound
                      (True, True): "boundary_book_accelerate"}
 
 
-class _PipeGrid(_gl.Owner):
+def _check_passes(passes, alternatives=""):
+    if isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 2, 3):
+        raise ValueError(f"passes: expected 1 (fused), 2 (cell-wise), 3 (accelerate, scale_outflow, move)"
+                         f"{' ' + alternatives if alternatives else ''}, got {passes!r}")
+    return passes
+
+
+class _PipeGrid(_gl.Simulation):
     """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
 
     _hexagonal = False
@@ -90,9 +97,8 @@ class _PipeGrid(_gl.Owner):
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
-        if passes is not None and (isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 2, 3)):
-            raise ValueError(f"passes: expected 1 (fused), 2 (cell-wise), 3 (accelerate, scale_outflow, move) "
-                             f"or None, got {passes!r}")
+        if passes is not None:
+            _check_passes(passes, "or None")
         owns_ctx = ctx is None
         if not owns_ctx:
             _gl.require_compute(ctx)
@@ -113,7 +119,7 @@ class _PipeGrid(_gl.Owner):
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
         device = _gl.device_kind(ctx)
-        self.passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
+        self._passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
         self._stats_rows = STATS_ROWS[device]
         self._unrolled = UNROLLED_TILE_LOOPS[device]
         hexa = {"HEX": self._hexagonal}
@@ -179,12 +185,24 @@ class _PipeGrid(_gl.Owner):
         self._sync_next = True                      # an edit since: the next step() reads the stats afresh
         self._released = False
 
-        self.sim_time = 0.0
-        self.iteration = 0                          # substeps advanced so far
+        self._sim_time = 0.0
+        self._iteration = 0                         # substeps advanced so far
         self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
         self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
         self._queue_stats()
         self._initial_volume = self._read_stats()["volume"]
+        self._seal()
+
+    @property
+    def passes(self) -> int:
+        """The substep implementation step() runs: 1 the fused tile kernel, 2 the cell-wise passes, 3
+        accelerate, scale_outflow and move (the same result; passes=None at creation takes the fastest
+        for the device, docs/benchmarks.md). Settable between steps."""
+        return self._passes
+
+    @passes.setter
+    def passes(self, value):
+        self._passes = _check_passes(value)
 
     # ------------------------------------------------------------------------------------ state access
 
@@ -459,7 +477,7 @@ class _PipeGrid(_gl.Owner):
                 self._queue_stats(edit=False)
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
-        self.sim_time += dt
+        self._sim_time += dt
         self._queue_stats(edit=False)
         return done
 
@@ -562,7 +580,7 @@ class _PipeGrid(_gl.Owner):
                 self._accelerate()
                 self._scale_outflow()
                 self._move()
-        self.iteration += n
+        self._iteration += n
 
     def _bind_flows(self):
         for name, buf, tmp in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), self._flows, self._flows_tmp):

@@ -174,3 +174,24 @@ def test_bad_input_rejected_and_state_unchanged(grid, call, exc, name):
         call(grid)
     _same(_snapshot(grid), before)
     assert (grid.sim_time, grid.iteration) == (t, it)
+
+
+def test_attributes_that_cannot_be_set_are_refused_with_what_is_meant(grid):
+    """A misspelt, fixed or read-only attribute is refused with what is meant; nothing is set."""
+    before = _snapshot(grid)
+    for name, message in [
+        ("vorticty", "SmokeGrid has no attribute 'vorticty' (did you mean 'vorticity'?)"),
+        ("vorticity", "SmokeGrid.vorticity cannot be set: it is fixed when the grid is made "
+                      "(grid.params.vorticity is 0.0)"),
+        ("densty", "(did you mean 'density'?)"),
+        ("pressure_residual", "SmokeGrid.pressure_residual is read-only"),
+        ("splat", "SmokeGrid.splat is a method"),
+    ]:
+        with pytest.raises(AttributeError) as info:
+            setattr(grid, name, 1.0)
+        assert message in str(info.value) and "obstacles, sim_time, temperature, velocity" in str(info.value)
+        assert name not in vars(grid)
+    _same(_snapshot(grid), before)
+    grid.sim_time = 3.0
+    grid.step(0.05)
+    assert grid.sim_time == pytest.approx(3.05) and grid.iteration == 2

@@ -85,6 +85,40 @@ def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind):
     g.release()
 
 
+# A slip of a game's code: an attribute that is misspelt, fixed when the grid is made or read-only is
+# refused with what is meant, and nothing is set (it used to become a new attribute nothing reads);
+# the settable ones validate like every other setter.
+@pytest.mark.parametrize("kind", KINDS)
+def test_attributes_that_cannot_be_set_are_refused_with_what_is_meant(ctx, rng, kind):
+    terrain, water = random_state(rng, (12, 14))
+    g = GRIDS[kind](ctx, terrain, water=water)
+    name_of = type(g).__name__
+    before = _snapshot(g)
+    for name, value, message in [
+        ("frictoin", 0.3, f"{name_of} has no attribute 'frictoin' (did you mean 'friction'?)"),
+        ("friction", 0.3, f"{name_of}.friction cannot be set: it is fixed when the grid is made "
+                          f"(grid.params.friction is 0.02); make a new {name_of} with friction=..."),
+        ("watr", water, "(did you mean 'water'?)"),
+        ("nx", 3, f"{name_of}.nx is read-only"),
+        ("iteration", 0, f"{name_of}.iteration is read-only"),
+        ("volume", 1.0, f"{name_of}.volume is a method"),
+    ]:
+        with pytest.raises(AttributeError) as info:
+            setattr(g, name, value)
+        assert message in str(info.value) and "passes, sim_time, terrain, water" in str(info.value)
+        assert name not in vars(g) or name == "nx" and g.nx == 14
+        _same(before, _snapshot(g))
+    for name, value in [("sim_time", math.nan), ("sim_time", -1.0), ("passes", 4), ("passes", True)]:
+        with pytest.raises(ValueError, match=f"^{name}: "):
+            setattr(g, name, value)
+    _same(before, _snapshot(g))
+    g.sim_time, g.passes = 12.5, 3
+    assert (g.sim_time, g.passes) == (12.5, 3)
+    g.step(0.2)
+    assert g.sim_time == pytest.approx(12.7)
+    g.release()
+
+
 @pytest.mark.parametrize("kwargs, exc, name", [
     ({"friction": 1.5}, ValueError, "friction"),
     ({"friction": -0.1}, ValueError, "friction"),
