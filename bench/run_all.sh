@@ -18,10 +18,10 @@ for spc in 1 4; do
 done
 run step_call bench/step_call.py --sizes 512 4096 --records 4096 1073741824
 run peers bench/peers/run.py --sizes 256 512 1024 4096 --steps 400
-run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 20
+run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 30
 run smoke_source bench/smoke.py --sizes 1024 --steps 20 --scene source
 run smoke_profile bench/smoke.py --sizes 1024 --profile --configs 1e-3
 run smoke_open_top bench/smoke.py --sizes 1024 --steps 20 --open-top --configs 1e-3 1e-4
-run smoke_stream bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32
+run smoke_stream bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 64x32/32x32 64x32/32x32/16x32
 run demo_512 bench/demo.py --size 512 --substeps 4
 date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/date.txt"

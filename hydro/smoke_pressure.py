@@ -37,7 +37,8 @@ go on one cycle and one readback at a time. A steady simulation pays one readbac
 the result is the same guarantee, residual <= tolerance (unless the cycle cap or stagnation stops
 it), at the cost of an occasional surplus cycle: the batch's second-to-last cycle also leaves its
 residual, copied beside the last one's in the same record (one readback), and where it already met
-half the tolerance the next solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
+half the tolerance (or the tolerance, where the last cycle barely cut it: the fp32 floor) the next
+solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
 readback, was slower: docs/benchmarks.md.)
 """
 from __future__ import annotations
@@ -75,6 +76,10 @@ NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
 # a residual that hovers just under the tolerance would otherwise make every other solve one cycle
 # short, and a short solve now also repeats the next step's forces, advection and projection (SmokeGrid.step).
 DOWN_MARGIN = 0.5
+# ... or when one cycle fewer met the tolerance and the last cycle cut the residual by less than FLOOR_CUT:
+# the fp32 floor, where the last cycle only adds noise (1024^2 to 1e-4: 5.7e-5 after 3 cycles and after 4;
+# a step whose third cycle once left 1.05e-4 kept every later solve at 4 cycles, 1.54 against 1.28 ms)
+FLOOR_CUT = 2.0
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
@@ -456,8 +461,9 @@ class Pressure:
             previous, now = now, self._check()["relative"]
         if now <= tolerance:
             self.predicted = cycles
-            if cycles == batch > 1 and n["before_last"] <= DOWN_MARGIN * tolerance:
-                self.predicted = batch - 1            # one cycle fewer did, with a margin: measured
+            fewer = n["before_last"]
+            if cycles == batch > 1 and (fewer <= DOWN_MARGIN * tolerance or fewer <= tolerance and fewer < FLOOR_CUT * now):
+                self.predicted = batch - 1            # one cycle fewer did, with a margin or at the fp32 floor: measured
         elif now > STAGNATION * previous and cycles > batch:
             self.predicted = cycles - 1           # the last cycle only confirmed the round-off floor
         else:

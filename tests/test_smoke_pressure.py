@@ -115,7 +115,7 @@ def test_prediction_comes_down_only_with_a_margin(ctx, rng, reads):
     the tolerance: with the tolerance at 1.5x what `needed` cycles leave, a batch of needed + 1 keeps
     its prediction (without the margin it would come down, and a residual hovering at the tolerance
     would make every other solve short); at 2.5x it comes down."""
-    g, faces = _hard_field(ctx, rng, 1e-6)
+    g, faces = _hard_field(ctx, rng, 1e-5)      # well above the fp32 floor: each cycle cuts ~10x
     _project(g, faces, 1, reads)
     needed, left = g.pressure_cycles, g.pressure_residual
     g.release()
@@ -124,6 +124,30 @@ def test_prediction_comes_down_only_with_a_margin(ctx, rng, reads):
         g, _ = _hard_field(ctx, rng, factor * left)
         assert _project(g, faces, needed + 1, reads) == 1
         assert g.pressure_cycles == needed + 1 and g._pressure.predicted == expected, factor
+        g.release()
+
+
+def test_prediction_comes_down_at_the_fp32_floor(ctx, rng, reads, monkeypatch):
+    """At the fp32 floor a cycle cuts the residual by less than FLOOR_CUT: where one cycle fewer met
+    the tolerance, even by less than the margin, the prediction comes down (else one solve that
+    needed a cycle more, by noise, would keep every later one a cycle long). Above the floor the
+    margin rule holds. The residual after each cycle is measured first, from q = 0."""
+    residuals = []
+    read = smoke_pressure.Pressure._read_check
+    monkeypatch.setattr(smoke_pressure.Pressure, "_read_check",
+                        lambda self, seq: (lambda n: (residuals.append(n["relative"]), n)[1])(read(self, seq)))
+    g, faces = _hard_field(ctx, rng, 1e-12)
+    _project(g, faces, 1, reads)
+    g.release()
+    monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", read)
+    cuts = [a / b for a, b in zip(residuals, residuals[1:])]
+    floor = next(k for k, cut in enumerate(cuts) if cut < smoke_pressure.FLOOR_CUT) + 1   # cycles: k + 1
+    steep = next(k for k, cut in enumerate(cuts) if cut > 4 * smoke_pressure.FLOOR_CUT) + 1
+    for cycles, expected in ((floor, floor), (steep, steep + 1)):
+        tol = residuals[cycles - 1] * 1.01                 # `cycles` meet it, not by the margin
+        g, _ = _hard_field(ctx, rng, tol)
+        assert _project(g, faces, cycles + 1, reads) == 1
+        assert g.pressure_cycles == cycles + 1 and g._pressure.predicted == expected, (cycles, residuals)
         g.release()
 
 
