@@ -170,8 +170,9 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         pressure_tolerance set (multigrid): the residual after the cycle count the last projection
         needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
         one small sync per projection while the scene changes slowly. The last projection's check is
-        not waited for here: the next step waits for it once its own forces, advection and projection
-        are queued, and so does the first call that reads the velocity or the solve's figures (splats and drawing
+        not waited for here: the next step waits for it once its own forces and advection are queued
+        (and its projection, where the last solve met its tolerance with a margin), and so does the
+        first call that reads the velocity or the solve's figures (splats and drawing
         the density do not); whatever waits sees a velocity projected to the tolerance."""
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
@@ -184,24 +185,27 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         _gl.flush(self.ctx)
         for _ in range(substeps):
             # The last projection's check, if still queued, is waited for only once this substep's
-            # forces, advection and projection are queued, so the GPU has a whole substep queued
-            # behind the record (a wait earlier would leave it idle while Python queued the rest).
-            # They are computed from the velocity as that projection left it, which is kept (_spare)
-            # until the check says whether it holds; where it does not (a cycle short), that solve is
-            # finished and they are computed again from the velocity corrected. With viscosity the
-            # viscosity solve's scratch is that texture, and without the readback ring only the
-            # newest check can be read: those wait first.
-            speculate = pr.pending is not None and p.viscosity == 0.0 and pr.ring is not None
-            if not speculate:
+            # forces and advection are queued, and where that solve met its tolerance with a margin
+            # (Pressure.run_ahead) its projection too, so the GPU has work queued behind the record
+            # (a wait earlier would leave it idle while Python queued the rest). They are computed
+            # from the velocity as that projection left it, which is kept (_spare) until the check
+            # says whether it holds; where it does not (a cycle short), that solve is finished and
+            # they are computed again from the velocity corrected. With viscosity the viscosity
+            # solve's scratch is that texture: it waits first.
+            ahead = pr.pending is not None and p.viscosity == 0.0
+            projected = ahead and pr.run_ahead()
+            if not ahead:
                 self._settle()
             if p.fire:
                 self._combust(h)      # scalars only, in place: what the check decides does not touch it
-            if speculate:
+            if projected:
                 pr.set_aside()
-            self._pre_projection(h, keep=speculate)
+            self._pre_projection(h, keep=ahead)
+            if ahead and not projected:
+                self._settle_kept(h, projected=False)
             self._project()
-            if speculate:
-                self._settle_aside(h)
+            if projected:
+                self._settle_kept(h, projected=True)
             _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
@@ -222,37 +226,43 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
-    def _settle_aside(self, h):
-        """The check of the last projection, which this substep's forces, advection and projection ran
-        ahead of (step): wait for it; where it holds, that is all. Where the tolerance asks for more
-        cycles, drop this substep's projection, finish that solve, correct the velocity it left (kept
-        in _spare) as _settle does, put the scalars back to what advection read, and run the forces,
-        the advection and the projection again."""
+    def _settle_kept(self, h, projected):
+        """The check of the last projection, which this substep's forces and advection ran ahead of
+        (with `projected` its projection too, the check set aside: step): wait for it; where it holds,
+        that is all. Where the tolerance asks for more cycles, drop this substep's projection, finish
+        that solve, correct the velocity it left (kept in _spare) as _settle does, put the scalars back
+        to what advection read, and run the forces and the advection (and the projection) again."""
         pr = self._pressure
         try:
-            n = pr.read_aside()
+            n = pr.read_aside() if projected else pr.read_pending()
         except BaseException:
             # interrupted while waiting (a KeyboardInterrupt in the poll): the check stays queued, so
             # put the solve, the velocity and the scalars back as this substep found them (with
             # fire, its burn stays applied); no time has passed
-            pr.abandon()
+            if projected:
+                pr.abandon()
             vx, vy = self._vx, self._vy
             self._vx, self._vy = _gl.PingPong(self._spare[0], vx.write), _gl.PingPong(self._spare[1], vy.write)
             self._spare = (vx.read, vy.read)
             self._s.swap()
             raise
-        if not pr.short(pr.aside, n):
-            pr.finish_aside(n)
+        if not pr.short(pr.aside if projected else pr.pending, n):
+            if projected:
+                pr.finish_aside(n)
+            else:
+                pr.finish(n)
             return
-        pr.abandon()
+        if projected:
+            pr.abandon()
         pr.finish(n)
         vx, vy = self._vx, self._vy
-        free = (vx.write, vy.write)                 # the advected velocity and the one projected from it: spent
+        free = (vx.write, vy.write)                 # what advection (and the projection) wrote: spent
         self._subtract_gradient(self._spare, pr.solution, free, q_before=pr.q_before)
         self._vx, self._vy = _gl.PingPong(free[0], vx.read), _gl.PingPong(free[1], vy.read)
         self._s.swap()                              # the scalars as advection found them
         self._pre_projection(h)
-        self._project()
+        if projected:
+            self._project()
 
     def _combust(self, dt):
         p = self.params

@@ -25,9 +25,10 @@ last group folds the tile records) of the cycles whose residual is checked; with
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
 as they go, _gl.flush), so a step's solve can leave its first check queued (solve(defer=True)) for
-finish() to read later: SmokeGrid waits for it once the next step's forces, advection and solve
-are queued (set_aside; level 0's q and right-hand side alternate between two textures, begin(), so a
-solve set aside can still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
+finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued,
+and where the last solve met its tolerance with a margin (run_ahead) the next solve too (set_aside;
+level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
+still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
 (_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
 that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
@@ -80,6 +81,12 @@ DOWN_MARGIN = 0.5
 # the fp32 floor, where the last cycle only adds noise (1024^2 to 1e-4: 5.7e-5 after 3 cycles and after 4;
 # a step whose third cycle once left 1.05e-4 kept every later solve at 4 cycles, 1.54 against 1.28 ms)
 FLOOR_CUT = 2.0
+# A step queues its projection ahead of the last solve's check (SmokeGrid.step, set_aside) only where that
+# solve's last checked residual was at most RUN_AHEAD * tolerance: a check that then fails costs the
+# step's forces, advection and projection again, not only its forces and advection. On the H200 at
+# 1024^2 (docs/benchmarks.md) to 1e-3 (0.4 of the tolerance after two cycles) running ahead took a step
+# from 0.94-0.97 to 0.91-0.94 ms; to 1e-4 (0.6-1.0 after three) it cost 1.30 against 1.23.
+RUN_AHEAD = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
 STAGNATION = 0.9           # a cycle that cuts the residual by less than this has hit fp32 round-off
@@ -185,6 +192,7 @@ class Pressure:
         # the first solve runs two (a tolerance one cycle meets brings it down after that solve)
         self.predicted = 2
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
+        self.last_ratio = math.inf                          # the last concluded check's residual / tolerance
 
     def set_operator(self, solid, bc) -> None:
         if self.pending is not None or self.aside is not None:
@@ -434,6 +442,16 @@ class Pressure:
         self.cycles = queued.batch
         return self._conclude(queued, n)
 
+    def run_ahead(self) -> bool:
+        """Whether a step may queue its projection before the pending check (set_aside): where GL maps
+        the readback ring (the norms buffer alone holds only the newest check) and the last concluded
+        solve met its tolerance with the margin RUN_AHEAD."""
+        return self.ring is not None and self.last_ratio <= RUN_AHEAD
+
+    def read_pending(self) -> dict:
+        """The norms of the pending check, waited for (a CPU-GPU sync); finish(norms) then completes it."""
+        return self._read_check(self.pending.seq)
+
     def short(self, queued, n) -> bool:
         """Whether the solve `queued`, whose check read `n`, needs cycles beyond its batch."""
         if n["b"] == 0.0:
@@ -449,6 +467,7 @@ class Pressure:
         if n["b"] == 0.0:
             if run:
                 self.cycles = 0
+            self.last_ratio = 0.0
             return False
         previous, now, cycles = 1.0, n["relative"], batch
         if self.short(queued, n):
@@ -459,6 +478,7 @@ class Pressure:
             cycles += 1
             self.cycles = cycles
             previous, now = now, self._check()["relative"]
+        self.last_ratio = now / tolerance
         if now <= tolerance:
             self.predicted = cycles
             fewer = n["before_last"]

@@ -3,6 +3,8 @@ count the last solve needed before its first readback, so the tolerance must hol
 prediction was (checked here in float64 from the GPU's q and b, not by the GPU's own norms), and a
 steady scene must pay one readback per projection. Readbacks are counted by wrapping moderngl's
 Buffer.read and _gl.FencedReadback.newest and .record, the calls every sync of the solver goes through."""
+import math
+
 import moderngl
 import numpy as np
 import pytest
@@ -234,7 +236,7 @@ def test_step_leaves_its_check_queued_and_projects_again_when_it_fails(ctx, rng,
     g.release()
 
 
-def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng):
+def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng, run_ahead):
     """A splat does not wait for the last step's check: where that check then asks for more cycles,
     the correction (the gradient of what they added to q) is subtracted from the velocity with the
     splat in it. The result is that of waiting before the splat."""
@@ -254,7 +256,7 @@ def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng
     assert not np.allclose(out[0][:faces[0].size], faces[0].ravel())
 
 
-def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch):
+def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch, run_ahead):
     """A KeyboardInterrupt while a step waits for the last one's check (the poll where it spends its
     waiting): the check stays queued, the velocity and the scalars are as the step found them, and
     the next step gives what an uninterrupted run gives."""
@@ -291,7 +293,7 @@ def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch):
     (dict(buoyancy=(0.3, 1.0), vorticity=1.0), 3),
     (dict(buoyancy=(0.3, 1.0), viscosity=0.05), 1),      # waits first: the viscosity solve uses _spare
 ], ids=["maccormack", "semi-lagrangian", "fire", "substeps", "viscosity"])
-def test_next_step_settles_the_last_ones_check(ctx, rng, reads, options, substeps):
+def test_next_step_settles_the_last_ones_check(ctx, rng, reads, options, substeps, run_ahead):
     """Two steps in a row whose batches fall short: the second runs its forces and advection ahead of
     the first's check, finds it short, finishes that solve, corrects the velocity it kept and runs
     them again from it (with viscosity it waits first), so it ends with the velocity and scalars of
@@ -320,17 +322,26 @@ def test_next_step_settles_the_last_ones_check(ctx, rng, reads, options, substep
     np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-6 * np.abs(out[1]).max())
 
 
-def test_step_queues_its_whole_projection_before_waiting(ctx, monkeypatch):
-    """The wait for the last step's check comes after this step's forces, advection and projection
-    are queued, so the GPU has a whole step behind the record it waits for (with viscosity, whose
-    solve uses the texture that keeps the velocity, it waits first)."""
+@pytest.fixture(params=[True, False], ids=["ahead", "kept"])
+def run_ahead(request, monkeypatch):
+    """Both ways a step runs ahead of the last check: its forces and advection only, or its whole
+    projection too (forced here; SmokeGrid.step chooses by smoke_pressure.RUN_AHEAD)."""
+    monkeypatch.setattr(smoke_pressure, "RUN_AHEAD", math.inf if request.param else -1.0)
+    return request.param
+
+
+def test_step_queues_work_before_waiting(ctx, monkeypatch, run_ahead):
+    """The wait for the last step's check comes after this step's forces and advection are queued,
+    or its whole projection (run ahead), so the GPU has work behind the record it waits for (with
+    viscosity, whose solve uses the texture that keeps the velocity, it waits first)."""
     events = []
     for name in ("_forces", "_maccormack", "_divergence"):
         method = getattr(SmokeGrid, name)
         monkeypatch.setattr(SmokeGrid, name, lambda self, *a, _m=method, _n=name, **k: (events.append(_n), _m(self, *a, **k))[1])
     read = smoke_pressure.Pressure._read_check
     monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", lambda self, seq: (events.append("wait"), read(self, seq))[1])
-    for viscosity, expected in ((0.0, ["_forces", "_maccormack", "_divergence", "wait"]),
+    inviscid = ["_forces", "_maccormack", "_divergence", "wait"] if run_ahead else ["_forces", "_maccormack", "wait", "_divergence"]
+    for viscosity, expected in ((0.0, inviscid),
                                 (0.1, ["wait", "_forces", "_maccormack", "_divergence"])):
         g = SmokeGrid(ctx, (40, 40), buoyancy=(0.0, 1.0), viscosity=viscosity, pressure_tolerance=TOLERANCE)
         g.splat(20, 10, 5.0, velocity=(1.0, 3.0), density=1.0, temperature=1.0)
@@ -344,7 +355,7 @@ def test_step_queues_its_whole_projection_before_waiting(ctx, monkeypatch):
         g.release()
 
 
-def test_steps_bring_the_prediction_down_from_the_checks_they_ran_ahead_of(ctx, reads):
+def test_steps_bring_the_prediction_down_from_the_checks_they_ran_ahead_of(ctx, reads, run_ahead):
     """Each step reads the last one's check once its own projection is queued (Pressure.finish_aside):
     one readback a step, and where one cycle fewer met half the tolerance the prediction comes down
     (the next step's batch is shorter) without any other wait."""
@@ -358,7 +369,22 @@ def test_steps_bring_the_prediction_down_from_the_checks_they_ran_ahead_of(ctx, 
         batches.append(g._pressure.pending.batch)
     assert reads[0] - before == 5                  # the first step had no check to read
     assert batches[0] == 5 and batches[-1] < batches[0] and batches == sorted(batches, reverse=True)
+    assert g._pressure.run_ahead() == run_ahead
     assert g.pressure_residual <= TOLERANCE
+    g.release()
+
+
+def test_a_step_runs_ahead_only_of_a_solve_that_met_its_tolerance_with_a_margin(ctx):
+    """Pressure.run_ahead: a step queues its projection before the last check only where the last
+    concluded solve left at most RUN_AHEAD times its tolerance (a failed check then costs the step's
+    projection too); a fresh solver has concluded none."""
+    g = SmokeGrid(ctx, (40, 48), pressure_tolerance=1e-3)
+    pr = g._pressure
+    assert not pr.run_ahead()
+    queued = smoke_pressure.Queued(1e-3, 10, 2, 0)
+    for left, ahead in ((0.4e-3, True), (0.5e-3, True), (0.6e-3, False), (0.99e-3, False)):
+        pr._conclude(queued, {"b": 1.0, "relative": left, "before_last": 1e-2}, run=False)
+        assert pr.run_ahead() == ahead, left
     g.release()
 
 
