@@ -244,8 +244,10 @@ class SmokeState:
         self._alive()
         check.choice("norm", norm, ("max", "rms"))
         pr = self._pressure
-        self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=True)   # the next warm start
-        pr.residual(pr.q[0], pr.rhs[0], self._div_norms, with_operator=False)
+        # into the textures the next projection writes (Pressure.begin): the last solve's q, the next
+        # warm start, and its right-hand side stay as they are
+        self._divergence((self._vx.read, self._vy.read), pr.rhs_last, pr.q_last)
+        pr.residual(pr.q_last, pr.rhs_last, self._div_norms, with_operator=False)
         n = Pressure.read_norms(self._div_norms)
         fluid = max(int((~self._solid).sum()), 1)
         value = n["bmax"] if norm == "max" else n["b"] / math.sqrt(fluid)
