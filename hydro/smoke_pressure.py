@@ -75,17 +75,17 @@ BEFORE_LAST = 32
 NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
 # The prediction comes down when the second-to-last cycle's residual was below DOWN_MARGIN * tolerance:
 # a residual that hovers just under the tolerance would otherwise make every other solve one cycle
-# short, and a short solve now also repeats the next step's forces, advection and projection (SmokeGrid.step).
+# short, and a short solve now also repeats the next step's forces and advection (SmokeGrid.step).
 DOWN_MARGIN = 0.5
 # ... or when one cycle fewer met the tolerance and the last cycle cut the residual by less than FLOOR_CUT:
-# the fp32 floor, where the last cycle only adds noise (1024^2 to 1e-4: 5.7e-5 after 3 cycles and after 4;
-# a step whose third cycle once left 1.05e-4 kept every later solve at 4 cycles, 1.54 against 1.28 ms)
+# the fp32 floor, where the margin can never be met, so one solve that needed a cycle more by round-off
+# would keep every later one a cycle long
 FLOOR_CUT = 2.0
 # A step queues its projection ahead of the last solve's check (SmokeGrid.step, set_aside) only where that
 # solve's last checked residual was at most RUN_AHEAD * tolerance: a check that then fails costs the
-# step's forces, advection and projection again, not only its forces and advection. On the H200 at
-# 1024^2 (docs/benchmarks.md) to 1e-3 (0.4 of the tolerance after two cycles) running ahead took a step
-# from 0.94-0.97 to 0.91-0.94 ms; to 1e-4 (0.6-1.0 after three) it cost 1.30 against 1.23.
+# step's forces, advection and projection again, not only its forces and advection, and near the
+# tolerance (1024^2 to 1e-4: 0.6-1.0 of it after three cycles) checks fail now and then. In the
+# benchmark scenes on the H200 the two ways measured the same within the spread (docs/benchmarks.md).
 RUN_AHEAD = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
