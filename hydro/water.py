@@ -49,10 +49,12 @@ MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup, by lattice;
-# measured best on the H200 among 16x16/256 (the earlier fixed shape), 32x16/512, 16x32/512,
-# 32x32/512, 32x32/1024, 24x24/576 and 64x16/256 (docs/benchmarks.md) on grids of MIN_TILES such
-# tiles and more; smaller grids (256^2) keep SMALL_TILE, whose more workgroups fill the GPU
-FUSED_TILE = {"square": (32, 32, 1024), "hex": (32, 16, 512)}
+# measured best on the H200 (docs/benchmarks.md) on grids of MIN_TILES such tiles and more: one
+# invocation per cell of the tile grown by its two-cell halo (32 x 32 and 32 x 16), so every phase of
+# the kernel is one round; 6 % (square) and 11-14 % (hex) faster than the 32x32/1024 and 32x16/512
+# tiles, whose halo took two rounds, and ahead of 16x16/256, 16x32/512, 32x32/512, 24x24/576,
+# 30x30/1024 and 64x16/256. Smaller grids (256^2) keep SMALL_TILE, whose more workgroups fill the GPU
+FUSED_TILE = {"square": (28, 28, 1024), "hex": (28, 12, 512)}
 SMALL_TILE = (16, 16, 256)
 MIN_TILES = 256
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)

@@ -77,12 +77,16 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
-# The fused kernels: the tile kernel (step_fused.comp) in its default shape, in a smaller one and in
-# an odd one (tiles that are not a multiple of the workgroup, a workgroup of 100 invocations; also with
-# the loops unrolled, as GPUs run them), and the
+# The fused kernels: the tile kernel (step_fused.comp) in its default shape, in a smaller one, in the
+# GPUs' shapes (one invocation per cell of the tile and its two-cell halo, unrolled as GPUs run them)
+# and in an odd one (tiles that are not a multiple of the workgroup, a workgroup of 100 invocations;
+# also unrolled), and the
 # column sweep on the packed state (step_columns.comp) in its default shape and in a narrow, short one
 # that cuts 45 x 53 cells into many workgroups and strips.
-FUSED = {"tiles": {}, "tiles-16x16": {"_tile": (16, 16, 256)}, "tiles-24x7x100": {"_tile": (24, 7, 100)},
+FUSED = {"tiles": {}, "tiles-16x16": {"_tile": (16, 16, 256)},
+         "tiles-28x28x1024-unrolled": {"_unrolled": True, "_tile": (28, 28, 1024)},
+         "tiles-28x12x512-unrolled": {"_unrolled": True, "_tile": (28, 12, 512)},
+         "tiles-24x7x100": {"_tile": (24, 7, 100)},
          "tiles-24x7x100-unrolled": {"_unrolled": True, "_tile": (24, 7, 100)},
          "columns": {"_columns": True}, "columns-12x8": {"_columns": (12, 8)}}
 
