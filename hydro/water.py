@@ -53,9 +53,11 @@ CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passe
 # invocation per cell of the tile grown by its two-cell halo (32 x 32 and 32 x 16), so every phase of
 # the kernel is one round; 6 % (square) and 11-14 % (hex) faster than the 32x32/1024 and 32x16/512
 # tiles, whose halo took two rounds, and ahead of 16x16/256, 16x32/512, 32x32/512, 24x24/576,
-# 30x30/1024 and 64x16/256. Smaller grids (256^2) keep SMALL_TILE, whose more workgroups fill the GPU
+# 30x30/1024 and 64x16/256. Smaller grids (384^2 and below) take SMALL_TILE, whose more workgroups fill
+# the GPU, also one round a phase (16 x 16 cells with the halo): 6.5 against 8.6-9.4 us a substep at
+# 256^2 for the 16x16/256 tile before it (hex 8.1-8.3 against 9.6-9.8)
 FUSED_TILE = {"square": (28, 28, 1024), "hex": (28, 12, 512)}
-SMALL_TILE = (16, 16, 256)
+SMALL_TILE = (12, 12, 256)
 MIN_TILES = 256
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}

@@ -86,6 +86,7 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
 FUSED = {"tiles": {}, "tiles-16x16": {"_tile": (16, 16, 256)},
          "tiles-28x28x1024-unrolled": {"_unrolled": True, "_tile": (28, 28, 1024)},
          "tiles-28x12x512-unrolled": {"_unrolled": True, "_tile": (28, 12, 512)},
+         "tiles-12x12x256-unrolled": {"_unrolled": True, "_tile": (12, 12, 256)},
          "tiles-24x7x100": {"_tile": (24, 7, 100)},
          "tiles-24x7x100-unrolled": {"_unrolled": True, "_tile": (24, 7, 100)},
          "columns": {"_columns": True}, "columns-12x8": {"_columns": (12, 8)}}
