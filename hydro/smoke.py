@@ -193,19 +193,15 @@ class SmokeGrid(SmokeState, _gl.Simulation):
             # they are computed again from the velocity corrected. With viscosity the viscosity
             # solve's scratch is that texture: it waits first.
             ahead = pr.pending is not None and p.viscosity == 0.0
-            projected = ahead and pr.run_ahead()
             if not ahead:
                 self._settle()
             if p.fire:
                 self._combust(h)      # scalars only, in place: what the check decides does not touch it
-            if projected:
-                pr.set_aside()
-            self._pre_projection(h, keep=ahead)
-            if ahead and not projected:
-                self._settle_kept(h, projected=False)
-            self._project()
-            if projected:
-                self._settle_kept(h, projected=True)
+            if ahead:
+                self._substep_ahead(h, projected=pr.run_ahead())
+            else:
+                self._pre_projection(h)
+                self._project()
             _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
@@ -226,31 +222,38 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
-    def _settle_kept(self, h, projected):
-        """The check of the last projection, which this substep's forces and advection ran ahead of
-        (with `projected` its projection too, the check set aside: step): wait for it; where it holds,
-        that is all. Where the tolerance asks for more cycles, drop this substep's projection, finish
-        that solve, correct the velocity it left (kept in _spare) as _settle does, put the scalars back
-        to what advection read, and run the forces and the advection (and the projection) again."""
+    def _substep_ahead(self, h, projected):
+        """A substep whose forces and advection (with `projected`, its projection too, the check set
+        aside) run ahead of the last projection's check (step): wait for the check; where it holds, that
+        is all (without `projected`, the projection follows). Where the tolerance asks for more cycles,
+        drop this substep's projection, finish that solve, correct the velocity it left (kept in _spare)
+        as _settle does, put the scalars back to what advection read, and run the forces, the advection
+        and the projection again."""
         pr = self._pressure
+        found = (self._vx.read, self._vx.write, self._vy.read, self._vy.write, self._spare, self._s.read)
         try:
+            self._pre_projection(h, keep=True)
+            if projected:
+                self._project(aside=True)
             n = pr.read_aside() if projected else pr.read_pending()
         except BaseException:
-            # interrupted while waiting (a KeyboardInterrupt in the poll): the check stays queued, so
-            # put the solve, the velocity and the scalars back as this substep found them (with
-            # fire, its burn stays applied); no time has passed
-            if projected:
+            # interrupted while waiting (a KeyboardInterrupt in the poll), or a pass failed: the check
+            # stays queued, and the solve, the velocity and the scalars go back to what this substep
+            # found (with fire, its burn stays applied); no time has passed
+            if pr.aside is not None:
                 pr.abandon()
-            vx, vy = self._vx, self._vy
-            self._vx, self._vy = _gl.PingPong(self._spare[0], vx.write), _gl.PingPong(self._spare[1], vy.write)
-            self._spare = (vx.read, vy.read)
-            self._s.swap()
+            vx_read, vx_write, vy_read, vy_write, self._spare, s_read = found
+            self._vx, self._vy = _gl.PingPong(vx_read, vx_write), _gl.PingPong(vy_read, vy_write)
+            if self._s.read is not s_read:
+                self._s.swap()
+            self._centre_dirty = True
             raise
         if not pr.short(pr.aside if projected else pr.pending, n):
             if projected:
                 pr.finish_aside(n)
             else:
                 pr.finish(n)
+                self._project()
             return
         if projected:
             pr.abandon()
@@ -261,8 +264,7 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         self._vx, self._vy = _gl.PingPong(free[0], vx.read), _gl.PingPong(free[1], vy.read)
         self._s.swap()                              # the scalars as advection found them
         self._pre_projection(h)
-        if projected:
-            self._project()
+        self._project()
 
     def _combust(self, dt):
         p = self.params
@@ -411,17 +413,19 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         self._image("B_SMOKE_VY_OUT", out[1])
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
 
-    def _project(self):
+    def _project(self, aside=False):
         """Divergence, pressure solve, gradient subtraction. Multigrid with pressure_warm_start starts
         from the last projection's q, scaled by the alpha that minimises the start's residual (its
         sums taken by the divergence pass: that absorbs a change of dt, as q = p dt / (rho h) grows
         with the step, and drops a q unrelated to this flow); the first solve, and the first after
         the velocity was set from outside (see _q_kept), start from q = 0, as do jacobi and
-        gauss-seidel."""
+        gauss-seidel. With `aside` the pending check is set aside first (Pressure.set_aside)."""
         p, pr = self.params, self._pressure
         multigrid = p.pressure == "multigrid"
         warm = multigrid and p.pressure_warm_start and self._q_kept
         pr.begin()
+        if aside:
+            pr.set_aside()    # the pending check, whose solve's q and right-hand side begin() kept aside
         self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm, warm_sums=warm)
         q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm,
                      defer=True)

@@ -193,6 +193,7 @@ class Pressure:
         self.predicted = 2
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
         self.last_ratio = math.inf                          # the last concluded check's residual / tolerance
+        self.relative = None                                # that of the last solve to a tolerance, once concluded
 
     def set_operator(self, solid, bc) -> None:
         if self.pending is not None or self.aside is not None:
@@ -390,6 +391,7 @@ class Pressure:
         self.finish()
         self.solution = self.q[0]
         self.cycles = 0
+        self.relative = None
         if method == "multigrid":
             if tolerance is None:
                 for k in range(iterations):
@@ -444,8 +446,9 @@ class Pressure:
 
     def run_ahead(self) -> bool:
         """Whether a step may queue its projection before the pending check (set_aside): where GL maps
-        the readback ring (the norms buffer alone holds only the newest check) and the last concluded
-        solve met its tolerance with the margin RUN_AHEAD."""
+        the readback ring (the norms buffer alone holds only the newest check) and the last solve
+        whose check was read (the one before the pending one) met its tolerance with the margin
+        RUN_AHEAD."""
         return self.ring is not None and self.last_ratio <= RUN_AHEAD
 
     def read_pending(self) -> dict:
@@ -466,7 +469,7 @@ class Pressure:
         tolerance, iterations, batch = queued.tolerance, queued.iterations, queued.batch
         if n["b"] == 0.0:
             if run:
-                self.cycles = 0
+                self.cycles, self.relative = 0, 0.0
             self.last_ratio = 0.0
             return False
         previous, now, cycles = 1.0, n["relative"], batch
@@ -479,6 +482,8 @@ class Pressure:
             self.cycles = cycles
             previous, now = now, self._check()["relative"]
         self.last_ratio = now / tolerance
+        if run:
+            self.relative = now
         if now <= tolerance:
             self.predicted = cycles
             fewer = n["before_last"]
@@ -519,6 +524,7 @@ class Pressure:
         self.solution = self.q[0]
         self.pending = queued
         self.cycles = queued.batch
+        self.checks = queued.seq      # the dropped solve's record is not needed: its slot is free again
 
     def drop(self) -> None:
         """Forget a queued check without reading it: the velocity it was for has been replaced."""

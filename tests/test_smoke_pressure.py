@@ -256,10 +256,21 @@ def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng
     assert not np.allclose(out[0][:faces[0].size], faces[0].ravel())
 
 
-def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch, run_ahead):
-    """A KeyboardInterrupt while a step waits for the last one's check (the poll where it spends its
-    waiting): the check stays queued, the velocity and the scalars are as the step found them, and
-    the next step gives what an uninterrupted run gives."""
+# where a step is interrupted, and how many times in a row before one gets through: the wait for the
+# last step's check (the poll where it spends its waiting), the advection and, running ahead, the
+# divergence pass of its own projection
+INTERRUPTS = {"wait": (smoke_pressure.Pressure, "_read_check"), "advection": (SmokeGrid, "_advect_all"),
+              "projection": (SmokeGrid, "_divergence")}
+
+
+@pytest.mark.parametrize("where, times", [("wait", 1), ("wait", 3), ("advection", 1), ("projection", 2)])
+def test_an_interrupted_step_is_undone(ctx, rng, monkeypatch, run_ahead, where, times):
+    """A KeyboardInterrupt in a step that runs ahead of the last one's check: the check stays queued
+    (readable however often it happens: the ring keeps its record), the velocity, the scalars and
+    the solve are as the step found them, the solve's figures are of that solve, and the next step
+    gives what an uninterrupted run gives."""
+    if where == "projection" and not run_ahead:
+        where = "advection"      # without running ahead the projection comes after the wait
     out = []
     for interrupt in (True, False):
         g, faces = _hard_field(ctx, np.random.default_rng(11), 1e-4, buoyancy=(0.3, 1.0))
@@ -267,18 +278,22 @@ def test_an_interrupted_wait_leaves_the_step_undone(ctx, rng, monkeypatch, run_a
         g.density = np.random.default_rng(12).uniform(0.0, 1.0, g.shape)
         g.step(1e-3)
         if interrupt:
-            read = smoke_pressure.Pressure._read_check
-            calls = []
+            target, name = INTERRUPTS[where]
+            original, calls = getattr(target, name), []
 
-            def interrupted(self, *args):
+            def interrupted(self, *args, **kwargs):
                 calls.append(1)
                 raise KeyboardInterrupt
 
-            monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", interrupted)
-            with pytest.raises(KeyboardInterrupt):
-                g.step(1e-3)
-            monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", read)
-            assert calls and g._pressure.pending is not None and g.iteration == 1
+            monkeypatch.setattr(target, name, interrupted)
+            for _ in range(times):
+                with pytest.raises(KeyboardInterrupt):
+                    g.step(1e-3)
+                assert g._pressure.pending is not None and g._pressure.aside is None and g.iteration == 1
+            monkeypatch.setattr(target, name, original)
+            assert len(calls) == times
+        # the solve's figures are of the solve whose check is queued (reading them waits for it)
+        assert g.pressure_residual == pytest.approx(_float64_residual(g), rel=1e-3) and g.pressure_residual <= 1e-4
         g.step(1e-3)
         out.append(np.concatenate([f.ravel() for f in (*g.face_velocity, g.density)]))
         assert g.iteration == 2 and g.pressure_residual <= 1e-4
@@ -525,9 +540,11 @@ def test_grids_sharing_a_context_keep_their_own_passes(ctx):
         g.release()
 
 
-def test_a_ring_the_driver_will_not_map_falls_back_to_reads(ctx, monkeypatch, reads):
+def test_a_ring_the_driver_will_not_map_falls_back_to_reads(ctx, monkeypatch, reads, run_ahead):
     """Where the driver refuses to map the readback ring, FencedReadback.create gives None instead of
-    failing, and a smoke grid still builds and checks its residual with buffer reads."""
+    failing, and a smoke grid still builds and checks its residual with buffer reads; its steps never
+    queue a projection ahead of a check (only the newest check could be read), however RUN_AHEAD is
+    set, and still wait only once their forces and advection are queued."""
     def refuse(self, gl, size, slots):
         raise _gl.HydroGLError("could not map a readback buffer persistently")
 
@@ -539,4 +556,9 @@ def test_a_ring_the_driver_will_not_map_falls_back_to_reads(ctx, monkeypatch, re
     before = reads[0]
     g.step(1 / 60)
     assert g.pressure_residual <= TOLERANCE and reads[0] > before
+    for _ in range(3):
+        g.splat(24, 10, 5.0, velocity=(2.0, 4.0), density=1.0, temperature=1.0)
+        g.step(1 / 60)
+        assert not g._pressure.run_ahead() and g._pressure.aside is None
+    assert g.pressure_residual <= TOLERANCE and _float64_residual(g) <= TOLERANCE * 1.01
     g.release()
