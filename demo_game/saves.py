@@ -7,6 +7,7 @@ the boundaries, springs, rain flag, simulated time and seed. `load` checks every
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 
 import numpy as np
@@ -93,6 +94,9 @@ def read(path) -> dict:
         a = arrays.get(name)
         if a is None or a.dtype != np.float32 or a.shape != shape or not np.all(np.isfinite(a)):
             raise SaveError(f"{path}: {name} must be finite float32 of shape {shape}")
+    sim_time = float(arrays["sim_time"])
+    if not math.isfinite(sim_time) or sim_time < 0:
+        raise SaveError(f"{path}: sim_time must be a finite number of seconds >= 0, got {sim_time}")
     springs = arrays["springs"]
     if springs.ndim != 2 or springs.shape[1] != 3 or not np.all(np.isfinite(springs)):
         raise SaveError(f"{path}: springs must be an (n, 3) array of x, y, rate")
@@ -103,7 +107,7 @@ def read(path) -> dict:
     except (ValueError, TypeError) as exc:
         raise SaveError(f"{path}: boundaries are unreadable ({exc})") from None
     return {"lattice": lattice, "cell_size": float(arrays["cell_size"]), "seed": int(arrays["seed"]),
-            "sim_time": float(arrays["sim_time"]), "rain": bool(arrays["rain"]), "terrain": terrain,
+            "sim_time": sim_time, "rain": bool(arrays["rain"]), "terrain": terrain,
             "water": water, "springs": [tuple(map(float, s)) for s in springs], "boundaries": boundaries,
             "flows": [arrays[k] for k in shapes]}
 

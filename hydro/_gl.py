@@ -534,7 +534,8 @@ class Simulation(Owner):
     """A grid that steps: its clock (`sim_time`, `iteration`) and a guard on its attributes. Once the
     grid is made (`_seal()`), a public name can only be set where the class has a property with a
     setter (`water`, `density`, ...), so `grid.frictoin = 0.3` or `grid.friction = 0.3` raises an
-    AttributeError that says what is meant instead of silently making an attribute nothing reads."""
+    AttributeError that says what is meant instead of silently making an attribute nothing reads.
+    A subclass defined outside hydro (a game's own grid with state of its own) is not guarded."""
 
     _sealed = False
     _sim_time = 0.0
@@ -556,7 +557,8 @@ class Simulation(Owner):
         return self._iteration
 
     def _seal(self) -> None:
-        self._sealed = True
+        # only hydro's own classes: a game's subclass keeps Python's usual attributes for its own state
+        self._sealed = type(self).__module__.split(".")[0] == "hydro"
 
     def __setattr__(self, name, value):
         if self._sealed and not name.startswith("_"):

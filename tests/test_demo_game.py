@@ -178,6 +178,12 @@ def test_corrupt_and_foreign_saves_raise_clear_errors(game, tmp_path):
     np.savez(broken, **data)
     with pytest.raises(saves.SaveError, match="flow_x"):
         saves.load(game, broken)
+    for sim_time in (np.nan, -1.0):                # the grid would refuse it after the world was replaced
+        data = dict(np.load(good))
+        data["sim_time"] = np.array(sim_time)
+        np.savez(broken, **data)
+        with pytest.raises(saves.SaveError, match="sim_time"):
+            saves.load(game, broken)
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(good.read_bytes()[:200])
     with pytest.raises(saves.SaveError):

@@ -119,6 +119,23 @@ def test_attributes_that_cannot_be_set_are_refused_with_what_is_meant(ctx, rng, 
     g.release()
 
 
+def test_a_games_subclass_keeps_its_own_attributes(ctx):
+    """The guard is hydro's classes' own: a game's subclass can keep state of its own on the grid."""
+    class Pond(hydro.WaterGrid):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.label = "pond"
+
+    g = Pond(ctx, np.zeros((8, 9)))
+    g.fish = 3
+    assert (g.label, g.fish) == ("pond", 3)
+    g.release()
+    plain = hydro.WaterGrid(ctx, np.zeros((8, 9)))
+    with pytest.raises(AttributeError, match="no attribute 'fish'"):
+        plain.fish = 3
+    plain.release()
+
+
 @pytest.mark.parametrize("kwargs, exc, name", [
     ({"friction": 1.5}, ValueError, "friction"),
     ({"friction": -0.1}, ValueError, "friction"),
