@@ -242,11 +242,7 @@ class SmokeGrid(SmokeState, _gl.Simulation):
             # found (with fire, its burn stays applied); no time has passed
             if pr.aside is not None:
                 pr.abandon()
-            vx_read, vx_write, vy_read, vy_write, self._spare, s_read = found
-            self._vx, self._vy = _gl.PingPong(vx_read, vx_write), _gl.PingPong(vy_read, vy_write)
-            if self._s.read is not s_read:
-                self._s.swap()
-            self._centre_dirty = True
+            self._restore(found)
             raise
         if not pr.short(pr.aside if projected else pr.pending, n):
             if projected:
@@ -257,7 +253,17 @@ class SmokeGrid(SmokeState, _gl.Simulation):
             return
         if projected:
             pr.abandon()
-        pr.finish(n)
+        try:
+            pr.finish(n)
+        except BaseException:
+            # interrupted in the cycles the check asked for: nothing is pending any more, so keep what
+            # they did, subtracted from the velocity this substep found (its projection then stays above
+            # the tolerance until the next one), and undo the substep; no time has passed
+            self._restore(found)
+            if pr.extending:
+                pr.extending = False
+                self._subtract_delta()
+            raise
         vx, vy = self._vx, self._vy
         free = (vx.write, vy.write)                 # what advection (and the projection) wrote: spent
         self._subtract_gradient(self._spare, pr.solution, free, q_before=pr.q_before)
@@ -265,6 +271,15 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         self._s.swap()                              # the scalars as advection found them
         self._pre_projection(h)
         self._project()
+
+    def _restore(self, found):
+        """Put the velocity (and _spare) and the scalars back to `found`, the textures a substep began
+        with (_substep_ahead): what it wrote since went to the others."""
+        vx_read, vx_write, vy_read, vy_write, self._spare, s_read = found
+        self._vx, self._vy = _gl.PingPong(vx_read, vx_write), _gl.PingPong(vy_read, vy_write)
+        if self._s.read is not s_read:
+            self._s.swap()
+        self._centre_dirty = True
 
     def _combust(self, dt):
         p = self.params
@@ -442,12 +457,24 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         this first (through _alive), so what it sees was projected to the tolerance; drawing the
         density does not wait for it."""
         pr = self._pressure
-        if pr.finish():
-            self._subtract_gradient((self._vx.read, self._vy.read), pr.solution, (self._vx.write, self._vy.write),
-                                    q_before=pr.q_before)
-            self._vx.swap()
-            self._vy.swap()
-            self._centre_dirty = True
+        try:
+            extended = pr.finish()
+        except BaseException:
+            if pr.extending:      # interrupted in those cycles: keep what they did (above the tolerance)
+                pr.extending = False
+                self._subtract_delta()
+            raise
+        if extended:
+            self._subtract_delta()
+
+    def _subtract_delta(self):
+        """The velocity less the gradient of what the last solve's later cycles added to q (q - q_before)."""
+        pr = self._pressure
+        self._subtract_gradient((self._vx.read, self._vy.read), pr.solution, (self._vx.write, self._vy.write),
+                                q_before=pr.q_before)
+        self._vx.swap()
+        self._vy.swap()
+        self._centre_dirty = True
 
     def _alive(self, settle=True):
         super()._alive()

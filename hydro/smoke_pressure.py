@@ -194,6 +194,7 @@ class Pressure:
         self.checks = 0                                     # residual checks so far (the ring's sequence numbers)
         self.last_ratio = math.inf                          # the last concluded check's residual / tolerance
         self.relative = None                                # that of the last solve to a tolerance, once concluded
+        self.extending = False                              # finish() is running cycles beyond a batch (_conclude)
 
     def set_operator(self, solid, bc) -> None:
         if self.pending is not None or self.aside is not None:
@@ -476,11 +477,13 @@ class Pressure:
         if self.short(queued, n):
             assert run, "a short solve's cycles run on its own q"
             _gl.copy_texture(self.ctx, self.q[0], self.q_before)      # the q the caller projected with
+            self.extending = True    # until the loop ends: an exception leaves q[0] beyond q_before
         while now > tolerance and now <= STAGNATION * previous and cycles < iterations:
             self.v_cycle(norms=True)
             cycles += 1
             self.cycles = cycles
             previous, now = now, self._check()["relative"]
+        self.extending = False
         self.last_ratio = now / tolerance
         if run:
             self.relative = now
