@@ -19,12 +19,16 @@
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import difflib
 import re
 import sys
 import weakref
 from importlib import resources
 
 import moderngl
+
+from . import _validate
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
            "BINDINGS", "PingPong", "Owner", "Simulation", "FencedReadback", "BufferViews", "gl_functions",
@@ -548,7 +552,6 @@ class Simulation(Owner):
 
     @sim_time.setter
     def sim_time(self, value):
-        from . import _validate
         self._sim_time = _validate.real("sim_time", value, low=0.0)
 
     @property
@@ -568,8 +571,6 @@ class Simulation(Owner):
         object.__setattr__(self, name, value)
 
     def _refusal(self, name) -> str:
-        import dataclasses
-        import difflib
         cls, kind = type(self), self._kind
         settable = sorted(n for n in dir(cls) if not n.startswith("_") and isinstance(getattr(cls, n), property)
                           and getattr(cls, n).fset is not None)

@@ -303,6 +303,10 @@ class Pressure:
         """Start a new solve's level 0 on the other q and right-hand side: the last solve's stay in
         q_last and rhs_last, for the divergence pass to start a warm start from and for finish() of a
         solve set aside (set_aside). Call before the divergence pass writes rhs[0] and q[0]."""
+        self._swap_last()
+
+    def _swap_last(self) -> None:
+        """Swap level 0's q and right-hand side with the last solve's (begin, and back: abandon)."""
         self.q[0], self.q_last = self.q_last, self.q[0]
         self.rhs[0], self.rhs_last = self.rhs_last, self.rhs[0]
         self.solution = self.q[0]
@@ -522,9 +526,7 @@ class Pressure:
         """Drop the solve queued since set_aside() (its q and velocity are not used) and make the one set
         aside pending again, with its q and right-hand side back in q[0] and rhs[0]."""
         queued, self.aside = self.aside, None
-        self.q[0], self.q_last = self.q_last, self.q[0]
-        self.rhs[0], self.rhs_last = self.rhs_last, self.rhs[0]
-        self.solution = self.q[0]
+        self._swap_last()
         self.pending = queued
         self.cycles = queued.batch
         self.checks = queued.seq      # the dropped solve's record is not needed: its slot is free again
