@@ -2,22 +2,26 @@
 
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through
 `step(dt, substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both
-ends. Four implementations: "fused" (one tile kernel per substep, shaders/water/step_fused.comp),
-"fused-columns" (one column sweep per substep on the packed rgba32f state, step_columns.comp; the
-pack and unpack passes of each step() call included), "cell-wise" (accelerate_cells, scale_and_move
-and the boundary faces: made for CPU rasterisers) and
-"three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per
-substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused: 28 B,
-36 B, the floor: read terrain, depth, flows; write depth, flows; fused-columns: one 16-byte texel read
-and written per cell, 32 B, hex 36 B with the terrain). Two copy kernels run first, a vec4
-storage-buffer copy and an rgba32f image copy (on the H200 the image copy moves twice as much); "% of
-copy" divides by the faster, and "floor %" is the rate times the floor bytes over it. With --numpy the
-float64 NumPy reference is timed too (the CPU baseline).
+ends. The implementations: "fused" (what passes=1 takes: the tile kernel on the packed state for calls
+of hydro.water.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
+kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
+passes of each call included), "fused-tile" (the tile kernel on the grid's own textures and buffers,
+step_fused.comp), "fused-columns" (one column sweep per substep on the packed state,
+step_columns.comp), "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU
+rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must
+move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
+72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
+kernels: one 16-byte texel read and written per cell, 32 B, hex 36 B with the terrain; "fused" is
+counted as packed). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy
+(on the H200 the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is
+the rate times the floor bytes over it. With --numpy the float64 NumPy reference is timed too (the
+CPU baseline).
 
     python bench/water.py                       # small sizes, fine on llvmpipe
     python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
-    python bench/water.py --sizes 4096 --paths fused fused-columns --column-shape 64 32
-    python bench/water.py --sizes 1024 4096 --paths fused --tiles 16x16x256 32x32x256 64x16x256
+    python bench/water.py --sizes 4096 --paths fused fused-tile --substeps-per-call 4
+    python bench/water.py --sizes 1024 4096 --paths fused-tile --tiles 16x16x256 28x28x1024
+    python bench/water.py --sizes 1024 4096 --paths fused-packed --tiles 12x12x0 12x28x0
 """
 import argparse
 import json
@@ -34,10 +38,13 @@ from bench.bandwidth import buffer_copy, image_copy   # noqa: E402
 from hydro import water                          # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "fused-columns": 1, "cell-wise": 2, "three-pass": 3}          # path: passes
-PASS_BYTES = {("square", "three-pass"): 60, ("hex", "three-pass"): 80, ("square", "cell-wise"): 56,
-              ("hex", "cell-wise"): 72, ("square", "fused"): 28, ("hex", "fused"): 36,
-              ("square", "fused-columns"): 32, ("hex", "fused-columns"): 36}
+PATHS = {"fused": 1, "fused-tile": 1, "fused-packed": 1, "fused-columns": 1, "cell-wise": 2,
+         "three-pass": 3}                                                              # path: passes
+PASS_BYTES = {("square", "fused"): 32, ("hex", "fused"): 36, ("square", "three-pass"): 60, ("hex", "three-pass"): 80,
+              ("square", "cell-wise"): 56,
+              ("hex", "cell-wise"): 72, ("square", "fused-tile"): 28, ("hex", "fused-tile"): 36,
+              ("square", "fused-columns"): 32, ("hex", "fused-columns"): 36,
+              ("square", "fused-packed"): 32, ("hex", "fused-packed"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
 def copy_bandwidths(ctx, megabytes, repeats=20):
@@ -58,10 +65,14 @@ def time_grid(ctx, kind, n, seconds, path, column_shape=None, per_call=None, til
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
-    if tile:
+    if tile and path != "fused-packed":
         g._tile = tile
     if path == "fused-columns":
         g._columns = tuple(column_shape) if column_shape else True
+    if path == "fused-packed":
+        g._packed = tuple(tile[:2]) if tile else True
+    if path == "fused-tile":
+        g._packed = False
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                     # compile, warm up
     ctx.finish()
@@ -115,8 +126,9 @@ def main():
     ap.add_argument("--column-shape", type=int, nargs=2, metavar=("WIDTH", "ROWS"),
                     help="fused-columns: invocations per workgroup and rows per strip (default: hydro.water's)")
     ap.add_argument("--tiles", nargs="+", metavar="XxYxTHREADS",
-                    help="fused: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
-                    "(default: hydro.water.FUSED_TILE)")
+                    help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
+                    "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, any), the "
+                    "invocations follow (default: hydro.water.PACKED_TILE)")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")
@@ -140,7 +152,7 @@ def main():
     for n in args.sizes:
         for kind in args.kinds:
             for path in args.paths:
-                for tile in tiles if path == "fused" else [None]:
+                for tile in tiles if path in ("fused-tile", "fused-packed") else [None]:
                     per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape, args.substeps_per_call,
                                         tile)
                     rate = n * n / per

@@ -6,10 +6,13 @@ friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends
 holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
 conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes. `_columns` swaps in a column sweep on a packed rgba32f state (step_columns.comp: each
-invocation walks up one column, neighbours exchange through shared memory once per row, little work
-repeated): the same result, faster on the H200 only for hex grids of 2048^2 and up over long calls
-(hundreds of substeps), so it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
+half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
+copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
+moves at twice the rate: 1.3x faster at 4096^2, 1.1x on the hex lattice; pack.comp packs it at the
+start of the call and unpacks it at the end). `_columns` swaps in a column sweep on the packed state
+(step_columns.comp: each invocation walks up one column, neighbours exchange through shared memory
+once per row, little work repeated): the same result, never faster than the packed tile kernel, so
+it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
 the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
@@ -59,6 +62,15 @@ CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passe
 FUSED_TILE = {"square": (28, 28, 1024), "hex": (28, 12, 512)}
 SMALL_TILE = (12, 12, 256)
 MIN_TILES = 256
+# The tile kernel on the packed state (step_packed.comp): cells per tile (x, y), by lattice, measured
+# best on the H200 (docs/benchmarks.md): one invocation per texel of the tile and its two-cell halo, 256
+# (square) and 512 (hex) invocations, ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4 tiles. A call
+# packs the grid into the state and unpacks it (pack.comp), about one substep's cost at 4096^2 beyond
+# step_fused.comp's settle pass, so calls of PACKED_MIN_SUBSTEPS substeps and more take it: at
+# 4096^2 a long call's substep costs 77 % of step_fused.comp's (hex 86 %), a call of 4 91 %, a call
+# of 1 118 %.
+PACKED_TILE = {"square": (12, 12), "hex": (12, 28)}
+PACKED_MIN_SUBSTEPS = 3
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
@@ -172,6 +184,11 @@ class _PipeGrid(_gl.Simulation):
             tile = SMALL_TILE
         self._compile_tile(tile)
         self._use_columns, self._column_shape = False, None
+        # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
+        # every call (True) or none (False); its tile; its programs and states are made on first use
+        self._packed_use = None
+        self._packed_tile = PACKED_TILE["hex" if self._hexagonal else "square"]
+        self._packed_ready = False
         # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
         tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
         self._stats_walk = 1
@@ -509,8 +526,7 @@ class _PipeGrid(_gl.Simulation):
             if not (isinstance(width, int) and isinstance(rows, int) and 5 <= width <= 1024 and rows >= 1):
                 raise ValueError(f"_columns: expected True, False or (width, rows) with 5 <= width <= 1024, "
                                  f"rows >= 1, got {on!r}")
-            if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
-                self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
+            self._make_state()
             hexa = {"HEX": self._hexagonal}
             columns = {**self._pipe_defines, "COLUMN_WIDTH": width, "COLUMN_ROWS": rows}
             for key, name, defs in (("step_columns", "step_columns", {**columns, "SWAPPED": False}),
@@ -520,6 +536,50 @@ class _PipeGrid(_gl.Simulation):
                 self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
             self._column_shape = shape
         self._use_columns = shape is not None
+
+    @property
+    def _packed(self):
+        """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
+        step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, True for every
+        call, False for none; the same result to the bit. Set None, True, False, or a (cells x,
+        cells y) tile for every call."""
+        return self._packed_use
+
+    @_packed.setter
+    def _packed(self, on) -> None:
+        self._alive()
+        if on is None or isinstance(on, bool):
+            self._packed_use = on
+            return
+        shape = tuple(on) if isinstance(on, (tuple, list)) else ()
+        if not (len(shape) == 2 and all(isinstance(v, int) and v >= 1 for v in shape)
+                and (shape[0] + 4) * (shape[1] + 4) <= 1024):
+            raise ValueError(f"_packed: expected None, True, False or (cells x, cells y) with "
+                             f"(x + 4) * (y + 4) <= 1024, got {on!r}")
+        self._packed_tile, self._packed_ready, self._packed_use = shape, False, True
+
+    def _takes_packed(self, n: int) -> bool:
+        """Whether a call of n substeps (passes=1, no column sweep) runs step_packed.comp."""
+        return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
+
+    def _ready_packed(self) -> None:
+        """The packed kernel's programs and states, made on first use."""
+        if self._packed_ready:
+            return
+        self._make_state()
+        tx, ty = self._packed_tile
+        defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "THREADS": (tx + 4) * (ty + 4)}
+        hexa = {"HEX": self._hexagonal}
+        for key, name, defs in (("step_packed", "step_packed", {**defines, "SWAPPED": False}),
+                                ("step_packed_swapped", "step_packed", {**defines, "SWAPPED": True}),
+                                ("pack", "pack", {**hexa, "UNPACK": False}),
+                                ("unpack_settled", "pack", {**hexa, "UNPACK": True, "SETTLED": True})):
+            self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
+        self._packed_ready = True
+
+    def _make_state(self) -> None:
+        if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
+            self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
 
     @property
     def _tile(self):
@@ -543,13 +603,19 @@ class _PipeGrid(_gl.Simulation):
             **self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "THREADS": threads, "UNROLLED": self._unrolled})
         self._tile_shape = (tx, ty, threads)
 
-    def _set_step_uniforms(self, h: float) -> None:
-        """The uniforms of the passes this grid's step runs (passes, `_columns`), for substeps of h."""
+    def _set_step_uniforms(self, h: float, n: int = 1) -> None:
+        """The uniforms of the passes this grid's step runs (passes, `_columns`, `_packed`) in a call
+        of n substeps of h."""
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         if self.passes == 1:
-            pipes = ["step_columns", "step_columns_swapped"] if self._use_columns else ["step_fused"]
-            moves = ["unpack"] if self._use_columns else ["settle"]
+            if self._use_columns:
+                pipes, moves = ["step_columns", "step_columns_swapped"], ["unpack"]
+            elif self._takes_packed(n):
+                self._ready_packed()
+                pipes, moves = ["step_packed", "step_packed_swapped"], ["pack", "unpack_settled"]
+            else:
+                pipes, moves = ["step_fused"], ["settle"]
         elif self.passes == 2:
             pipes, moves = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()], ["scale_and_move"]
         else:
@@ -568,10 +634,15 @@ class _PipeGrid(_gl.Simulation):
 
     def _run_substeps(self, h: float, n: int) -> None:
         """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""
-        self._set_step_uniforms(h)
+        self._set_step_uniforms(h, n)
         self._bind_step()
         if self.passes == 1:
-            (self._step_columns if self._use_columns else self._step_fused)(h, n)
+            if self._use_columns:
+                self._step_columns(h, n)
+            elif self._takes_packed(n):
+                self._step_packed(n)
+            else:
+                self._step_fused(h, n)
         elif self.passes == 2:
             self._bind_cell_wise()
             self._boundary_faces(book=False, accelerate=True)
@@ -634,6 +705,25 @@ class _PipeGrid(_gl.Simulation):
         self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, unpack, self.nx + 1, self.ny + 1)
+
+    def _step_packed(self, n: int):
+        """n substeps of the tile kernel on the packed state: pack the grid into state 0, substeps
+        alternate the two programs that read one state and write the other, unpack the last state
+        into the grid (its depth is settled: this kernel moves every substep)."""
+        b = _gl.BINDINGS
+        self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
+        self._state[0].bind_to_image(b["B_PACKED_IN"], read=False, write=True)
+        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        self._state[0].use(b["B_PACKED_IN_TEX"])
+        self._state[1].use(b["B_PACKED_OUT_TEX"])
+        steps = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
+        for k in range(n):              # texels (nx + 1, ny + 1)
+            _gl.dispatch(self.ctx, steps[k % 2], self.nx + 1, self.ny + 1, local=self._packed_tile)
+        self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
+        self._bind_flows()
+        _gl.dispatch(self.ctx, self._programs["unpack_settled"], self.nx + 1, self.ny + 1)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face
@@ -737,7 +827,8 @@ class WaterGrid(_PipeGrid):
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
-    passes: None (choose for this device), 1 (one fused dispatch per substep), 2 (the cell-wise step:
+    passes: None (choose for this device), 1 (one fused dispatch per substep; in calls of 3 substeps
+    and more on a packed copy of the state, packed and unpacked once a call), 2 (the cell-wise step:
     two passes over the cells, made for CPU rasterisers) or 3 (accelerate, scale_outflow, move: one
     dispatch each). All give the same result to rounding.
     """

@@ -3,7 +3,8 @@
 // (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
 // UNPACK 1: the state back into the grid's flows, and the move the last substep left pending
-//           settled into its water texture, exactly as move.comp (SEPARATE_OUTPUT) does.
+//           settled into its water texture, exactly as move.comp (SEPARATE_OUTPUT) does; with
+//           SETTLED (step_packed.comp, which moves every substep) the depth as it is.
 // One invocation per texel.
 #include "common/grid.glsl"
 #include "common/water.glsl"
@@ -38,12 +39,16 @@ void main() {
     u_flow_z[index_z(t)] = p.w;
 #endif
     if (!cell) return;
+#if SETTLED
+    imageStore(u_water, t, vec4(p.x));
+#else
     int x = t.x, y = t.y;
     float net = p.y - imageLoad(u_state, ivec2(x + 1, y)).y + p.z - imageLoad(u_state, ivec2(x, y + 1)).z;
 #if HEX
     net += imageLoad(u_state, ivec2(x + 1, y)).w - imageLoad(u_state, ivec2(x, y + 1)).w;
 #endif
     imageStore(u_water, t, vec4(max(p.x + u_dt / u_cell_area * net, 0.0)));
+#endif
 #else
     vec4 p = vec4(0.0);
     if (cell) p.x = imageLoad(u_water, t).r;

@@ -1,0 +1,197 @@
+#version 430
+// WaterGrid._step_packed: a whole substep (accelerate, scale outflow, move) in one dispatch, as
+// step_fused.comp, on the packed state of water/pack.comp: one rgba32f texel per cell and outer face,
+// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
+//
+// A substep reads one 16-byte texel per cell (hex: and the bed) and writes one: GL moves rgba32f
+// texels at about twice the rate of 4-byte image or storage-buffer accesses (bench/bandwidth.py).
+// WaterGrid packs the grid into this state at the start of a step() call and unpacks it at the end
+// (pack.comp), so it takes this kernel for calls of PACKED_MIN_SUBSTEPS substeps and more.
+// The input texels are read through the texture path (texelFetch), 3 % faster than imageLoad on the
+// H200, and the shared arrays hold pairs (docs/benchmarks.md).
+// A workgroup takes a tile of TILE_X x TILE_Y texels and one invocation per texel of the tile grown by
+// a two-cell halo (THREADS = (TILE_X + 4) * (TILE_Y + 4)), so every phase is one round:
+//   1. its texel: depth and bed into shared memory;
+//   2. the accelerated flows of its texel's faces (common/pipes.glsl);
+//   3. the outflow scale K of its cell (tile and one-cell halo);
+//   4. the tile's texels: faces scaled by the upwind cell's K, and the cell moved by what its four
+//      (hex: six) scaled faces carried, as move.comp.
+// The move is not left pending as in step_fused.comp: every texel of the state is settled after each
+// substep. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
+// order, so the paths agree to the last bit; the owner of a boundary face books it in the ledger.
+#include "common/cells.glsl"
+#include "common/water.glsl"
+#include "common/pipes.glsl"
+
+// State 0 is bound to texture unit B_PACKED_IN_TEX and image unit B_PACKED_IN, state 1 to the _OUT
+// units; SWAPPED reads state 1 and writes state 0, so substeps ping-pong by alternating two programs,
+// no rebinding.
+#if SWAPPED
+layout(binding = B_PACKED_OUT_TEX) uniform sampler2D u_state_in;
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
+#else
+layout(binding = B_PACKED_IN_TEX) uniform sampler2D u_state_in;
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
+#endif
+layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
+
+#define W2 (TILE_X + 4)             // texels per row of the tile with its two-cell halo
+#define H2 (TILE_Y + 4)
+#if THREADS != W2 * H2
+#error THREADS must be (TILE_X + 4) * (TILE_Y + 4)
+#endif
+layout(local_size_x = THREADS) in;
+
+// Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
+// texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
+shared vec2 s_hz[THREADS];          // depth, bed
+shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
+#if HEX
+shared float s_qz[THREADS];
+#endif
+shared float s_k[THREADS];
+
+#define DX 1                        // index steps to the texel at x + 1 and at y + 1
+#define DY W2
+
+// The accelerated flow of a face from cell `from` (region index a) to `to` (index b), boundary table
+// entry bi, as accelerate.comp: an interior pipe, a boundary face, or no face (0).
+float accelerate(float q, ivec2 from, ivec2 to, int a, int b, int bi) {
+    bool from_in = inside(from), to_in = inside(to);
+    if (from_in && to_in) return interior_flow(q, s_hz[a].y, s_hz[a].x, s_hz[b].y, s_hz[b].x);
+    if (bi < 0 || !(from_in || to_in)) return 0.0;
+    return to_in ? boundary_flow(q, bi, true, s_hz[b].y, s_hz[b].x) : boundary_flow(q, bi, false, s_hz[a].y, s_hz[a].x);
+}
+
+// The scaled flow of a face (accelerated flow q) from cell `from` (index a) to `to` (index b), as
+// scale_outflow.comp: scaled by the upwind cell's K where that cell is in the grid.
+float scaled(float q, ivec2 from, ivec2 to, int a, int b) {
+    bool forward = q > 0.0;
+    if (q != 0.0 && inside(forward ? from : to)) q *= s_k[forward ? a : b];
+    return q;
+}
+
+bool g_interior;                    // the tile's two-cell halo lies inside the grid
+
+// The accelerated flows of the faces of texel c (region index j), input flow q.
+float face_x(int j, ivec2 c, float q) {
+    if (g_interior) return interior_flow(q, s_hz[j - DX].y, s_hz[j - DX].x, s_hz[j].y, s_hz[j].x);
+    bool x_face = c.x >= 0 && c.x <= u_size.x && c.y >= 0 && c.y < u_size.y;
+    return x_face ? accelerate(q, c - ivec2(1, 0), c, j - DX, j, boundary_x(c)) : 0.0;
+}
+
+float face_y(int j, ivec2 c, float q) {
+    if (g_interior) return interior_flow(q, s_hz[j - DY].y, s_hz[j - DY].x, s_hz[j].y, s_hz[j].x);
+    bool y_face = c.x >= 0 && c.x < u_size.x && c.y >= 0 && c.y <= u_size.y;
+    return y_face ? accelerate(q, c - ivec2(0, 1), c, j - DY, j, boundary_y(c)) : 0.0;
+}
+
+#if HEX
+float face_z(int j, ivec2 c, float q) {
+    if (g_interior) return interior_flow(q, s_hz[j - DY].y, s_hz[j - DY].x, s_hz[j - DX].y, s_hz[j - DX].x);
+    bool texel = all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, u_size));
+    return texel ? accelerate(q, c - ivec2(0, 1), c - ivec2(1, 0), j - DY, j - DX, boundary_z(c)) : 0.0;
+}
+#endif
+
+// Books what crossed boundary face bi (from -> to) over the substep; its owner calls this.
+void book(float q, ivec2 from, ivec2 to, int bi) {
+    if (bi >= 0 && (inside(from) || inside(to)))
+        u_ledger[bi] += double(u_dt) * double(inside(to) ? q : -q);
+}
+
+void main() {
+    ivec2 n = u_size;
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
+    int i = int(gl_LocalInvocationIndex);
+    ivec2 l = ivec2(i % W2, i / W2);
+    ivec2 c = origin - 2 + l;                       // this invocation's texel (and cell)
+    // A tile whose two-cell halo lies inside the grid (nearly every tile of a large grid) has no
+    // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
+    bool interior = all(greaterThanEqual(origin, ivec2(2))) && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + 2, n));
+    g_interior = interior;
+
+    // 1. the texel; depth and bed of its cell (0 outside the grid)
+    bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
+    vec4 t = texel ? texelFetch(u_state_in, c, 0) : vec4(0.0);
+    bool cell = interior || inside(c);
+    float h = cell ? t.x : 0.0;
+#if HEX
+    float z = cell ? terrain_at(c) : 0.0;
+#else
+    float z = cell ? t.w : 0.0;
+#endif
+    s_hz[i] = vec2(h, z);
+    barrier();
+
+    // 2. the accelerated flows of this texel's faces (every face of the tile and its one-cell halo)
+    bool faces = l.x >= 1 && l.y >= 1;
+    bool halo1 = faces && l.x <= TILE_X + 2 && l.y <= TILE_Y + 2;
+    if (faces) {
+        float qx = face_x(i, c, t.y), qy = face_y(i, c, t.z);
+        s_qxy[i] = vec2(qx, qy);
+#if HEX
+        s_qz[i] = face_z(i, c, t.w);
+#endif
+    }
+    barrier();
+
+    // 3. the outflow scale of this cell (tile and one-cell halo), in the order of scale_outflow.comp
+    if (halo1) {
+        float outgoing = max(-s_qxy[i].x, 0.0) + max(s_qxy[i + DX].x, 0.0)
+                       + max(-s_qxy[i].y, 0.0) + max(s_qxy[i + DY].y, 0.0);
+#if HEX
+        outgoing += max(-s_qz[i + DX], 0.0) + max(s_qz[i + DY], 0.0);
+#endif
+        s_k[i] = outflow_scale(h, outgoing);
+    }
+    barrier();
+
+    // 4. the tile's texels: scaled faces, the cell moved as move.comp
+    bool owned = all(greaterThanEqual(l, ivec2(2))) && l.x < TILE_X + 2 && l.y < TILE_Y + 2;
+    if (!owned || !texel) return;
+    ivec2 cx = c + ivec2(1, 0), cy = c + ivec2(0, 1);
+    ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
+    float qx, qx_r, qy, qy_t;
+#if HEX
+    float qz, qz_r, qz_t;
+#endif
+    if (interior) {                                  // 0 * K keeps the zero and its sign, as scaled()
+        qx = s_qxy[i].x * s_k[s_qxy[i].x > 0.0 ? i - DX : i];
+        qx_r = s_qxy[i + DX].x * s_k[s_qxy[i + DX].x > 0.0 ? i : i + DX];
+        qy = s_qxy[i].y * s_k[s_qxy[i].y > 0.0 ? i - DY : i];
+        qy_t = s_qxy[i + DY].y * s_k[s_qxy[i + DY].y > 0.0 ? i : i + DY];
+#if HEX
+        qz = s_qz[i] * s_k[s_qz[i] > 0.0 ? i - DY : i - DX];
+        qz_r = s_qz[i + DX] * s_k[s_qz[i + DX] > 0.0 ? i + DX - DY : i];
+        qz_t = s_qz[i + DY] * s_k[s_qz[i + DY] > 0.0 ? i : i + DY - DX];
+#endif
+    } else {
+        qx = scaled(s_qxy[i].x, left, c, i - DX, i);
+        qx_r = scaled(s_qxy[i + DX].x, c, cx, i, i + DX);
+        qy = scaled(s_qxy[i].y, below, c, i - DY, i);
+        qy_t = scaled(s_qxy[i + DY].y, c, cy, i, i + DY);
+#if HEX
+        qz = scaled(s_qz[i], below, left, i - DY, i - DX);
+        qz_r = scaled(s_qz[i + DX], cx - ivec2(0, 1), c, i + DX - DY, i);
+        qz_t = scaled(s_qz[i + DY], c, cy - ivec2(1, 0), i, i + DY - DX);
+#endif
+        if (c.y < n.y) book(qx, left, c, boundary_x(c));
+        if (c.x < n.x) book(qy, below, c, boundary_y(c));
+#if HEX
+        book(qz, below, left, boundary_z(c));
+#endif
+    }
+    if (cell) {
+        float net = qx - qx_r + qy - qy_t;
+#if HEX
+        net += qz_r - qz_t;
+#endif
+        h = max(h + u_dt / u_cell_area * net, 0.0);
+    }
+#if HEX
+    imageStore(u_state_out, c, vec4(h, qx, qy, qz));
+#else
+    imageStore(u_state_out, c, vec4(h, qx, qy, z));
+#endif
+}
