@@ -71,6 +71,7 @@ MIN_TILES = 256
 # of 1 118 %.
 PACKED_TILE = {"square": (12, 12), "hex": (12, 28)}
 PACKED_MIN_SUBSTEPS = 3
+RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
@@ -563,18 +564,36 @@ class _PipeGrid(_gl.Simulation):
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self) -> None:
-        """The packed kernel's programs and states, made on first use."""
+        """The packed kernel's programs (interior tiles, the ring around them; each in two
+        directions), its states, and where its interior tiles lie, made on first use."""
         if self._packed_ready:
             return
         self._make_state()
         tx, ty = self._packed_tile
-        defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "THREADS": (tx + 4) * (ty + 4)}
+        defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "GROUP_X": tx + 4, "GROUP_Y": ty + 4}
         hexa = {"HEX": self._hexagonal}
-        for key, name, defs in (("step_packed", "step_packed", {**defines, "SWAPPED": False}),
-                                ("step_packed_swapped", "step_packed", {**defines, "SWAPPED": True}),
+        for key, name, defs in (("step_packed", "step_packed", {**defines, "INTERIOR": False, "SWAPPED": False}),
+                                ("step_packed_swapped", "step_packed", {**defines, "INTERIOR": False, "SWAPPED": True}),
+                                ("step_packed_interior", "step_packed", {**defines, "INTERIOR": True, "SWAPPED": False}),
+                                ("step_packed_interior_swapped", "step_packed",
+                                 {**defines, "INTERIOR": True, "SWAPPED": True}),
                                 ("pack", "pack", {**hexa, "UNPACK": False}),
                                 ("unpack_settled", "pack", {**hexa, "UNPACK": True, "SETTLED": True})):
             self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
+        # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its two-cell halo lies in
+        # the grid: b * t >= 2 and b * t + t + 2 <= n
+        tiles, first, last = [], [], []
+        for n, t in ((self.nx, tx), (self.ny, ty)):
+            tiles.append(-(-(n + 1) // t))
+            first.append(-(-2 // t))
+            last.append((n - t - 2) // t)
+        if last[0] < first[0] or last[1] < first[1]:      # none: the ring is every tile
+            first, last = [0, tiles[1]], [-1, tiles[1] - 1]
+        inner = (last[0] - first[0] + 1, last[1] - first[1] + 1)
+        ring = tiles[0] * tiles[1] - max(inner[0], 0) * max(inner[1], 0)
+        self._packed_layout = {"ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
+                               "first_tile": (first[0], first[1]), "interior": inner,
+                               "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
         self._packed_ready = True
 
     def _make_state(self) -> None:
@@ -613,7 +632,8 @@ class _PipeGrid(_gl.Simulation):
                 pipes, moves = ["step_columns", "step_columns_swapped"], ["unpack"]
             elif self._takes_packed(n):
                 self._ready_packed()
-                pipes, moves = ["step_packed", "step_packed_swapped"], ["pack", "unpack_settled"]
+                pipes, moves = ["step_packed", "step_packed_swapped", "step_packed_interior",
+                                "step_packed_interior_swapped"], ["pack", "unpack_settled"]
             else:
                 pipes, moves = ["step_fused"], ["settle"]
         elif self.passes == 2:
@@ -631,6 +651,12 @@ class _PipeGrid(_gl.Simulation):
         if self.passes == 2:
             for key in BOUNDARY_PROGRAMS.values():
                 _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
+        if "step_packed" in pipes:
+            lay = self._packed_layout
+            for key in pipes[:2]:
+                _gl.set_uniforms(self._programs[key], u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
+            for key in pipes[2:]:
+                _gl.set_uniforms(self._programs[key], u_first_tile=lay["first_tile"])
 
     def _run_substeps(self, h: float, n: int) -> None:
         """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""
@@ -717,9 +743,15 @@ class _PipeGrid(_gl.Simulation):
         self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
         self._state[0].use(b["B_PACKED_IN_TEX"])
         self._state[1].use(b["B_PACKED_OUT_TEX"])
-        steps = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
-        for k in range(n):              # texels (nx + 1, ny + 1)
-            _gl.dispatch(self.ctx, steps[k % 2], self.nx + 1, self.ny + 1, local=self._packed_tile)
+        rings = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
+        interiors = [self._programs["step_packed_interior"], self._programs["step_packed_interior_swapped"]]
+        lay = self._packed_layout
+        inner, ring = lay["interior"], lay["ring_groups"]
+        for k in range(n):              # the two write different texels: one barrier after both
+            if inner[0] > 0 and inner[1] > 0:
+                interiors[k % 2].run(*inner, 1)
+            rings[k % 2].run(*ring, 1)
+            self.ctx.memory_barrier()
         self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()

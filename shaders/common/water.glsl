@@ -19,6 +19,15 @@ int index_z(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
 
 float terrain_at(ivec2 c) { return imageLoad(u_terrain, c).r; }
 
+// A column after a substep's net inflow (volume rate), h + dt / S * net, clamped at 0 (move.comp).
+// `precise`: no shader may fuse the multiply into the add, so every step path moves water to the
+// same bits whatever its compiler makes of the code around it.
+float moved(float h, float dt, float cell_area, float net) {
+    precise float change = dt / cell_area * net;
+    precise float after = h + change;
+    return max(after, 0.0);
+}
+
 // Boundary table index of a face, or -1 for an interior (or unused) face.
 int boundary_x(ivec2 f) {
 #if HEX

@@ -35,5 +35,5 @@ void main() {
     net += u_flow_z[index_z(ivec2(x + 1, y))] - u_flow_z[index_z(ivec2(x, y + 1))];
 #endif
     float h = imageLoad(u_water_in, c).r;
-    imageStore(u_water_out, c, vec4(max(h + u_dt / u_cell_area * net, 0.0)));
+    imageStore(u_water_out, c, vec4(moved(h, u_dt, u_cell_area, net)));
 }

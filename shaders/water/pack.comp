@@ -47,7 +47,7 @@ void main() {
 #if HEX
     net += imageLoad(u_state, ivec2(x + 1, y)).w - imageLoad(u_state, ivec2(x, y + 1)).w;
 #endif
-    imageStore(u_water, t, vec4(max(p.x + u_dt / u_cell_area * net, 0.0)));
+    imageStore(u_water, t, vec4(moved(p.x, u_dt, u_cell_area, net)));
 #endif
 #else
     vec4 p = vec4(0.0);

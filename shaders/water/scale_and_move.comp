@@ -70,7 +70,7 @@ void main() {
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
         float h = imageLoad(u_water, c).r;
-        imageStore(u_water, c, vec4(max(h + u_dt / u_cell_area * net_inflow(f), 0.0)));
+        imageStore(u_water, c, vec4(moved(h, u_dt, u_cell_area, net_inflow(f))));
         bottom = f.top;
         k = k_above;
     }

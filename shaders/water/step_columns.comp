@@ -133,7 +133,7 @@ void main() {
 #if HEX
                 net += qz_in_r - t.w;
 #endif
-                h_1 = max(h_1 + u_dt / u_cell_area * net, 0.0);
+                h_1 = moved(h_1, u_dt, u_cell_area, net);
             }
 #if HEX
             z_1 = bed;

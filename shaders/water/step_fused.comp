@@ -141,7 +141,7 @@ void main() {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = interior || inside(c);
         float h = valid ? imageLoad(u_water_in, c).r : 0.0;
-        if (valid && u_pending) h = max(h + u_dt / u_cell_area * net_in(c), 0.0);      // as move.comp
+        if (valid && u_pending) h = moved(h, u_dt, u_cell_area, net_in(c));      // as move.comp
         s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }

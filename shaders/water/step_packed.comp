@@ -10,7 +10,7 @@
 // The input texels are read through the texture path (texelFetch), 3 % faster than imageLoad on the
 // H200, and the shared arrays hold pairs (docs/benchmarks.md).
 // A workgroup takes a tile of TILE_X x TILE_Y texels and one invocation per texel of the tile grown by
-// a two-cell halo (THREADS = (TILE_X + 4) * (TILE_Y + 4)), so every phase is one round:
+// a two-cell halo, so every phase is one round:
 //   1. its texel: depth and bed into shared memory;
 //   2. the accelerated flows of its texel's faces (common/pipes.glsl);
 //   3. the outflow scale K of its cell (tile and one-cell halo);
@@ -37,10 +37,37 @@ layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; }
 
 #define W2 (TILE_X + 4)             // texels per row of the tile with its two-cell halo
 #define H2 (TILE_Y + 4)
-#if THREADS != W2 * H2
-#error THREADS must be (TILE_X + 4) * (TILE_Y + 4)
+#define THREADS (W2 * H2)
+layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // TILE_X + 4, TILE_Y + 4
+
+// INTERIOR: the tiles whose two-cell halo lies inside the grid (nearly every tile of a large grid),
+// a rectangle from u_first_tile; they have no boundary face and no cell outside, and this program
+// has none of those tests (which cost the general one registers: 8 % of a substep at 4096^2, hex
+// 25 %). Otherwise the ring of tiles around that rectangle (every tile where it is empty), one
+// workgroup each, numbered along rows: u_ring_x = (tiles per row, first and last interior column),
+// u_ring_y = (first and last interior row, tiles in the ring).
+#if INTERIOR
+uniform ivec2 u_first_tile;
+#else
+uniform ivec3 u_ring_x;
+uniform ivec3 u_ring_y;
+
+ivec2 ring_tile(int k) {
+    int tiles_x = u_ring_x.x, first_x = u_ring_x.y, last_x = u_ring_x.z;
+    int first_y = u_ring_y.x, last_y = u_ring_y.y;
+    int below = first_y * tiles_x;                          // whole rows below the rectangle
+    if (k < below) return ivec2(k % tiles_x, k / tiles_x);
+    k -= below;
+    int side = first_x + tiles_x - 1 - last_x;              // tiles beside it in each of its rows
+    int beside = (last_y - first_y + 1) * side;
+    if (k < beside) {
+        int j = k % side;
+        return ivec2(j < first_x ? j : last_x + 1 + j - first_x, first_y + k / side);
+    }
+    k -= beside;                                            // whole rows above it
+    return ivec2(k % tiles_x, last_y + 1 + k / tiles_x);
+}
 #endif
-layout(local_size_x = THREADS) in;
 
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
 // texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
@@ -71,7 +98,7 @@ float scaled(float q, ivec2 from, ivec2 to, int a, int b) {
     return q;
 }
 
-bool g_interior;                    // the tile's two-cell halo lies inside the grid
+const bool g_interior = bool(INTERIOR);
 
 // The accelerated flows of the faces of texel c (region index j), input flow q.
 float face_x(int j, ivec2 c, float q) {
@@ -102,14 +129,18 @@ void book(float q, ivec2 from, ivec2 to, int bi) {
 
 void main() {
     ivec2 n = u_size;
-    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
+    const bool interior = g_interior;
+#if INTERIOR
+    ivec2 tile = ivec2(gl_WorkGroupID.xy) + u_first_tile;
+#else
+    int k = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+    if (k >= u_ring_y.z) return;                    // the last row of workgroups is not full
+    ivec2 tile = ring_tile(k);
+#endif
+    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
     int i = int(gl_LocalInvocationIndex);
-    ivec2 l = ivec2(i % W2, i / W2);
+    ivec2 l = ivec2(gl_LocalInvocationID.xy);
     ivec2 c = origin - 2 + l;                       // this invocation's texel (and cell)
-    // A tile whose two-cell halo lies inside the grid (nearly every tile of a large grid) has no
-    // boundary face and no cell outside: it skips those tests; the arithmetic is the same.
-    bool interior = all(greaterThanEqual(origin, ivec2(2))) && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + 2, n));
-    g_interior = interior;
 
     // 1. the texel; depth and bed of its cell (0 outside the grid)
     bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
@@ -187,7 +218,7 @@ void main() {
 #if HEX
         net += qz_r - qz_t;
 #endif
-        h = max(h + u_dt / u_cell_area * net, 0.0);
+        h = moved(h, u_dt, u_cell_area, net);
     }
 #if HEX
     imageStore(u_state_out, c, vec4(h, qx, qy, qz));
