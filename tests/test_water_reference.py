@@ -3,6 +3,7 @@ boundaries of every kind active, in both pipe-area modes."""
 import numpy as np
 import pytest
 
+from hydro import water as water_module
 from hydro.reference import water as ref
 from water_cases import GRIDS, gpu_flows, random_state, set_boundary_both, twins
 
@@ -130,11 +131,13 @@ def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
         g.release()
 
 
+@pytest.mark.parametrize("split", [True, False], ids=["split", "one-program"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind):
-    """The packed kernel's two programs (interior tiles, and the ring of tiles around them with every
-    boundary test) give the three passes' water and flows to the bit on llvmpipe: the move is
-    `precise` in every shader (common/water.glsl), so no compiler fuses it differently."""
+def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, monkeypatch):
+    """The packed kernel's programs give the three passes' water and flows to the bit on llvmpipe,
+    split (interior tiles through one program, the ring of tiles around them, with every boundary
+    test, through the other) or not (every tile through the general one, as on small grids): the
+    move is `precise` in every shader (common/water.glsl), so no compiler fuses it differently."""
     terrain, water = random_state(rng, (45, 53))
     grids = []
     for p in (1, 3):
@@ -143,10 +146,12 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind):
         g._packed = (5, 3) if p == 1 else False
         _boundaries(g, s)
         grids.append(g)
+    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0 if split else 10 ** 9)
     for g in grids:
         g.step(0.15, substeps=5)
     a, b = grids
-    assert min(a._packed_layout["interior"]) > 0 and a._packed_layout["ring_y"][2] > 0   # both programs ran
+    lay = a._packed_layout                                        # which programs ran
+    assert (min(lay["interior"]) > 0) == split and lay["ring_y"][2] > 0
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)

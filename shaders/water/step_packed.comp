@@ -43,9 +43,10 @@ layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // TILE_X + 4, TI
 // INTERIOR: the tiles whose two-cell halo lies inside the grid (nearly every tile of a large grid),
 // a rectangle from u_first_tile; they have no boundary face and no cell outside, and this program
 // has none of those tests (which cost the general one registers: 8 % of a substep at 4096^2, hex
-// 25 %). Otherwise the ring of tiles around that rectangle (every tile where it is empty), one
-// workgroup each, numbered along rows: u_ring_x = (tiles per row, first and last interior column),
-// u_ring_y = (first and last interior row, tiles in the ring).
+// 25 %). Otherwise the ring of tiles around that rectangle, one workgroup each, numbered along rows:
+// u_ring_x = (tiles per row, first and last interior column), u_ring_y = (first and last interior
+// row, tiles in the ring). On grids too small for the second dispatch to pay, the rectangle is
+// empty and the ring every tile (WaterGrid._ready_packed).
 #if INTERIOR
 uniform ivec2 u_first_tile;
 #else
@@ -98,7 +99,11 @@ float scaled(float q, ivec2 from, ivec2 to, int a, int b) {
     return q;
 }
 
-const bool g_interior = bool(INTERIOR);
+#if INTERIOR
+const bool g_interior = true;
+#else
+bool g_interior;
+#endif
 
 // The accelerated flows of the faces of texel c (region index j), input flow q.
 float face_x(int j, ivec2 c, float q) {
@@ -129,15 +134,17 @@ void book(float q, ivec2 from, ivec2 to, int bi) {
 
 void main() {
     ivec2 n = u_size;
-    const bool interior = g_interior;
 #if INTERIOR
-    ivec2 tile = ivec2(gl_WorkGroupID.xy) + u_first_tile;
+    const bool interior = true;
+    ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #else
     int k = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
     if (k >= u_ring_y.z) return;                    // the last row of workgroups is not full
-    ivec2 tile = ring_tile(k);
+    ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
+    // where the ring is every tile (grids too small to split), the interior ones say so
+    bool interior = all(greaterThanEqual(origin, ivec2(2))) && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + 2, n));
+    g_interior = interior;
 #endif
-    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
     int i = int(gl_LocalInvocationIndex);
     ivec2 l = ivec2(gl_LocalInvocationID.xy);
     ivec2 c = origin - 2 + l;                       // this invocation's texel (and cell)
