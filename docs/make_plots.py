@@ -1,6 +1,8 @@
 """Draws docs/images/water_throughput.png from docs/data/water_h200.json (written by
 `bench/water.py --json`): cell·steps/s against grid side, log-log, for both lattices and both step
-implementations, with the fused kernel's memory floor at the copy kernel's bandwidth.
+implementations (what passes=1 runs in long calls, the packed tile kernel; the tile kernel on the grid's
+own textures and buffers; the three passes), with the fused floor's traffic at the copy kernel's
+bandwidth.
 
     python docs/make_plots.py
 """
@@ -46,13 +48,13 @@ def main():
     for grid, color in (("square", BLUE), ("hex", ORANGE)):
         floor = copy / FLOOR_BYTES[grid]               # the fused minimum traffic at the copy bandwidth
         c.line(to_px(256, floor), to_px(4096, floor), color, 1.5, dash=4)
-        for path, width, dash in (("fused", 3.5, 0.0), ("three-pass", 2.5, 9.0)):
+        for path, width, dash in (("fused", 3.5, 0.0), ("fused-tile", 2.0, 0.0), ("three-pass", 2.5, 9.0)):
             pts = [to_px(r["size"], r["cell_steps_per_s"]) for r in sorted(rows, key=lambda r: r["size"])
                    if r["grid"] == grid and r["path"] == path]
             for a, b in zip(pts, pts[1:]):
                 c.line(a, b, color, width, dash=dash)
             for p in pts:
-                c.disc(p, {"fused": 5, "three-pass": 3.5}.get(path, 2.5), color)
+                c.disc(p, {"fused": 5, "fused-tile": 3, "three-pass": 3.5}.get(path, 2.5), color)
     out = HERE / "images" / "water_throughput.png"
     c.png(out)
     print("wrote", out)
