@@ -46,9 +46,9 @@ AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable 
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
-# Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernel
-# (step_fused.comp) on GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate,
-# scale_outflow, move, one dispatch each.
+# Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernels
+# (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more) on GPUs, 2 = the
+# cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate, scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup, by lattice;
@@ -65,10 +65,9 @@ MIN_TILES = 256
 # The tile kernel on the packed state (step_packed.comp): cells per tile (x, y), by lattice, measured
 # best on the H200 (docs/benchmarks.md): one invocation per texel of the tile and its two-cell halo, 256
 # (square) and 512 (hex) invocations, ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4 tiles. A call
-# packs the grid into the state and unpacks it (pack.comp), about one substep's cost at 4096^2 beyond
-# step_fused.comp's settle pass, so calls of PACKED_MIN_SUBSTEPS substeps and more take it: at
-# 4096^2 a long call's substep costs 77 % of step_fused.comp's (hex 86 %), a call of 4 91 %, a call
-# of 1 118 %.
+# packs the grid into the state and unpacks it (pack.comp), about 350 us at 4096^2, so calls of
+# PACKED_MIN_SUBSTEPS substeps and more take it: at 4096^2 a substep of a long call costs 70 % of
+# step_fused.comp's (hex 68 %), of a call of 4 85 % (80 %), of a call of 1 114 % (107 %).
 PACKED_TILE = {"square": (12, 12), "hex": (12, 28)}
 PACKED_MIN_SUBSTEPS = 3
 RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
