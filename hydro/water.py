@@ -8,8 +8,9 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
 half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
-moves at twice the rate: 1.3x faster at 4096^2, 1.1x on the hex lattice; pack.comp packs it at the
-start of the call and unpacks it at the end). `_columns` swaps in a column sweep on the packed state
+moves at twice the rate, interior tiles of large grids through a program of their own: 1.4x faster
+at 4096^2, 1.5x on the hex lattice; pack.comp packs it at the start of the call and unpacks it at
+the end). `_columns` swaps in a column sweep on the packed state
 (step_columns.comp: each invocation walks up one column, neighbours exchange through shared memory
 once per row, little work repeated): the same result, never faster than the packed tile kernel, so
 it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
@@ -546,23 +547,27 @@ class _PipeGrid(_gl.Simulation):
     @property
     def _packed(self):
         """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
-        step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, True for every
-        call, False for none; the same result to the bit. Set None, True, False, or a (cells x,
-        cells y) tile for every call."""
-        return self._packed_use
+        step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
+        or its (cells x, cells y) tile when it runs in every call; the same result to the bit. Set
+        None, False, True (every call, PACKED_TILE's tile) or a tile for every call."""
+        return self._packed_tile if self._packed_use else self._packed_use
 
     @_packed.setter
     def _packed(self, on) -> None:
         self._alive()
+        default = PACKED_TILE["hex" if self._hexagonal else "square"]
         if on is None or isinstance(on, bool):
-            self._packed_use = on
-            return
-        shape = tuple(on) if isinstance(on, (tuple, list)) else ()
-        if not (len(shape) == 2 and all(isinstance(v, int) and v >= 1 for v in shape)
-                and (shape[0] + 4) * (shape[1] + 4) <= 1024):
-            raise ValueError(f"_packed: expected None, True, False or (cells x, cells y) with "
-                             f"(x + 4) * (y + 4) <= 1024, got {on!r}")
-        self._packed_tile, self._packed_ready, self._packed_use = shape, False, True
+            shape = default
+        else:
+            shape = tuple(on) if isinstance(on, (tuple, list)) else ()
+            if not (len(shape) == 2 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
+                                            for v in shape) and (shape[0] + 4) * (shape[1] + 4) <= 1024):
+                raise ValueError(f"_packed: expected None, True, False or (cells x, cells y), positive ints with "
+                                 f"(x + 4) * (y + 4) <= 1024, got {on!r}")
+            shape = (int(shape[0]), int(shape[1]))
+        if shape != self._packed_tile:
+            self._packed_tile, self._packed_ready = shape, False
+        self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _takes_packed(self, n: int) -> bool:
         """Whether a call of n substeps (passes=1, no column sweep) runs step_packed.comp."""
@@ -745,10 +750,8 @@ class _PipeGrid(_gl.Simulation):
         b = _gl.BINDINGS
         self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
-        self._state[0].bind_to_image(b["B_PACKED_IN"], read=False, write=True)
-        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-        self._state[0].use(b["B_PACKED_IN_TEX"])
-        self._state[1].use(b["B_PACKED_OUT_TEX"])
+        self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
+        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
         rings = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
         interiors = [self._programs["step_packed_interior"], self._programs["step_packed_interior_swapped"]]
         lay = self._packed_layout
@@ -866,7 +869,8 @@ class WaterGrid(_PipeGrid):
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
     passes: None (choose for this device), 1 (one fused dispatch per substep; in calls of 3 substeps
-    and more on a packed copy of the state, packed and unpacked once a call), 2 (the cell-wise step:
+    and more on a packed copy of the state, packed and unpacked once a call, and on large grids
+    two dispatches, interior tiles and the ring around them), 2 (the cell-wise step:
     two passes over the cells, made for CPU rasterisers) or 3 (accelerate, scale_outflow, move: one
     dispatch each). All give the same result to rounding.
     """

@@ -205,6 +205,34 @@ def test_grid_on_a_host_context_leaves_its_framebuffer_usable(ctx):
     fbo.release()
 
 
+@pytest.mark.parametrize("kind", list(GRIDS))
+@pytest.mark.parametrize("passes", [1, 2, 3])
+def test_step_leaves_the_games_texture_units_alone(ctx, rng, kind, passes):
+    """A game that binds its textures once keeps them through step() with every implementation and
+    call length (the packed kernel's calls of 3 substeps and more too): the water grids never bind
+    texture units."""
+    probe = ctx.compute_shader("""#version 430
+        layout(local_size_x = 1) in;
+        layout(binding = 0) uniform sampler2D u_a;
+        layout(binding = 1) uniform sampler2D u_b;
+        layout(std430, binding = 0) buffer Out { vec4 u_out[]; };
+        void main() { u_out[0] = texelFetch(u_a, ivec2(0), 0); u_out[1] = texelFetch(u_b, ivec2(0), 0); }""")
+    mine = [ctx.texture((1, 1), 4, np.full(4, v, np.float32).tobytes(), dtype="f4") for v in (42.0, 43.0)]
+    out = ctx.buffer(reserve=32)
+    terrain, water = random_state(rng, (20, 24))
+    g = GRIDS[kind](ctx, terrain, water=water, passes=passes)
+    mine[0].use(0)
+    mine[1].use(1)
+    for substeps in (1, 2, 5):
+        g.step(0.05, substeps=substeps)
+        out.bind_to_storage_buffer(0)
+        probe.run(1, 1, 1)
+        assert np.frombuffer(out.read(), np.float32).reshape(2, 4)[:, 0].tolist() == [42.0, 43.0], substeps
+    g.release()
+    for obj in (probe, out, *mine):
+        obj.release()
+
+
 def test_a_context_without_compute_shaders_is_refused_clearly():
     code = "import hydro\ntry:\n    hydro.create_context()\nexcept hydro.HydroGLError as e:\n    print(e)\n"
     env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="4.1", MESA_GLSL_VERSION_OVERRIDE="410")

@@ -9,9 +9,6 @@
 // images (rgba32f)
 #define B_PACKED_IN 4        // the packed state (water/pack.comp) of step_columns and step_packed
 #define B_PACKED_OUT 5
-// texture units: step_packed.comp's reads of the same two states
-#define B_PACKED_IN_TEX 0
-#define B_PACKED_OUT_TEX 1
 // image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS),
 // of the buffers at B_FLOW_* (accelerate_cells.comp) and at B_FLOW_*_TMP (scale_and_move.comp)
 #define B_FLOW_X_VIEW 6

@@ -1,6 +1,7 @@
 #version 430
-// WaterGrid's packed substep state (step_columns.comp): one rgba32f texel per cell and face,
-// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
+// WaterGrid's packed substep state (step_packed.comp, step_columns.comp): one rgba32f texel per
+// cell and face, (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y),
+// x <= nx, y <= ny.
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
 // UNPACK 1: the state back into the grid's flows, and the move the last substep left pending
 //           settled into its water texture, exactly as move.comp (SEPARATE_OUTPUT) does; with

@@ -7,8 +7,9 @@
 // texels at about twice the rate of 4-byte image or storage-buffer accesses (bench/bandwidth.py).
 // WaterGrid packs the grid into this state at the start of a step() call and unpacks it at the end
 // (pack.comp), so it takes this kernel for calls of PACKED_MIN_SUBSTEPS substeps and more.
-// The input texels are read through the texture path (texelFetch), 3 % faster than imageLoad on the
-// H200, and the shared arrays hold pairs (docs/benchmarks.md).
+// The shared arrays hold pairs (docs/benchmarks.md). The input texels are read with imageLoad:
+// texelFetch measured 2-3 % faster on the H200, but would bind texture units, which the water grids
+// leave to the game.
 // A workgroup takes a tile of TILE_X x TILE_Y texels and one invocation per texel of the tile grown by
 // a two-cell halo, so every phase is one round:
 //   1. its texel: depth and bed into shared memory;
@@ -23,14 +24,13 @@
 #include "common/water.glsl"
 #include "common/pipes.glsl"
 
-// State 0 is bound to texture unit B_PACKED_IN_TEX and image unit B_PACKED_IN, state 1 to the _OUT
-// units; SWAPPED reads state 1 and writes state 0, so substeps ping-pong by alternating two programs,
-// no rebinding.
+// State 0 is bound to image unit B_PACKED_IN, state 1 to B_PACKED_OUT; SWAPPED reads state 1 and
+// writes state 0, so substeps ping-pong by alternating two programs, no rebinding.
 #if SWAPPED
-layout(binding = B_PACKED_OUT_TEX) uniform sampler2D u_state_in;
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
 #else
-layout(binding = B_PACKED_IN_TEX) uniform sampler2D u_state_in;
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
@@ -95,8 +95,9 @@ float accelerate(float q, ivec2 from, ivec2 to, int a, int b, int bi) {
 // scale_outflow.comp: scaled by the upwind cell's K where that cell is in the grid.
 float scaled(float q, ivec2 from, ivec2 to, int a, int b) {
     bool forward = q > 0.0;
-    if (q != 0.0 && inside(forward ? from : to)) q *= s_k[forward ? a : b];
-    return q;
+    precise float r = q;
+    if (q != 0.0 && inside(forward ? from : to)) r = q * s_k[forward ? a : b];
+    return r;
 }
 
 #if INTERIOR
@@ -151,7 +152,7 @@ void main() {
 
     // 1. the texel; depth and bed of its cell (0 outside the grid)
     bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
-    vec4 t = texel ? texelFetch(u_state_in, c, 0) : vec4(0.0);
+    vec4 t = texel ? imageLoad(u_state_in, c) : vec4(0.0);
     bool cell = interior || inside(c);
     float h = cell ? t.x : 0.0;
 #if HEX
@@ -190,9 +191,11 @@ void main() {
     if (!owned || !texel) return;
     ivec2 cx = c + ivec2(1, 0), cy = c + ivec2(0, 1);
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
-    float qx, qx_r, qy, qy_t;
+    // precise: each scaled flow is rounded before the move sums them, as when the three passes store
+    // it (no multiply fused into the sum's adds)
+    precise float qx, qx_r, qy, qy_t;
 #if HEX
-    float qz, qz_r, qz_t;
+    precise float qz, qz_r, qz_t;
 #endif
     if (interior) {                                  // 0 * K keeps the zero and its sign, as scaled()
         qx = s_qxy[i].x * s_k[s_qxy[i].x > 0.0 ? i - DX : i];
@@ -221,7 +224,7 @@ void main() {
 #endif
     }
     if (cell) {
-        float net = qx - qx_r + qy - qy_t;
+        precise float net = qx - qx_r + qy - qy_t;
 #if HEX
         net += qz_r - qz_t;
 #endif
