@@ -10,9 +10,6 @@ run() { local name=$1; shift; echo "## $*" | tee "$out/$name.txt"; "$py" "$@" 2>
 date -u +"%Y-%m-%d %H:%M UTC" | tee "$out/date.txt"
 run bandwidth bench/bandwidth.py --mb 1024
 run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.3 --copy-mb 1024 --json "$out/water.json"
-for shape in "64 32" "128 32"; do
-    run "columns_${shape// /x}" bench/water.py --sizes 4096 --paths fused-columns --column-shape $shape --seconds 0.3 --copy-mb 256
-done
 for spc in 1 4; do
     run "water_per_call_$spc" bench/water.py --sizes 512 2048 4096 --paths fused --substeps-per-call $spc --seconds 0.3 --copy-mb 64
 done

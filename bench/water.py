@@ -6,8 +6,7 @@ ends. The implementations: "fused" (what passes=1 takes: the tile kernel on the 
 of hydro.water.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-tile" (the tile kernel on the grid's own textures and buffers,
-step_fused.comp), "fused-columns" (one column sweep per substep on the packed state,
-step_columns.comp), "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU
+step_fused.comp), "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made for CPU
 rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each must
 move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
 72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
@@ -35,15 +34,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from bench.bandwidth import buffer_copy, image_copy   # noqa: E402
-from hydro import water                          # noqa: E402
 from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "fused-tile": 1, "fused-packed": 1, "fused-columns": 1, "cell-wise": 2,
-         "three-pass": 3}                                                              # path: passes
+PATHS = {"fused": 1, "fused-tile": 1, "fused-packed": 1, "cell-wise": 2, "three-pass": 3}   # path: passes
 PASS_BYTES = {("square", "fused"): 32, ("hex", "fused"): 36, ("square", "three-pass"): 60, ("hex", "three-pass"): 80,
               ("square", "cell-wise"): 56,
               ("hex", "cell-wise"): 72, ("square", "fused-tile"): 28, ("hex", "fused-tile"): 36,
-              ("square", "fused-columns"): 32, ("hex", "fused-columns"): 36,
               ("square", "fused-packed"): 32, ("hex", "fused-packed"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
 
@@ -61,14 +57,12 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, path, column_shape=None, per_call=None, tile=None):
+def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
     if tile and path != "fused-packed":
         g._tile = tile
-    if path == "fused-columns":
-        g._columns = tuple(column_shape) if column_shape else True
     if path == "fused-packed":
         g._packed = tuple(tile[:2]) if tile else True
     if path == "fused-tile":
@@ -123,8 +117,6 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
     ap.add_argument("--substeps-per-call", type=int, help="substeps per step() call (default: as many as fill "
                     "a quarter of --seconds); small values show each call's fixed costs")
-    ap.add_argument("--column-shape", type=int, nargs=2, metavar=("WIDTH", "ROWS"),
-                    help="fused-columns: invocations per workgroup and rows per strip (default: hydro.water's)")
     ap.add_argument("--tiles", nargs="+", metavar="XxYxTHREADS",
                     help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
                     "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, any), the "
@@ -141,8 +133,8 @@ def main():
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
-    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_gbs, image_copy_GBps=image_gbs,
-                column_shape=list(args.column_shape or (water.COLUMN_WIDTH, water.COLUMN_ROWS)))
+    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_gbs,
+                image_copy_GBps=image_gbs)
     print(f"copy kernels (read + write): vec4 buffer {buffer_gbs:.1f} GB/s, rgba32f image {image_gbs:.1f} GB/s; "
           f"% of copy is of the faster")
     print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
@@ -153,8 +145,7 @@ def main():
         for kind in args.kinds:
             for path in args.paths:
                 for tile in tiles if path in ("fused-tile", "fused-packed") else [None]:
-                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.column_shape, args.substeps_per_call,
-                                        tile)
+                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.substeps_per_call, tile)
                     rate = n * n / per
                     gbs = rate * PASS_BYTES[kind, path] / 1e9
                     floor = rate * FLOOR_BYTES[kind] / 1e9 / copy

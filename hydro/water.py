@@ -10,11 +10,7 @@ half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed`
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
 moves at twice the rate, interior tiles of large grids through a program of their own: 1.4x faster
 at 4096^2, 1.5x on the hex lattice; pack.comp packs it at the start of the call and unpacks it at
-the end). `_columns` swaps in a column sweep on the packed state
-(step_columns.comp: each invocation walks up one column, neighbours exchange through shared memory
-once per row, little work repeated): the same result, never faster than the packed tile kernel, so
-it is not chosen automatically (docs/benchmarks.md). On CPU rasterisers
-the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
+the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
 handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
@@ -80,10 +76,6 @@ RING_ROW = 4096            # workgroups per row of the packed kernel's ring disp
 SPLIT_MIN_CELLS = {"square": 2048 * 2048, "hex": 1024 * 1024}
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
-# The column sweep (step_columns.comp, `_columns`): invocations per workgroup, each one column (the
-# two at each end are halo), and rows each walks (the strip; two rows below it are recomputed).
-COLUMN_WIDTH = 64
-COLUMN_ROWS = 16           # measured best with 64 on the H200 (hex 2048^2 and 4096^2)
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
 # reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
 # where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
@@ -147,7 +139,7 @@ class _PipeGrid(_gl.Simulation):
         self._unrolled = UNROLLED_TILE_LOOPS[device]
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}
-        self._pipe_defines = pipes                  # the tile kernel and the column sweep, compiled later
+        self._pipe_defines = pipes                  # the tile kernels, compiled later
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
@@ -185,12 +177,11 @@ class _PipeGrid(_gl.Simulation):
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
-        self._state = []                            # the column sweep's packed state, made on first use
+        self._state = []                            # the packed kernel's two states, made on first use
         tile = FUSED_TILE["hex" if self._hexagonal else "square"]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
             tile = SMALL_TILE
         self._compile_tile(tile)
-        self._use_columns, self._column_shape = False, None
         # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
@@ -517,34 +508,6 @@ class _PipeGrid(_gl.Simulation):
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
 
     @property
-    def _columns(self):
-        """The column sweep on the packed state (step_columns.comp) in place of the tile kernel
-        (step_fused.comp) when passes=1: False, or its (COLUMN_WIDTH, COLUMN_ROWS); the same result to
-        rounding. Set True for the defaults or a (width, rows) pair. Not chosen automatically: it won
-        only on large hex grids over long calls (each call packs and unpacks the state)."""
-        return self._column_shape if self._use_columns else False
-
-    @_columns.setter
-    def _columns(self, on) -> None:
-        self._alive()
-        shape = (COLUMN_WIDTH, COLUMN_ROWS) if on is True else tuple(on) if on else None
-        if shape is not None:
-            width, rows = shape
-            if not (isinstance(width, int) and isinstance(rows, int) and 5 <= width <= 1024 and rows >= 1):
-                raise ValueError(f"_columns: expected True, False or (width, rows) with 5 <= width <= 1024, "
-                                 f"rows >= 1, got {on!r}")
-            self._make_state()
-            hexa = {"HEX": self._hexagonal}
-            columns = {**self._pipe_defines, "COLUMN_WIDTH": width, "COLUMN_ROWS": rows}
-            for key, name, defs in (("step_columns", "step_columns", {**columns, "SWAPPED": False}),
-                                    ("step_columns_swapped", "step_columns", {**columns, "SWAPPED": True}),
-                                    ("pack", "pack", {**hexa, "UNPACK": False}),
-                                    ("unpack", "pack", {**hexa, "UNPACK": True})):
-                self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
-            self._column_shape = shape
-        self._use_columns = shape is not None
-
-    @property
     def _packed(self):
         """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
         step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
@@ -570,7 +533,7 @@ class _PipeGrid(_gl.Simulation):
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _takes_packed(self, n: int) -> bool:
-        """Whether a call of n substeps (passes=1, no column sweep) runs step_packed.comp."""
+        """Whether a call of n substeps (passes=1) runs step_packed.comp."""
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self) -> None:
@@ -588,7 +551,7 @@ class _PipeGrid(_gl.Simulation):
                                 ("step_packed_interior_swapped", "step_packed",
                                  {**defines, "INTERIOR": True, "SWAPPED": True}),
                                 ("pack", "pack", {**hexa, "UNPACK": False}),
-                                ("unpack_settled", "pack", {**hexa, "UNPACK": True, "SETTLED": True})):
+                                ("unpack", "pack", {**hexa, "UNPACK": True})):
             self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
         # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its two-cell halo lies in
         # the grid: b * t >= 2 and b * t + t + 2 <= n
@@ -634,17 +597,17 @@ class _PipeGrid(_gl.Simulation):
         self._tile_shape = (tx, ty, threads)
 
     def _set_step_uniforms(self, h: float, n: int = 1) -> None:
-        """The uniforms of the passes this grid's step runs (passes, `_columns`, `_packed`) in a call
+        """The uniforms of the passes this grid's step runs (passes, `_packed`) in a call
         of n substeps of h."""
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
         if self.passes == 1:
-            if self._use_columns:
-                pipes, moves = ["step_columns", "step_columns_swapped"], ["unpack"]
-            elif self._takes_packed(n):
+            if self._takes_packed(n):
                 self._ready_packed()
                 pipes, moves = ["step_packed", "step_packed_swapped", "step_packed_interior",
-                                "step_packed_interior_swapped"], ["pack", "unpack_settled"]
+                                "step_packed_interior_swapped"], []
+                for key in ("pack", "unpack"):
+                    _gl.set_uniforms(self._programs[key], u_size=size)
             else:
                 pipes, moves = ["step_fused"], ["settle"]
         elif self.passes == 2:
@@ -674,9 +637,7 @@ class _PipeGrid(_gl.Simulation):
         self._set_step_uniforms(h, n)
         self._bind_step()
         if self.passes == 1:
-            if self._use_columns:
-                self._step_columns(h, n)
-            elif self._takes_packed(n):
+            if self._takes_packed(n):
                 self._step_packed(n)
             else:
                 self._step_fused(h, n)
@@ -719,30 +680,6 @@ class _PipeGrid(_gl.Simulation):
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
 
-    def _step_columns(self, h: float, n: int):
-        """n substeps of the column sweep: pack the grid into state 0, substeps alternate the two
-        programs that read one state unit and write the other, unpack the last state into the grid
-        (flows, and the pending move settled into the water texture)."""
-        b = _gl.BINDINGS
-        pack, unpack = self._programs["pack"], self._programs["unpack"]
-        steps = [self._programs["step_columns"], self._programs["step_columns_swapped"]]
-        _gl.set_uniforms(pack, u_size=(self.nx, self.ny))
-        self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-        _gl.dispatch(self.ctx, pack, self.nx + 1, self.ny + 1)
-        self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-        _gl.set_uniforms(steps[0], u_pending=False)
-        _gl.set_uniforms(steps[1], u_pending=True)
-        width, rows = self._column_shape          # texels (nx + 1, ny + 1); two halo columns each side
-        for k in range(n):
-            _gl.dispatch(self.ctx, steps[k % 2], self.nx + 1, self.ny + 1, local=(width - 4, rows))
-            if k == 0:
-                _gl.set_uniforms(steps[0], u_pending=True)
-        self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
-        self._bind_flows()
-        _gl.dispatch(self.ctx, unpack, self.nx + 1, self.ny + 1)
-
     def _step_packed(self, n: int):
         """n substeps of the tile kernel on the packed state: pack the grid into state 0, substeps
         alternate the two programs that read one state and write the other, unpack the last state
@@ -764,7 +701,7 @@ class _PipeGrid(_gl.Simulation):
         self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()
-        _gl.dispatch(self.ctx, self._programs["unpack_settled"], self.nx + 1, self.ny + 1)
+        _gl.dispatch(self.ctx, self._programs["unpack"], self.nx + 1, self.ny + 1)
 
     def _accelerate(self):
         _gl.dispatch(self.ctx, self._programs["accelerate"], self.nx + 1, self.ny + 1)     # one thread per face

@@ -83,9 +83,7 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
 # its default shape, in a smaller one, in the GPUs' shapes (one invocation per cell of the tile and its
 # two-cell halo, unrolled as GPUs run them) and in an odd one (tiles that are not a multiple of the
 # workgroup, a workgroup of 100 invocations; also unrolled); the tile kernel on the packed state
-# (step_packed.comp) alone in its default shape, the GPUs' shapes and a small one; and the column sweep
-# on the packed state (step_columns.comp) in its default shape and in a narrow, short one that cuts
-# 45 x 53 cells into many workgroups and strips.
+# (step_packed.comp) alone in its default shape, the GPUs' shapes and a small one.
 TILE = {"_packed": False}
 FUSED = {"auto": {}, "tiles": TILE, "tiles-16x16": {**TILE, "_tile": (16, 16, 256)},
          "tiles-28x28x1024-unrolled": {**TILE, "_unrolled": True, "_tile": (28, 28, 1024)},
@@ -94,8 +92,7 @@ FUSED = {"auto": {}, "tiles": TILE, "tiles-16x16": {**TILE, "_tile": (16, 16, 25
          "tiles-24x7x100": {**TILE, "_tile": (24, 7, 100)},
          "tiles-24x7x100-unrolled": {**TILE, "_unrolled": True, "_tile": (24, 7, 100)},
          "packed": {"_packed": True}, "packed-12x12": {"_packed": (12, 12)},
-         "packed-12x28": {"_packed": (12, 28)}, "packed-5x3": {"_packed": (5, 3)},
-         "columns": {"_columns": True}, "columns-12x8": {"_columns": (12, 8)}}
+         "packed-12x28": {"_packed": (12, 28)}, "packed-5x3": {"_packed": (5, 3)}}
 
 
 @pytest.mark.parametrize("fused", list(FUSED))
@@ -159,22 +156,18 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, monkey
         g.release()
 
 
-@pytest.mark.parametrize("name, value", [("_columns", True), ("_columns", (5, 1)), ("_columns", (7, 3)),
-                                         ("_packed", True), ("_packed", (1, 1)), ("_packed", (5, 3))],
-                         ids=["columns", "columns-5x1", "columns-7x3", "packed", "packed-1x1", "packed-5x3"])
+@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3)], ids=["default", "1x1", "5x3"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernels_on_tiny_and_ragged_grids(ctx, rng, kind, name, value):
-    """The kernels on the packed state against the three passes where their workgroups do not fit:
-    grids narrower or shorter than one workgroup or tile, one column or row past a multiple of it,
-    column sweeps of one owned column (5 wide) or strips of one row, tiles of one cell. Every side
+def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile):
+    """The packed kernel against the three passes where its tiles do not fit: grids narrower or
+    shorter than one tile, one column or row past a multiple of it, tiles of one cell. Every side
     has a boundary of another kind."""
     for shape in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
         terrain, water = random_state(rng, shape)
         grids = []
         for p in (1, 3):
             g, s = twins(ctx, kind, terrain, water, friction=0.2, passes=p)
-            if p == 1:
-                setattr(g, name, value)
+            g._packed = tile if p == 1 else False
             set_boundary_both(g, s, "left", "inflow", 0.8)
             set_boundary_both(g, s, "right", "level", 0.9)
             set_boundary_both(g, s, "bottom", "outflow", 0.3)

@@ -27,12 +27,9 @@ from bench.peers import FRICTION, GRAVITY, CELL_SIZE, PEERS, bench_case, compare
 class _Hydro:
     """hydro.WaterGrid behind the peers' interface: n substeps recorded by one step() call."""
 
-    def __init__(self, terrain, water, gravity, friction, cell_size, columns=False):
+    def __init__(self, terrain, water, gravity, friction, cell_size):
         import hydro
         self.grid = hydro.WaterGrid(None, terrain, cell_size, gravity, friction, water=water)
-        if columns:                                   # the column sweep (bench/water.py "fused-columns")
-            self.grid.passes = 1
-            self.grid._columns = True
 
     def step(self, dt, n=1):
         self.grid.step(dt * n, substeps=n)
@@ -47,7 +44,7 @@ class _Hydro:
         self.grid.release()
 
 
-HYDRO = ("hydro", "hydro-columns")
+HYDRO = ("hydro",)
 
 
 def load(name, args):
@@ -56,9 +53,7 @@ def load(name, args):
         if name in HYDRO:
             import hydro
             hydro.WaterGrid(None, np.zeros((4, 4), np.float32)).release()     # context and shaders work
-            columns = name == "hydro-columns"
-            make = lambda *a: _Hydro(*a, columns=columns)  # noqa: E731
-            return make, "hydro.WaterGrid (OpenGL compute" + (", column sweep)" if columns else ")")
+            return _Hydro, "hydro.WaterGrid (OpenGL compute)"
         module = importlib.import_module(f"bench.peers.{name}_pipes")
     except Exception as exc:  # noqa: BLE001 - an optional peer missing or broken is reported, not fatal
         print(f"# {name}: skipped ({type(exc).__name__}: {exc})")

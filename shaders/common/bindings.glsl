@@ -7,7 +7,7 @@
 #define B_OUT_IMAGE 2
 #define B_OUTFLOW_SCALE 3    // the cell-wise step (passes=2): K per cell
 // images (rgba32f)
-#define B_PACKED_IN 4        // the packed state (water/pack.comp) of step_columns and step_packed
+#define B_PACKED_IN 4        // the packed state (water/pack.comp) of step_packed
 #define B_PACKED_OUT 5
 // image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS),
 // of the buffers at B_FLOW_* (accelerate_cells.comp) and at B_FLOW_*_TMP (scale_and_move.comp)

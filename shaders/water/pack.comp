@@ -1,11 +1,8 @@
 #version 430
-// WaterGrid's packed substep state (step_packed.comp, step_columns.comp): one rgba32f texel per
-// cell and face, (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y),
-// x <= nx, y <= ny.
+// WaterGrid's packed substep state (step_packed.comp): one rgba32f texel per cell and face,
+// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
-// UNPACK 1: the state back into the grid's flows, and the move the last substep left pending
-//           settled into its water texture, exactly as move.comp (SEPARATE_OUTPUT) does; with
-//           SETTLED (step_packed.comp, which moves every substep) the depth as it is.
+// UNPACK 1: the state back into the grid's flows and water texture, after the last.
 // One invocation per texel.
 #include "common/grid.glsl"
 #include "common/water.glsl"
@@ -25,9 +22,6 @@ layout(std430, binding = B_FLOW_Y) FLOWS buffer FlowY { float u_flow_y[]; };
 layout(std430, binding = B_FLOW_Z) FLOWS buffer FlowZ { float u_flow_z[]; };
 #endif
 
-uniform float u_dt;
-uniform float u_cell_area;
-
 void main() {
     ivec2 t = ivec2(gl_GlobalInvocationID.xy), n = u_size;
     if (any(greaterThan(t, n))) return;
@@ -39,17 +33,7 @@ void main() {
 #if HEX
     u_flow_z[index_z(t)] = p.w;
 #endif
-    if (!cell) return;
-#if SETTLED
-    imageStore(u_water, t, vec4(p.x));
-#else
-    int x = t.x, y = t.y;
-    float net = p.y - imageLoad(u_state, ivec2(x + 1, y)).y + p.z - imageLoad(u_state, ivec2(x, y + 1)).z;
-#if HEX
-    net += imageLoad(u_state, ivec2(x + 1, y)).w - imageLoad(u_state, ivec2(x, y + 1)).w;
-#endif
-    imageStore(u_water, t, vec4(moved(p.x, u_dt, u_cell_area, net)));
-#endif
+    if (cell) imageStore(u_water, t, vec4(p.x));
 #else
     vec4 p = vec4(0.0);
     if (cell) p.x = imageLoad(u_water, t).r;
