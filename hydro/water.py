@@ -541,7 +541,8 @@ class _PipeGrid(_gl.Simulation):
         directions), its states, and where its interior tiles lie, made on first use."""
         if self._packed_ready:
             return
-        self._make_state()
+        if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
+            self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
         tx, ty = self._packed_tile
         defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "GROUP_X": tx + 4, "GROUP_Y": ty + 4}
         hexa = {"HEX": self._hexagonal}
@@ -569,10 +570,6 @@ class _PipeGrid(_gl.Simulation):
                                "first_tile": (first[0], first[1]), "interior": inner,
                                "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
         self._packed_ready = True
-
-    def _make_state(self) -> None:
-        if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
-            self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
 
     @property
     def _tile(self):
@@ -694,7 +691,7 @@ class _PipeGrid(_gl.Simulation):
         lay = self._packed_layout
         inner, ring = lay["interior"], lay["ring_groups"]
         for k in range(n):              # the two write different texels: one barrier after both
-            if inner[0] > 0 and inner[1] > 0:
+            if inner[0] > 0:            # (0, 0) where there is no interior rectangle
                 interiors[k % 2].run(*inner, 1)
             rings[k % 2].run(*ring, 1)
             self.ctx.memory_barrier()

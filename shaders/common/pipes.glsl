@@ -48,3 +48,12 @@ float boundary_flow(float q, int b, bool enters, float z, float h) {
     }
     return 0.0;                                     // wall
 }
+
+// The accelerated flow of face from -> to, whose columns hold bed and depth (z_a, h_a) and (z_b, h_b)
+// (any values for a column outside the grid): an interior pipe, a boundary face (table entry b), or
+// no face (0: the unused corner faces of the hex lattice).
+float face_flow(float q, bool from_in, bool to_in, int b, float z_a, float h_a, float z_b, float h_b) {
+    if (from_in && to_in) return interior_flow(q, z_a, h_a, z_b, h_b);
+    if (b < 0 || !(from_in || to_in)) return 0.0;
+    return to_in ? boundary_flow(q, b, true, z_b, h_b) : boundary_flow(q, b, false, z_a, h_a);
+}

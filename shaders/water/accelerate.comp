@@ -21,11 +21,10 @@ layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { floa
 // The accelerated flow of face from -> to (either may lie outside the grid; b is its boundary index).
 float accelerate(float q, ivec2 from, ivec2 to, int b) {
     bool from_in = inside(from), to_in = inside(to);
-    if (from_in && to_in)
-        return interior_flow(q, terrain_at(from), imageLoad(u_water, from).r, terrain_at(to), imageLoad(u_water, to).r);
-    if (b < 0 || !(from_in || to_in)) return 0.0;   // unused corner faces of the hex lattice
-    ivec2 c = to_in ? to : from;
-    return boundary_flow(q, b, to_in, terrain_at(c), imageLoad(u_water, c).r);
+    float z_a = 0.0, h_a = 0.0, z_b = 0.0, h_b = 0.0;
+    if (from_in) { z_a = terrain_at(from); h_a = imageLoad(u_water, from).r; }
+    if (to_in) { z_b = terrain_at(to); h_b = imageLoad(u_water, to).r; }
+    return face_flow(q, from_in, to_in, b, z_a, h_a, z_b, h_b);
 }
 
 void main() {

@@ -69,11 +69,8 @@ int atz(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * WF + l.x; }
 #endif
 
 float accelerate(float q, ivec2 from, ivec2 to, int b) {
-    bool from_in = inside(from), to_in = inside(to);
-    if (from_in && to_in) return interior_flow(q, s_z[at2(from)], s_h[at2(from)], s_z[at2(to)], s_h[at2(to)]);
-    if (b < 0 || !(from_in || to_in)) return 0.0;
-    ivec2 c = to_in ? to : from;
-    return boundary_flow(q, b, to_in, s_z[at2(c)], s_h[at2(c)]);
+    int i = at2(from), j = at2(to);
+    return face_flow(q, inside(from), inside(to), b, s_z[i], s_h[i], s_z[j], s_h[j]);
 }
 
 float net_in(ivec2 c) {             // sum in - sum out of the input flows, as in move.comp

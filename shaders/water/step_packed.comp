@@ -83,12 +83,9 @@ shared float s_k[THREADS];
 #define DY W2
 
 // The accelerated flow of a face from cell `from` (region index a) to `to` (index b), boundary table
-// entry bi, as accelerate.comp: an interior pipe, a boundary face, or no face (0).
+// entry bi (common/pipes.glsl), the columns from shared memory.
 float accelerate(float q, ivec2 from, ivec2 to, int a, int b, int bi) {
-    bool from_in = inside(from), to_in = inside(to);
-    if (from_in && to_in) return interior_flow(q, s_hz[a].y, s_hz[a].x, s_hz[b].y, s_hz[b].x);
-    if (bi < 0 || !(from_in || to_in)) return 0.0;
-    return to_in ? boundary_flow(q, bi, true, s_hz[b].y, s_hz[b].x) : boundary_flow(q, bi, false, s_hz[a].y, s_hz[a].x);
+    return face_flow(q, inside(from), inside(to), bi, s_hz[a].y, s_hz[a].x, s_hz[b].y, s_hz[b].x);
 }
 
 // The scaled flow of a face (accelerated flow q) from cell `from` (index a) to `to` (index b), as
