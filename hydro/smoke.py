@@ -442,8 +442,7 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         if aside:
             pr.set_aside()    # the pending check, whose solve's q and right-hand side begin() kept aside
         self._divergence((self._vx.read, self._vy.read), pr.rhs[0], pr.q[0], keep_q=warm, warm_sums=warm)
-        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm,
-                     defer=True)
+        q = pr.solve(p.pressure, p.iterations, p.pressure_tolerance if multigrid else None, warm=warm)
         self._q_kept = multigrid
         self._subtract_gradient((self._vx.read, self._vy.read), q, (self._vx.write, self._vy.write))
         self._vx.swap()

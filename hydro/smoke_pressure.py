@@ -24,7 +24,7 @@ round (docs/benchmarks.md). The relative residual
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
-as they go, _gl.flush), so a step's solve can leave its first check queued (solve(defer=True)) for
+as they go, _gl.flush), so a step's solve leaves its first check queued (solve()) for
 finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued,
 and where the last solve met its tolerance with a margin (run_ahead) the next solve too (set_aside;
 level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
@@ -142,11 +142,11 @@ class Pressure:
         self.aside = None             # one whose check a newer solve runs ahead of (set_aside)
         try:
             # level 0's q as a deferred solve's batch left it, kept while finish() runs more cycles
-            self.q_before = float_texture(ctx, self._size_of(shape), 1)
+            self.q_before = float_texture(ctx, self._size(0), 1)
             # the last solve's level-0 q and right-hand side (begin() swaps them with q[0] and rhs[0]):
             # the warm start's q0, and what finish() needs of a solve set aside
-            self.q_last = float_texture(ctx, self._size_of(shape), 1)
-            self.rhs_last = float_texture(ctx, self._size_of(shape), 1)
+            self.q_last = float_texture(ctx, self._size(0), 1)
+            self.rhs_last = float_texture(ctx, self._size(0), 1)
             for ny, nx in self.shapes:
                 self.q.append(float_texture(ctx, (nx, ny), 1))
                 self.rhs.append(float_texture(ctx, (nx, ny), 1))
@@ -172,11 +172,11 @@ class Pressure:
                              ("smooth", "jacobi", "residual", "reduce")}
             device = _gl.device_kind(ctx)
             self.tile_shapes = []             # (TILE, GROUP_SIDE) of each tiled level
+            choices = TILE_SHAPES[device]
             for ny, nx in self.shapes[:self.first_coarse]:
-                shapes = TILE_SHAPES[device]
-                shape = next((sh for sh in shapes if -(-nx // sh[0]) * -(-ny // sh[0]) >= LEVEL_TILES), shapes[-1])
-                check_tile_shape(shape)
-                self.tile_shapes.append(shape)
+                tile = next((sh for sh in choices if -(-nx // sh[0]) * -(-ny // sh[0]) >= LEVEL_TILES), choices[-1])
+                check_tile_shape(tile)
+                self.tile_shapes.append(tile)
             for shape in set(self.tile_shapes):
                 defines = dict(zip(("TILE", "GROUP_SIDE"), shape), SWEEPS=SWEEPS, OMEGA=OMEGA)
                 for name in ("smooth_restrict", "prolong_smooth"):
@@ -214,13 +214,9 @@ class Pressure:
 
     # ------------------------------------------------------------------------------------ passes
 
-    @staticmethod
-    def _size_of(shape):
-        ny, nx = shape
-        return nx, ny
-
     def _size(self, level):
-        return self._size_of(self.shapes[level])
+        ny, nx = self.shapes[level]
+        return nx, ny
 
     def _tiled(self, prog, level):
         """Dispatch a tile.glsl pass over `level`: one workgroup per block of the level's tile shape."""
@@ -373,7 +369,7 @@ class Pressure:
         if norms and self.first_coarse == 0:
             self.residual(self.q[0], self.rhs[0], self.norms)
 
-    def solve(self, method, iterations, tolerance, warm=False, defer=False):
+    def solve(self, method, iterations, tolerance, warm=False):
         """Solve L q = rhs[0] from q[0] = 0 (divergence.comp zeroed it) or, with `warm` (multigrid
         only), from alpha q0: q0 the last solve's q, which divergence.comp kept, and alpha the scale
         that minimises |b - alpha L q0|, from the sums divergence.comp queued (bind_warm_sums), so the
@@ -390,10 +386,11 @@ class Pressure:
         unless the cycle cap or stagnation stopped the solve. A warm start changes only how many
         cycles that takes (fewer while the scene changes slowly), not the stopping test.
 
-        With `defer` a solve to a tolerance queues its first batch of cycles and the copy of their
-        residual, and returns without waiting: finish() reads it later and runs whatever cycles the
-        tolerance still asks for (the caller then uses q again: it changed only if finish() says so)."""
-        self.finish()
+        A solve to a tolerance queues its first batch of cycles and the copy of their residual, and
+        returns without waiting: finish() reads it later and runs whatever cycles the tolerance still
+        asks for (the caller then uses q again: it changed only if finish() says so)."""
+        if self.pending is not None:
+            raise RuntimeError("Pressure.solve: a solve's check is still queued (finish() it first)")
         self.solution = self.q[0]
         self.cycles = 0
         self.relative = None
@@ -404,8 +401,6 @@ class Pressure:
                 self.cycles = iterations
                 return self.solution
             self._solve_to(tolerance, iterations, warm)
-            if not defer:
-                self.finish()
             return self.solution
         if method == "jacobi":
             src, dst = self.q[0], self.q_alt[0]
@@ -436,7 +431,7 @@ class Pressure:
         self.pending = Queued(tolerance, iterations, batch, self.checks)
 
     def finish(self, norms=None) -> bool:
-        """Complete a solve to a tolerance whose first check is still queued (solve(defer=True)): wait
+        """Complete a solve to a tolerance whose first check is still queued (solve()): wait
         for it (or take its `norms`, read already by read_aside()), run the cycles beyond the batch while
         the residual is above the tolerance, and update the prediction. Returns whether q changed since
         solve() returned (cycles beyond the batch ran); then q_before holds the q it had (a caller that

@@ -22,9 +22,9 @@ layout(std430, binding = B_SMOKE_WARM) coherent buffer WarmSums {
     Norms u_warm;                // r2 = |L q0|^2, b2 = <b, L q0>
     uint u_groups_done;          // groups that wrote their record; the last one resets it to 0
 };
+#include "smoke/fold_last.glsl"
 uniform int u_keep_q;
 uniform int u_warm_sums;
-shared bool s_last;
 
 float q_at(ivec2 c) { return texelFetch(u_q, c, 0).r; }
 
@@ -36,37 +36,19 @@ void main() {
     if (fluid)
         d = texelFetch(u_vx, c + ivec2(1, 0), 0).r - texelFetch(u_vx, c, 0).r
           + texelFetch(u_vy, c + ivec2(0, 1), 0).r - texelFetch(u_vy, c, 0).r;
-    if (u_warm_sums == 0) {
-        if (!in_grid) return;
+    if (in_grid) {
         imageStore(u_rhs_out, c, vec4(d));
         imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
-        return;
     }
-    uint i = gl_LocalInvocationIndex;
+    if (u_warm_sums == 0) return;                   // uniform: no group waits at a barrier below
     double lq = 0.0, b = 0.0;
     if (in_grid && coef(c).w > 0.0) {                               // cells with a diagonal
         b = double(d);
         lq = -double(residual_at(c, 0.0));                         // (L q0)_c = -(0 - L q0)_c
     }
-    if (in_grid) {
-        imageStore(u_rhs_out, c, vec4(d));
-        imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
-    }
-    s_r2[i] = lq * lq;
-    s_b2[i] = b * lq;
-    s_rmax[i] = 0.0;
-    s_bmax[i] = 0.0;
-    reduce_norms(i);
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (i == 0) {
-        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], 0.0, 0.0);
-        memoryBarrierBuffer();                            // the record is visible before the count says so
-        s_last = atomicAdd(u_groups_done, 1u) == groups - 1u;
-    }
-    barrier();
-    if (!s_last) return;
-    memoryBarrierBuffer();
-    fold_partials(i, LOCAL_SIZE * LOCAL_SIZE, int(groups));
+    uint i = gl_LocalInvocationIndex;
+    group_norms(i, LOCAL_SIZE * LOCAL_SIZE, lq * lq, b * lq, 0.0, 0.0);
+    if (!fold_if_last(i, LOCAL_SIZE * LOCAL_SIZE)) return;
     if (i == 0) {
         u_warm = Norms(s_r2[0], s_b2[0], 0.0, 0.0);
         u_groups_done = 0u;

@@ -15,9 +15,9 @@ layout(std430, binding = B_SMOKE_NORMS) coherent buffer Result {
     Norms u_norms;
     uint u_groups_done;          // groups that wrote their record; the last one resets it to 0
 };
+#include "smoke/fold_last.glsl"
 uniform ivec2 u_coarse_size;
 uniform int u_with_norms;
-shared bool s_last;
 
 float correction(ivec2 c) {
     ivec2 base = c / 2;
@@ -63,16 +63,7 @@ void main() {
     }
     uint i = gl_LocalInvocationIndex;
     group_norms(i, GROUP_CELLS, r2, b2, rmax, bmax);
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (i == 0) {
-        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
-        memoryBarrierBuffer();                            // the record is visible before the count says so
-        s_last = atomicAdd(u_groups_done, 1u) == groups - 1u;
-    }
-    barrier();
-    if (!s_last) return;
-    memoryBarrierBuffer();
-    fold_partials(i, GROUP_CELLS, int(groups));
+    if (!fold_if_last(i, GROUP_CELLS)) return;
     if (i == 0) {
         u_norms = Norms(s_r2[0], s_b2[0], s_rmax[0], s_bmax[0]);
         u_groups_done = 0u;
