@@ -82,10 +82,10 @@ shared float s_k[THREADS];
 #define DX 1                        // index steps to the texel at x + 1 and at y + 1
 #define DY W2
 
-// The accelerated flow of a face from cell `from` (region index a) to `to` (index b), boundary table
-// entry bi (common/pipes.glsl), the columns from shared memory.
-float accelerate(float q, ivec2 from, ivec2 to, int a, int b, int bi) {
-    return face_flow(q, inside(from), inside(to), bi, s_hz[a].y, s_hz[a].x, s_hz[b].y, s_hz[b].x);
+// The accelerated flow of a face from cell `from` (column a: depth, bed) to `to` (column b), boundary
+// table entry bi (common/pipes.glsl).
+float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
+    return face_flow(q, inside(from), inside(to), bi, a.y, a.x, b.y, b.x);
 }
 
 // The scaled flow of a face (accelerated flow q) from cell `from` (index a) to `to` (index b), as
@@ -103,24 +103,28 @@ const bool g_interior = true;
 bool g_interior;
 #endif
 
-// The accelerated flows of the faces of texel c (region index j), input flow q.
-float face_x(int j, ivec2 c, float q) {
-    if (g_interior) return interior_flow(q, s_hz[j - DX].y, s_hz[j - DX].x, s_hz[j].y, s_hz[j].x);
+// The accelerated flows of the faces of texel c (region index j, its own column hz: depth, bed, held
+// by the invocation), input flow q.
+float face_x(int j, ivec2 c, float q, vec2 hz) {
+    vec2 a = s_hz[j - DX];
+    if (g_interior) return interior_flow(q, a.y, a.x, hz.y, hz.x);
     bool x_face = c.x >= 0 && c.x <= u_size.x && c.y >= 0 && c.y < u_size.y;
-    return x_face ? accelerate(q, c - ivec2(1, 0), c, j - DX, j, boundary_x(c)) : 0.0;
+    return x_face ? accelerate(q, c - ivec2(1, 0), c, a, hz, boundary_x(c)) : 0.0;
 }
 
-float face_y(int j, ivec2 c, float q) {
-    if (g_interior) return interior_flow(q, s_hz[j - DY].y, s_hz[j - DY].x, s_hz[j].y, s_hz[j].x);
+float face_y(int j, ivec2 c, float q, vec2 hz) {
+    vec2 a = s_hz[j - DY];
+    if (g_interior) return interior_flow(q, a.y, a.x, hz.y, hz.x);
     bool y_face = c.x >= 0 && c.x < u_size.x && c.y >= 0 && c.y <= u_size.y;
-    return y_face ? accelerate(q, c - ivec2(0, 1), c, j - DY, j, boundary_y(c)) : 0.0;
+    return y_face ? accelerate(q, c - ivec2(0, 1), c, a, hz, boundary_y(c)) : 0.0;
 }
 
 #if HEX
 float face_z(int j, ivec2 c, float q) {
-    if (g_interior) return interior_flow(q, s_hz[j - DY].y, s_hz[j - DY].x, s_hz[j - DX].y, s_hz[j - DX].x);
+    vec2 a = s_hz[j - DY], b = s_hz[j - DX];
+    if (g_interior) return interior_flow(q, a.y, a.x, b.y, b.x);
     bool texel = all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, u_size));
-    return texel ? accelerate(q, c - ivec2(0, 1), c - ivec2(1, 0), j - DY, j - DX, boundary_z(c)) : 0.0;
+    return texel ? accelerate(q, c - ivec2(0, 1), c - ivec2(1, 0), a, b, boundary_z(c)) : 0.0;
 }
 #endif
 
@@ -161,23 +165,33 @@ void main() {
     barrier();
 
     // 2. the accelerated flows of this texel's faces (every face of the tile and its one-cell halo)
+    // The invocation keeps the flows it computes and reads for the later phases in registers.
     bool faces = l.x >= 1 && l.y >= 1;
     bool halo1 = faces && l.x <= TILE_X + 2 && l.y <= TILE_Y + 2;
-    if (faces) {
-        float qx = face_x(i, c, t.y), qy = face_y(i, c, t.z);
-        s_qxy[i] = vec2(qx, qy);
+    vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
+    float q_r = 0.0, q_t = 0.0;     // the x face of the texel at its right, the y face of the one above
 #if HEX
-        s_qz[i] = face_z(i, c, t.w);
+    float qz_own = 0.0, qz_right = 0.0, qz_above = 0.0;   // z faces of this texel, its right, above
+#endif
+    if (faces) {
+        q = vec2(face_x(i, c, t.y, vec2(h, z)), face_y(i, c, t.z, vec2(h, z)));
+        s_qxy[i] = q;
+#if HEX
+        qz_own = face_z(i, c, t.w);
+        s_qz[i] = qz_own;
 #endif
     }
     barrier();
 
     // 3. the outflow scale of this cell (tile and one-cell halo), in the order of scale_outflow.comp
     if (halo1) {
-        float outgoing = max(-s_qxy[i].x, 0.0) + max(s_qxy[i + DX].x, 0.0)
-                       + max(-s_qxy[i].y, 0.0) + max(s_qxy[i + DY].y, 0.0);
+        q_r = s_qxy[i + DX].x;
+        q_t = s_qxy[i + DY].y;
+        float outgoing = max(-q.x, 0.0) + max(q_r, 0.0) + max(-q.y, 0.0) + max(q_t, 0.0);
 #if HEX
-        outgoing += max(-s_qz[i + DX], 0.0) + max(s_qz[i + DY], 0.0);
+        qz_right = s_qz[i + DX];
+        qz_above = s_qz[i + DY];
+        outgoing += max(-qz_right, 0.0) + max(qz_above, 0.0);
 #endif
         s_k[i] = outflow_scale(h, outgoing);
     }
@@ -195,24 +209,24 @@ void main() {
     precise float qz, qz_r, qz_t;
 #endif
     if (interior) {                                  // 0 * K keeps the zero and its sign, as scaled()
-        qx = s_qxy[i].x * s_k[s_qxy[i].x > 0.0 ? i - DX : i];
-        qx_r = s_qxy[i + DX].x * s_k[s_qxy[i + DX].x > 0.0 ? i : i + DX];
-        qy = s_qxy[i].y * s_k[s_qxy[i].y > 0.0 ? i - DY : i];
-        qy_t = s_qxy[i + DY].y * s_k[s_qxy[i + DY].y > 0.0 ? i : i + DY];
+        qx = q.x * s_k[q.x > 0.0 ? i - DX : i];
+        qx_r = q_r * s_k[q_r > 0.0 ? i : i + DX];
+        qy = q.y * s_k[q.y > 0.0 ? i - DY : i];
+        qy_t = q_t * s_k[q_t > 0.0 ? i : i + DY];
 #if HEX
-        qz = s_qz[i] * s_k[s_qz[i] > 0.0 ? i - DY : i - DX];
-        qz_r = s_qz[i + DX] * s_k[s_qz[i + DX] > 0.0 ? i + DX - DY : i];
-        qz_t = s_qz[i + DY] * s_k[s_qz[i + DY] > 0.0 ? i : i + DY - DX];
+        qz = qz_own * s_k[qz_own > 0.0 ? i - DY : i - DX];
+        qz_r = qz_right * s_k[qz_right > 0.0 ? i + DX - DY : i];
+        qz_t = qz_above * s_k[qz_above > 0.0 ? i : i + DY - DX];
 #endif
     } else {
-        qx = scaled(s_qxy[i].x, left, c, i - DX, i);
-        qx_r = scaled(s_qxy[i + DX].x, c, cx, i, i + DX);
-        qy = scaled(s_qxy[i].y, below, c, i - DY, i);
-        qy_t = scaled(s_qxy[i + DY].y, c, cy, i, i + DY);
+        qx = scaled(q.x, left, c, i - DX, i);
+        qx_r = scaled(q_r, c, cx, i, i + DX);
+        qy = scaled(q.y, below, c, i - DY, i);
+        qy_t = scaled(q_t, c, cy, i, i + DY);
 #if HEX
-        qz = scaled(s_qz[i], below, left, i - DY, i - DX);
-        qz_r = scaled(s_qz[i + DX], cx - ivec2(0, 1), c, i + DX - DY, i);
-        qz_t = scaled(s_qz[i + DY], c, cy - ivec2(1, 0), i, i + DY - DX);
+        qz = scaled(qz_own, below, left, i - DY, i - DX);
+        qz_r = scaled(qz_right, cx - ivec2(0, 1), c, i + DX - DY, i);
+        qz_t = scaled(qz_above, c, cy - ivec2(1, 0), i, i + DY - DX);
 #endif
         if (c.y < n.y) book(qx, left, c, boundary_x(c));
         if (c.x < n.x) book(qy, below, c, boundary_y(c));
