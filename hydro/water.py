@@ -8,7 +8,7 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
 half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
-moves at twice the rate, interior tiles of large grids through a program of their own: 1.4x faster
+moves at twice the rate, interior tiles of grids from 512^2 through a program of their own: 1.4x faster
 at 4096^2, 1.5x on the hex lattice; pack.comp packs it at the start of the call and unpacks it at
 the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
@@ -70,10 +70,11 @@ PACKED_MIN_SUBSTEPS = 3
 RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
 # Grids of this many cells and more run the packed kernel's interior tiles through a program without
 # boundary tests and the ring of tiles around them through the general one (two dispatches a
-# substep); smaller ones all tiles through the general one, where the second dispatch costs more than
-# it saves (H200: square 1024^2 16.8 us a substep in one against 17.8 in two; hex 1024^2 24.2 against
-# 22.5; 4096^2 215 against 204, hex 309 against 245)
-SPLIT_MIN_CELLS = {"square": 2048 * 2048, "hex": 1024 * 1024}
+# substep, the ring first); smaller ones all tiles through the general one, where the second dispatch
+# costs more than it saves (H200, 2026-12-03 21:24 UTC, us a substep in two dispatches against one:
+# square 256^2 7.9 against 7.1, 512^2 9.1 against 9.7, 1024^2 16.6 against 20.2; hex 256^2 9.8
+# against 9.0, 512^2 10.9 against 12.3)
+SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
@@ -690,10 +691,12 @@ class _PipeGrid(_gl.Simulation):
         interiors = [self._programs["step_packed_interior"], self._programs["step_packed_interior_swapped"]]
         lay = self._packed_layout
         inner, ring = lay["interior"], lay["ring_groups"]
-        for k in range(n):              # the two write different texels: one barrier after both
+        # The two write different texels: one barrier after both. The ring goes first, so its few
+        # workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
+        for k in range(n):
+            rings[k % 2].run(*ring, 1)
             if inner[0] > 0:            # (0, 0) where there is no interior rectangle
                 interiors[k % 2].run(*inner, 1)
-            rings[k % 2].run(*ring, 1)
             self.ctx.memory_barrier()
         self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
@@ -803,8 +806,8 @@ class WaterGrid(_PipeGrid):
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
     passes: None (choose for this device), 1 (one fused dispatch per substep; in calls of 3 substeps
-    and more on a packed copy of the state, packed and unpacked once a call, and on large grids
-    two dispatches, interior tiles and the ring around them), 2 (the cell-wise step:
+    and more on a packed copy of the state, packed and unpacked once a call, and on grids of 512^2 cells and
+    more two dispatches, interior tiles and the ring around them), 2 (the cell-wise step:
     two passes over the cells, made for CPU rasterisers) or 3 (accelerate, scale_outflow, move: one
     dispatch each). All give the same result to rounding.
     """
