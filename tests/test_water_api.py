@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 
-import moderngl
 import numpy as np
 import pytest
 

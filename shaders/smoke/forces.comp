@@ -71,7 +71,8 @@ float lift(ivec2 c) {
 void main() {
     g_origin = ivec2(gl_WorkGroupID.xy) * T;
     uint tid = gl_LocalInvocationIndex;
-    if (u_eps_h != 0.0) {       // uniform: every invocation takes the same branch
+    bool vortex = u_eps_h != 0.0;  // uniform: every invocation takes the same branch
+    if (vortex) {
         // corner (i, j) at (i - 1/2, j - 1/2), for i in 0..nx, j in 0..ny
         for (uint i = tid; i < CN * CN; i += T * T) {
             ivec2 k = g_origin - 2 + ivec2(i % CN, i / CN);
@@ -105,7 +106,6 @@ void main() {
     }
     ivec2 f = g_origin + ivec2(gl_LocalInvocationID.xy);
     if (f.x > u_size.x || f.y > u_size.y) return;
-    bool vortex = u_eps_h != 0.0;
     if (f.y < u_size.y) {
         float value = texelFetch(u_vx, f, 0).r;
         if (face_type_x(f) == FACE_FLUID && vortex)
