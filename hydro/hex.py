@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from . import _validate as check
+from .reference import water as ref
 from .water import _PipeGrid
 
 SQRT3_2 = math.sqrt(3.0) / 2.0
@@ -66,16 +67,12 @@ def world_to_grid(wx, wy, spacing=1.0):
 
 
 def nearest_vertex(x, y):
-    """The lattice vertex nearest to axial point (x, y) (cube-coordinate rounding), as ints."""
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    cz = -x - y
-    rx, ry, rz = np.round(x), np.round(y), np.round(cz)
-    dx, dy, dz = np.abs(rx - x), np.abs(ry - y), np.abs(rz - cz)
-    fix_x = (dx > dy) & (dx > dz)
-    fix_y = ~fix_x & (dy > dz)
-    rx = np.where(fix_x, -ry - rz, rx)
-    ry = np.where(fix_y, -rx - rz, ry)
-    return rx.astype(np.int64), ry.astype(np.int64)
+    """The lattice vertex nearest to axial point (x, y) (cube-coordinate rounding): ints for scalar
+    x and y, int64 arrays for arrays."""
+    rx, ry = ref.nearest_cell(x, y, hexagonal=True)
+    if rx.ndim == 0:
+        return int(rx), int(ry)
+    return rx, ry
 
 
 def sample_heightmap(heights, cell_size, shape, spacing, origin=(0.0, 0.0)):

@@ -145,7 +145,7 @@ class _PipeGrid(_gl.Simulation):
             ("accelerate", "accelerate", pipes), ("scale_outflow", "scale_outflow", hexa),
             ("move", "move", {**hexa, "SEPARATE_OUTPUT": False}),
             ("settle", "move", {**hexa, "SEPARATE_OUTPUT": True}),
-            ("dig", "dig", hexa), ("add_water", "add_water", hexa), ("remove_water", "remove_water", hexa),
+            ("dig", "dig", {}), ("add_water", "add_water", {}), ("remove_water", "remove_water", {}),
             ("boundary_accelerate", "boundary_faces", {**pipes, "BOOK": False, "ACCELERATE": True}),
             ("boundary_book", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": False}),
             ("boundary_book_accelerate", "boundary_faces", {**pipes, "BOOK": True, "ACCELERATE": True}),
@@ -199,6 +199,7 @@ class _PipeGrid(_gl.Simulation):
         self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
         self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
+        self._brush_buffer = None                   # a brush's weights (_run_brush), made on first use
         # step() plans from the stats of earlier calls without waiting for the GPU (None: it reads them)
         self._readback = _gl.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
         self._stats_seq = 0                         # stats reductions queued so far
@@ -365,7 +366,10 @@ class _PipeGrid(_gl.Simulation):
 
     # ---------------------------------------------------------------------------------------- brushes
 
-    def _brush(self, x, y, radius):
+    def _brush(self, x, y, radius, normalise: bool):
+        """The box of cells (x0, y0, width, height) a brush touches and its float32 weights there
+        (hydro.reference.water.brush_weights; scaled to sum to about 1 where `normalise`), with the
+        float64 sum of those float32 weights. Raises if it touches no cell."""
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
         # Box of cells the brush can touch, clipped to the grid (hex: the circle in axial coordinates).
@@ -375,20 +379,34 @@ class _PipeGrid(_gl.Simulation):
         y0, y1 = max(math.floor(y - ry), 0), min(math.ceil(y + ry), self.ny - 1)
         weights = np.zeros((0, 0))
         if x0 <= x1 and y0 <= y1:
-            weights = ref.brush_weights((y1 - y0 + 1, x1 - x0 + 1), x - x0, y - y0, radius, self._hexagonal)
-        total = float(weights.sum())
-        if total <= 0.0:
-            raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) touches no cell of the "
-                             f"{self.nx} x {self.ny} grid")
-        return (x0, y0, x1 - x0 + 1, y1 - y0 + 1), total
+            weights = ref.brush_weights((y1 - y0 + 1, x1 - x0 + 1), x, y, radius, self._hexagonal,
+                                        nearest=False, origin=(x0, y0))
+        if not weights.any():         # between cell centres: the cell nearest the brush's centre
+            i, j = (int(v) for v in ref.nearest_cell(x, y, self._hexagonal))
+            if not (0 <= i < self.nx and 0 <= j < self.ny):
+                raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) reaches no cell of the "
+                                 f"{self.nx} x {self.ny} grid: its centre is off the grid (cells are at "
+                                 f"x = 0 .. {self.nx - 1}, y = 0 .. {self.ny - 1}) and it reaches no cell "
+                                 f"centre")
+            x0, y0, weights = i, j, np.ones((1, 1))
+        if normalise:
+            weights = weights / weights.sum()
+        weights = weights.astype(np.float32)
+        return (x0, y0, weights.shape[1], weights.shape[0]), weights, float(weights.sum(dtype=np.float64))
 
-    def _run_brush(self, name, box, x, y, radius, **uniforms):
-        """Dispatch brush pass `name` over its box: one invocation per cell, or for remove_water one
-        workgroup that walks the box and books what it took."""
+    def _run_brush(self, name, box, weights, **uniforms):
+        """Dispatch brush pass `name` over its box with its weights: one invocation per cell, or for
+        remove_water one workgroup that walks the box and books what it took."""
         x0, y0, w, h = box
+        data = weights.tobytes()
+        if self._brush_buffer is None:
+            self._brush_buffer = self.ctx.buffer(data)
+        else:                         # a fresh store: a pass still reading the last brush keeps its own
+            self._brush_buffer.orphan(len(data))
+            self._brush_buffer.write(data)
+        self._brush_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_BRUSH"])
         prog = self._programs[name]
-        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_center=(x, y),
-                         u_radius=radius, **uniforms)
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), **uniforms)
         tex = self.terrain_texture if name == "dig" else self.water_texture
         tex.bind_to_image(_gl.BINDINGS["B_TERRAIN" if name == "dig" else "B_WATER"], read=True, write=True)
         if name == "remove_water":
@@ -400,33 +418,39 @@ class _PipeGrid(_gl.Simulation):
 
     def dig(self, x, y, radius, depth) -> None:
         """Lower the terrain by `depth` (world units) at the centre of a smooth round brush of `radius`
-        cells around grid point (x, y); a negative depth raises it. Water depth is kept."""
+        cells around grid point (x, y); a negative depth raises it. Water depth is kept. Grid point
+        (x, y) is the centre of cell [y, x] (world ((x + 0.5) * cell_size, (y + 0.5) * cell_size) on
+        the square grid, hydro.hex.grid_to_world on the hex lattice); radius is in cells (lattice
+        spacings). A brush that reaches no cell centre acts on the cell nearest (x, y) with weight 1."""
         self._alive()
-        box, _ = self._brush(x, y, radius)
+        box, weights, _ = self._brush(x, y, radius, normalise=False)
         depth = check.real32("depth", depth)
-        self._run_brush("dig", box, float(x), float(y), float(radius), u_depth=depth)
+        self._run_brush("dig", box, weights, u_depth=depth)
         self._queue_stats()
 
     def add_water(self, x, y, radius, volume) -> None:
-        """Add exactly `volume` (world units^3, >= 0) of water under a smooth round brush."""
+        """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth
+        round brush of `radius` cells around grid point (x, y) (as dig); a brush that reaches no cell
+        centre puts it all in the cell nearest (x, y)."""
         self._alive()
-        box, total = self._brush(x, y, radius)
+        box, weights, total = self._brush(x, y, radius, normalise=True)
         volume = check.real32("volume", volume, low=0.0)
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
-        self._run_brush("add_water", box, float(x), float(y), float(radius), u_amount=amount)
+        self._run_brush("add_water", box, weights, u_amount=amount)
         self._ledger_edits["brushes"] += volume
         self._queue_stats()
 
     def remove_water(self, x, y, radius, volume) -> None:
-        """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush (a drain).
+        """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush of `radius`
+        cells around grid point (x, y), as add_water (a drain).
         Cells give at most what they hold, so less may be taken; what was taken is booked in the
         ledger under "drains" on the GPU, without reading anything back."""
         self._alive()
-        box, total = self._brush(x, y, radius)
+        box, weights, total = self._brush(x, y, radius, normalise=True)
         volume = check.real32("volume", volume, low=0.0)
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))
-        self._run_brush("remove_water", box, float(x), float(y), float(radius), u_box=box[2:], u_amount=amount,
-                        u_slot=self._drain_slot, u_cell_area=self.geometry.cell_area)
+        self._run_brush("remove_water", box, weights, u_amount=amount, u_slot=self._drain_slot,
+                        u_cell_area=self.geometry.cell_area)
         self._queue_stats()
 
     # --------------------------------------------------------------------------------------- stepping
@@ -780,7 +804,8 @@ class _PipeGrid(_gl.Simulation):
     # -------------------------------------------------------------------------------------- lifetime
 
     _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_views", "_flows",
-                  "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback")
+                  "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback",
+                  "_brush_buffer")
 
     def _gpu_objects(self):
         objects = []

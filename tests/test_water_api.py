@@ -441,7 +441,7 @@ def test_grids_sharing_a_context_step_as_if_alone(ctx, passes):
 
 
 def test_uniforms_are_written_when_they_change(ctx):
-    prog = _gl.program(ctx, "water/add_water.comp", {"HEX": False})
+    prog = _gl.program(ctx, "water/add_water.comp")
     _gl.set_uniforms(prog, u_amount=1.5, u_origin=(1, 2))
     prog["u_amount"].value = 0.0                  # behind set_uniforms' back: it still thinks 1.5
     _gl.set_uniforms(prog, u_amount=1.5)

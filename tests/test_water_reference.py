@@ -56,6 +56,34 @@ def test_each_pass_matches_reference(ctx, rng, kind, pipe_area):
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))
+def test_brushes_of_any_radius_match_reference_and_add_their_volume(ctx, rng, kind):
+    """Brushes whose rim grazes a cell centre (weights down to float64's cancellation), brushes too
+    small to reach any centre (the nearest cell takes it all), brushes over the edge and large ones:
+    the GPU adds the reference's weights, and every add_water adds its volume to float32 rounding."""
+    terrain, water = random_state(rng, (12, 14))
+    g, s = twins(ctx, kind, terrain, water)
+    hexagonal = kind == "hex"
+    brushes = [(5.5, 5.5, 0.5), (5.5, 5.5, 0.7071069), (6.0, 3.0, 1.0 + 1e-7), (0.2, 11.3, 0.3),
+               (-0.4, 4.0, 0.1), (13.4, 6.0, 2.0), (6.0, 6.0, 30.0)]
+    brushes += [(rng.uniform(-0.4, 13.4), rng.uniform(-0.4, 11.4), rng.choice([0.3, 0.6, 1.0])) for _ in range(24)]
+    for k, (x, y, radius) in enumerate(brushes):
+        if k % 3 == 2:
+            g.dig(x, y, radius, 0.3)
+            ref.dig(s, x, y, radius, 0.3)
+        else:
+            before = g.volume()
+            g.add_water(x, y, radius, 2.0)
+            ref.add_water(s, x, y, radius, 2.0)
+            assert g.volume() - before == pytest.approx(2.0, rel=0, abs=2e-6 * g.volume())
+    _close(g.terrain, s.terrain, np.abs(s.terrain).max(), rtol=1e-6)
+    _close(g.water, s.water, s.water.max(), rtol=1e-6)
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
+    weights = ref.brush_weights(s.water.shape, 5.5, 5.5, 0.5, hexagonal)   # between centres: one cell
+    assert np.count_nonzero(weights) == 1 and weights.max() == 1.0
+    g.release()
+
+
+@pytest.mark.parametrize("kind", list(GRIDS))
 @pytest.mark.parametrize("pipe_area", MODES)
 def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     terrain, water = random_state(rng, (10, 15))

@@ -170,14 +170,40 @@ def lattice_position(x, y, hexagonal: bool):
     return (x + 0.5 * y, math.sqrt(3.0) / 2.0 * y) if hexagonal else (x, y)
 
 
-def brush_weights(shape, x, y, radius, hexagonal: bool) -> np.ndarray:
-    """(1 - (d/R)^2)^2 inside the radius, d the lattice distance from (x, y); twin of brush.glsl."""
+def nearest_cell(x, y, hexagonal: bool):
+    """The cell (lattice vertex) nearest to grid point (x, y): rounding on the square grid, cube
+    rounding of the axial coordinates on the hex lattice; int64 arrays (0-d for scalars)."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    if not hexagonal:
+        return np.floor(x + 0.5).astype(np.int64), np.floor(y + 0.5).astype(np.int64)
+    cz = -x - y
+    rx, ry, rz = np.round(x), np.round(y), np.round(cz)
+    dx, dy, dz = np.abs(rx - x), np.abs(ry - y), np.abs(rz - cz)
+    fix_x = (dx > dy) & (dx > dz)
+    fix_y = ~fix_x & (dy > dz)
+    rx = np.where(fix_x, -ry - rz, rx)
+    ry = np.where(fix_y, -rx - rz, ry)
+    return rx.astype(np.int64), ry.astype(np.int64)
+
+
+def brush_weights(shape, x, y, radius, hexagonal: bool, nearest: bool = True, origin=(0, 0)) -> np.ndarray:
+    """(1 - (d/R)^2)^2 inside the radius, d the lattice distance from (x, y), over the cells of
+    `shape` = (ny, nx) from cell `origin` = (x0, y0) (a box of the grid, the same arithmetic as over the
+    whole grid). With `nearest`, a brush that reaches no cell's centre acts on the cell nearest to its
+    own centre, with weight 1, where that cell is among them (a small brush between centres);
+    otherwise every weight is 0. WaterGrid uploads these weights, as float32, for its brush passes."""
     ny, nx = shape
-    gy, gx = np.mgrid[0:ny, 0:nx]
+    gy, gx = np.mgrid[origin[1]:origin[1] + ny, origin[0]:origin[0] + nx]
     px, py = lattice_position(gx, gy, hexagonal)
     cx, cy = lattice_position(x, y, hexagonal)
     sq = ((px - cx) ** 2 + (py - cy) ** 2) / (radius * radius)
-    return np.maximum(1.0 - sq, 0.0) ** 2
+    w = np.maximum(1.0 - sq, 0.0) ** 2
+    if nearest and not w.any():
+        i, j = (int(v) for v in nearest_cell(x, y, hexagonal))
+        i, j = i - origin[0], j - origin[1]
+        if 0 <= i < nx and 0 <= j < ny:
+            w[j, i] = 1.0
+    return w
 
 
 def dig(s: State, x, y, radius, depth) -> None:

@@ -30,6 +30,7 @@
 #define B_PARTIALS 8
 #define B_STATS 9
 #define B_BOUNDARY_FACES 12  // the cell-wise step: the face of each boundary table entry
+#define B_BRUSH 13           // a brush's weights (common/brush.glsl)
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

@@ -1,20 +1,13 @@
-// Smooth round brush: weight (1 - (d/R)^2)^2 inside radius R, 0 outside; d is measured in world
-// distance on the lattice (cells on the square grid, lattice spacings on the hex one).
-// hydro/water.py computes the same weights in float64 to normalise volumes exactly.
-uniform ivec2 u_origin;     // first cell of the dispatched box
-uniform vec2 u_center;      // brush centre, grid coordinates
-uniform float u_radius;     // > 0
+// A brush's weight per cell, computed by WaterGrid._brush on the CPU (hydro.reference.water
+// .brush_weights, the smooth round brush (1 - (d/R)^2)^2) and uploaded as float32, row by row over the
+// box of cells it touches, so the GPU adds exactly the weights whose sum scaled the brush's volume.
+layout(std430, binding = B_BRUSH) restrict readonly buffer Brush { float u_weights[]; };
+uniform ivec2 u_origin;     // first cell of the box
+uniform ivec2 u_box;        // the box's cells (x, y)
 
-vec2 lattice_position(vec2 g) {
-#if HEX
-    return vec2(g.x + 0.5 * g.y, 0.8660254037844386 * g.y);
-#else
-    return g;
-#endif
-}
-
+// The weight of cell c: 0 outside the box.
 float brush_weight(ivec2 c) {
-    float s = distance(lattice_position(vec2(c)), lattice_position(u_center)) / u_radius;
-    float t = max(1.0 - s * s, 0.0);
-    return t * t;
+    ivec2 k = c - u_origin;
+    if (any(lessThan(k, ivec2(0))) || any(greaterThanEqual(k, u_box))) return 0.0;
+    return u_weights[k.y * u_box.x + k.x];
 }

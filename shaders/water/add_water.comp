@@ -1,6 +1,7 @@
 #version 430
 // WaterGrid.add_water: adds depth u_amount * brush weight; u_amount = volume / (S * sum of weights),
-// the sum taken in float64 on the CPU over the cells inside the grid, so exactly `volume` is added.
+// the sum taken in float64 on the CPU of the very float32 weights the GPU reads, so `volume` is added
+// to float32 rounding.
 #include "common/grid.glsl"
 #include "common/bindings.glsl"
 #include "common/brush.glsl"

@@ -10,7 +10,6 @@ layout(local_size_x = GROUP) in;
 layout(binding = B_WATER, r32f) uniform restrict image2D u_water_out;       // own texel only
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };
 uniform ivec2 u_size;               // grid cells (nx, ny)
-uniform ivec2 u_box;                // brush box size, from u_origin
 uniform int u_slot;                 // ledger slot of the drains
 uniform float u_amount;             // depth at brush weight 1
 uniform float u_cell_area;
