@@ -126,10 +126,30 @@ class _PipeGrid(_gl.Simulation):
             self._release_partial()
             raise
 
+    def _check_limits(self):
+        """Raise, before any GPU work, where the context cannot hold this grid: the packed state is a
+        texture of (nx + 1) x (ny + 1) texels and each flow a storage buffer of 4 (nx + 1)(ny + 1) bytes
+        at most; beyond GL_MAX_TEXTURE_SIZE or GL_MAX_SHADER_STORAGE_BLOCK_SIZE the driver would give
+        garbage, not an error."""
+        info = self.ctx.info
+        side = info.get("GL_MAX_TEXTURE_SIZE") or 0
+        block = info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
+        need_side = max(self.nx, self.ny) + 1
+        need_block = 4 * (self.nx + 1) * (self.ny + 1)
+        if side and need_side > side:
+            raise ValueError(f"terrain: shape {(self.ny, self.nx)} is too large for this context: its textures "
+                             f"need {need_side} texels a side and GL_MAX_TEXTURE_SIZE is {side}; expected ny, nx "
+                             f"<= {side - 1}")
+        if block and need_block > block:
+            raise ValueError(f"terrain: shape {(self.ny, self.nx)} is too large for this context: a flow buffer "
+                             f"needs {need_block} bytes and GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {block}; expected "
+                             f"(nx + 1) * (ny + 1) <= {block // 4}")
+
     def _create(self, terrain, water, passes):
         """Compile (or fetch) the programs and make every GPU resource; on failure the caller frees
         whatever exists so far."""
         ctx = self.ctx
+        self._check_limits()
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
