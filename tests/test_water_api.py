@@ -282,7 +282,8 @@ def test_readme_examples_run_on_a_host_context():
     lines = out.stdout.split("\n")
     volume, expected = map(float, lines[0].split())
     assert volume == pytest.approx(expected, rel=1e-6) and volume > 50.0
-    residual, divergence = map(float, lines[1].split())
+    assert float(lines[1]) > 0.2                    # the camera sees the terrain and the water (0.34 on llvmpipe)
+    residual, divergence = map(float, lines[2].split())
     assert residual <= 1e-4 and divergence < 1e-2
 
 
