@@ -57,7 +57,7 @@ class Geometry:
 
 def stable(dt: float, coupling: float, geometry: Geometry, params: WaterParams) -> bool:
     """The symplectic-Euler pipe step is stable iff dt^2 * (K/S) * mu <= 2 (1 + r), r = (1-f)^dt,
-    where `coupling` = K/S = g A / (l S) for the widest pipe (DESIGN section 3)."""
+    where `coupling` = K/S = g A / (l S) for the widest pipe (the scheme: hydro/reference/water.py)."""
     r = params.friction_factor(dt)
     return dt * dt * coupling * geometry.mu <= 2.0 * (1.0 + r)
 

@@ -1,7 +1,7 @@
 """SmokeGrid: gas, smoke and fire after Stam's Stable Fluids, on a staggered (MAC) grid, as GLSL
 compute passes (shaders/smoke/, one file per pass named after the method that dispatches it).
 
-One step(dt) (DESIGN section 5), every rate per second of simulated time so the frame rate does not
+One step(dt), every rate per second of simulated time so the frame rate does not
 change the physics:
   _combust (fire only)   fuel burns into heat and smoke, hot gas cools (Nguyen, Fedkiw & Jensen 2002)
   _forces                vorticity confinement f = eps h (N x w), the vorticity w worked out there,

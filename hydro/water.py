@@ -18,7 +18,7 @@ passes (fewer, longer invocations; no barriers; cheap image loads instead of sto
 where it can, the input flows too, through r32f buffer-texture views of their buffers,
 _gl.BufferViews: 1.2x more at 256^2). Water and terrain are r32f images a game can sample; flows are
 storage buffers, one signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
-(DESIGN section 3), records them all without reading anything back, then queues a GPU reduction of
+(hydro.params.stable), records them all without reading anything back, then queues a GPU reduction of
 the volume and deepest water for the next call to plan from. The next call takes it from a fenced,
 persistently mapped ring (_gl.FencedReadback) when the GPU has finished it, else the one before (with
 a wider margin), so a game loop does not wait for the GPU to drain: a buffer read waits for every
@@ -503,10 +503,10 @@ class _PipeGrid(_gl.Simulation):
     def step(self, dt, substeps=None) -> int:
         """Advance the simulation by `dt` seconds; returns the number of substeps taken.
 
-        Without `substeps`, stable substeps are chosen from the exact bound of DESIGN section 3 for the
+        Without `substeps`, stable substeps are chosen from the exact bound (hydro.params.stable) for the
         deepest water (measured on the GPU at the end of the previous call, with a margin; if the GPU
         is still busy with that call, at the end of the one before, with the margin widened for two
-        calls; after an edit, as it is now; re-measured every MAX_CHUNK substeps of a long call). With
+        calls; after an edit, as it is now; re-measured every hydro.water.MAX_CHUNK (64) substeps of a long call). With
         `substeps`, dt/substeps must be stable for the water so measured, or ValueError is raised
         before anything runs. Either way a pipe that gets deeper during the call than its substep is
         stable for is treated as that deep (params.stable_face_depth), so the step never goes unstable.

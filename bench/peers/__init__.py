@@ -1,5 +1,5 @@
-"""Peer benchmarks: hydro's virtual-pipes step (DESIGN section 3) written the way a Python user would
-otherwise write it on a GPU, to time against hydro in the same run (DESIGN section 6).
+"""Peer benchmarks: hydro's virtual-pipes step (hydro.reference.water.step) written the way a Python user would
+otherwise write it on a GPU, to time against hydro in the same run.
 
 Each peer module (torch_pipes, cupy_pipes, taichi_pipes) has `make(terrain, water, gravity, friction,
 cell_size)` returning an object with `.step(dt, n)` (n steps of dt, queued, no readback), `.sync()` and
@@ -19,7 +19,7 @@ GRAVITY, FRICTION, CELL_SIZE = 9.81, 0.02, 1.0
 
 
 def stable_dt(terrain, water, safety=0.5, gravity=GRAVITY, cell_size=CELL_SIZE) -> float:
-    """A substep well inside the stability bound dt^2 (K/S) mu <= 2 (1 + r) (DESIGN section 3, r >= 0
+    """A substep well inside the stability bound dt^2 (K/S) mu <= 2 (1 + r) (hydro.params.stable, r >= 0
     dropped), K/S = g A / (l S) for the deepest possible pipe (highest surface over the lowest bed)."""
     depth = float(np.max(terrain + water) - np.min(terrain))
     coupling = gravity * depth * cell_size / (cell_size * cell_size ** 2)

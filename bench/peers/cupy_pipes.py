@@ -1,6 +1,6 @@
 """Peer benchmark: the virtual-pipes water step as three CuPy RawKernels (float32, CUDA C).
 
-Shows what a Python user who writes their own CUDA gets for hydro's step (DESIGN section 3; twin of
+Shows what a Python user who writes their own CUDA gets for hydro's step (twin of
 hydro.reference.water.step for a square grid, pipe_area="depth", all-wall boundaries): one thread per
 cell, three launches per step named after the passes (accelerate, scale, move), like hydro's shaders.
 

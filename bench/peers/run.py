@@ -1,4 +1,4 @@
-"""Times and checks the peer implementations of hydro's water step (DESIGN section 6).
+"""Times and checks the peer implementations of hydro's water step.
 
     python bench/peers/run.py --sizes 256 1024 4096 --steps 200      # time each peer (and hydro)
     python bench/peers/run.py check                                  # each peer vs the float64 reference

@@ -1,6 +1,6 @@
 """Peer benchmark: the virtual-pipes water step in Taichi (ti.kernel over ti.field, float32).
 
-Shows what a Python user gets for hydro's step (DESIGN section 3; twin of hydro.reference.water.step
+Shows what a Python user gets for hydro's step (twin of hydro.reference.water.step
 for a square grid, pipe_area="depth", all-wall boundaries) by writing it in Taichi: three kernels named
 after the passes (accelerate, scale, move), one parallel loop per pass. `init()` asks for CUDA, then
 Vulkan, and Taichi falls back to the CPU; call `init(ti.cpu)` before `make()` to force the CPU. (Not plain

@@ -1,6 +1,6 @@
 """Peer benchmark: the virtual-pipes water step as plain PyTorch tensor ops (float32).
 
-Shows how a Python user would write hydro's step (DESIGN section 3; twin of hydro.reference.water.step
+Shows how a Python user would write hydro's step (twin of hydro.reference.water.step
 for a square grid, pipe_area="depth", all-wall boundaries) with torch on a GPU: whole-array slicing,
 no Python loop over cells, in-place updates where they are obvious, no custom kernels. Runs on 'cuda'
 when available, else on the CPU. `compile=True` wraps the step in torch.compile (opt-in: it needs a

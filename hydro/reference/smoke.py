@@ -1,7 +1,7 @@
 """NumPy float64 twin of every SmokeGrid pass (Stable Fluids on a staggered MAC grid).
 
 Each function mirrors one shader in shaders/smoke/ and the SmokeGrid method that dispatches it
-(`advect` <-> advect.comp <-> SmokeGrid._advect, ...). Conventions (DESIGN section 5):
+(`advect` <-> advect.comp <-> SmokeGrid._advect, ...). Conventions:
   vx (ny, nx+1): x-velocity on vertical faces; face [j, i] sits at grid point (i - 1/2, j)
   vy (ny+1, nx): y-velocity on horizontal faces; face [j, i] sits at grid point (i, j - 1/2)
   s  (ny, nx, 3): density, temperature, fuel at cell centres, cell [j, i] at grid point (i, j)

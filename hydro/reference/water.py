@@ -2,7 +2,7 @@
 
 Each function mirrors one shader in shaders/water/ and the WaterGrid method that dispatches it:
 accelerate (accelerate.comp), scale_outflow (scale_outflow.comp), move (move.comp), dig, add_water.
-Conventions as in DESIGN sections 3 and 4: arrays [y, x]; flow_x (ny, nx+1) from (x-1, y) to (x, y);
+Conventions: arrays [y, x]; flow_x (ny, nx+1) from (x-1, y) to (x, y);
 flow_y (ny+1, nx) from (x, y-1) to (x, y); hex flow_z (ny+1, nx+1) from (x, y-1) to (x-1, y).
 References: Mei, Decaudin & Hu 2007 (outflow scaling); lisyarus, "Simulating water over terrain"
 (2025, signed staggered flows, friction (1-f)^dt); Bates, Horritt & Fewtrell 2010 (A = h_face * w).
