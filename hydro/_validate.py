@@ -57,7 +57,8 @@ def field(name: str, array, shape: tuple[int, ...] | None = None, *, nonnegative
     if nonnegative and np.any(arr < 0):
         bad = np.argwhere(arr < 0)[0]
         raise ValueError(f"{name}: expected values >= 0, found {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}")
-    out = np.ascontiguousarray(arr, dtype=dtype)
+    with np.errstate(over="ignore"):              # an overflow is the error below, not a warning
+        out = np.ascontiguousarray(arr, dtype=dtype)
     if dtype == np.float32 and not np.all(np.isfinite(out)):
         raise ValueError(f"{name}: values overflow float32 (|value| must stay below 3.4e38)")
     return out

@@ -30,6 +30,7 @@ class HexWaterGrid(_PipeGrid):
 
     terrain: (ny, nx) heights at the lattice vertices, indexed [y, x] in axial coordinates.
     cell_size: lattice spacing s (world units). Brush radii are world distances in lattice spacings.
+    Attributes as WaterGrid's (ctx, nx, ny, shape, params, geometry, water_texture, terrain_texture).
     """
 
     _hexagonal = True

@@ -21,7 +21,8 @@ class WaterParams:
         check.real32("gravity", self.gravity, low=0.0, low_open=True)
         check.real("friction", self.friction, low=0.0, high=1.0)
         if isinstance(self.pipe_area, str):
-            check.choice("pipe_area", self.pipe_area, ("depth",))
+            if self.pipe_area != "depth":
+                raise ValueError(f"pipe_area: expected 'depth' or a number > 0, got {self.pipe_area!r}")
         else:
             try:
                 check.real32("pipe_area", self.pipe_area, low=0.0, low_open=True)

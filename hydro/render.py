@@ -111,7 +111,10 @@ def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float)
 
 def _gl_matrix(view_projection) -> np.ndarray:
     """(4, 4) math layout or 16 numbers in column-major order -> 16 float32 in column-major order."""
-    m = np.asarray(view_projection, dtype=np.float64)
+    try:
+        m = np.asarray(view_projection, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"view_projection: expected a (4, 4) array or 16 numbers, got {view_projection!r}") from None
     if m.shape == (4, 4):
         flat = m.T.reshape(16)
     elif m.shape == (16,):

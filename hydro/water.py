@@ -249,6 +249,7 @@ class _PipeGrid(_gl.Simulation):
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(ny, nx): the shape of terrain, water and every per-cell array."""
         return (self.ny, self.nx)
 
     @property
@@ -855,4 +856,9 @@ class WaterGrid(_PipeGrid):
     more two dispatches, interior tiles and the ring around them), 2 (the cell-wise step:
     two passes over the cells, made for CPU rasterisers) or 3 (accelerate, scale_outflow, move: one
     dispatch each). All give the same result to rounding.
+
+    Attributes: ctx (the context it lives on), nx, ny, shape ((ny, nx)), params (WaterParams),
+    geometry (cell area and pipe widths of the lattice), water_texture and terrain_texture (r32f
+    (nx, ny) textures, depth and bed height in world units, for a game's own shaders; valid until
+    release()).
     """

@@ -109,6 +109,8 @@ def test_invalid_inputs_raise_before_drawing(ctx):
             renderer.draw(np.eye(3))
         with pytest.raises(ValueError, match="view_projection"):
             renderer.draw(np.full((4, 4), np.nan))
+        with pytest.raises(TypeError, match="^view_projection: expected a \\(4, 4\\) array"):
+            renderer.draw("camera")
         with pytest.raises(TypeError, match="framebuffer"):
             renderer.draw(np.eye(4), framebuffer="screen")
         with pytest.raises(ValueError, match="texture_units"):

@@ -4,6 +4,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -158,6 +159,12 @@ def test_bad_terrain_and_context(ctx):
         hydro.WaterGrid(ctx, np.zeros(7))
     with pytest.raises(ValueError, match="^terrain:"):
         hydro.WaterGrid(ctx, np.full((4, 4), np.nan))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # the error alone, no RuntimeWarning before it
+        with pytest.raises(ValueError, match="^water: values overflow float32"):
+            hydro.WaterGrid(ctx, np.zeros((4, 4)), water=np.full((4, 4), 1e39))
+    with pytest.raises(ValueError, match="^pipe_area: expected 'depth' or a number > 0, got 'dept'"):
+        hydro.WaterGrid(ctx, np.zeros((4, 4)), pipe_area="dept")
     with pytest.raises(TypeError, match="^ctx:"):
         hydro.WaterGrid("not a context", np.zeros((4, 4)))
 
