@@ -142,7 +142,9 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
         whatever dt the next step takes: a steady source scales its amounts by dt. Walls and solid cells
         are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
-        for the last step's residual check (step)."""
+        for the last step's residual check (step). A brush wholly outside the grid adds nothing and
+        raises nothing (a stirring cursor may leave the window; the water grids' brushes, which book
+        exact volumes, raise instead)."""
         self._alive(settle=False)
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
