@@ -389,27 +389,17 @@ class _PipeGrid(_gl.Simulation):
 
     def _brush(self, x, y, radius, normalise: bool):
         """The box of cells (x0, y0, width, height) a brush touches and its float32 weights there
-        (hydro.reference.water.brush_weights; scaled to sum to about 1 where `normalise`), with the
+        (hydro.reference.water.brush_box; scaled to sum to about 1 where `normalise`), with the
         float64 sum of those float32 weights. Raises if it touches no cell."""
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
-        # Box of cells the brush can touch, clipped to the grid (hex: the circle in axial coordinates).
-        ry = radius / (math.sqrt(3.0) / 2.0) if self._hexagonal else radius
-        rx = radius + 0.5 * ry if self._hexagonal else radius
-        x0, x1 = max(math.floor(x - rx), 0), min(math.ceil(x + rx), self.nx - 1)
-        y0, y1 = max(math.floor(y - ry), 0), min(math.ceil(y + ry), self.ny - 1)
-        weights = np.zeros((0, 0))
-        if x0 <= x1 and y0 <= y1:
-            weights = ref.brush_weights((y1 - y0 + 1, x1 - x0 + 1), x, y, radius, self._hexagonal,
-                                        nearest=False, origin=(x0, y0))
-        if not weights.any():         # between cell centres: the cell nearest the brush's centre
-            i, j = (int(v) for v in ref.nearest_cell(x, y, self._hexagonal))
-            if not (0 <= i < self.nx and 0 <= j < self.ny):
-                raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) reaches no cell of the "
-                                 f"{self.nx} x {self.ny} grid: its centre is off the grid (cells are at "
-                                 f"x = 0 .. {self.nx - 1}, y = 0 .. {self.ny - 1}) and it reaches no cell "
-                                 f"centre")
-            x0, y0, weights = i, j, np.ones((1, 1))
+        box = ref.brush_box((self.ny, self.nx), x, y, radius, self._hexagonal)
+        if box is None:
+            raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) reaches no cell of the "
+                             f"{self.nx} x {self.ny} grid: its centre is off the grid (cells are at "
+                             f"x = 0 .. {self.nx - 1}, y = 0 .. {self.ny - 1}) and it reaches no cell "
+                             f"centre")
+        x0, y0, weights = box
         if normalise:
             weights = weights / weights.sum()
         weights = weights.astype(np.float32)

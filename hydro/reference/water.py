@@ -186,23 +186,37 @@ def nearest_cell(x, y, hexagonal: bool):
     return rx.astype(np.int64), ry.astype(np.int64)
 
 
-def brush_weights(shape, x, y, radius, hexagonal: bool, nearest: bool = True, origin=(0, 0)) -> np.ndarray:
-    """(1 - (d/R)^2)^2 inside the radius, d the lattice distance from (x, y), over the cells of
-    `shape` = (ny, nx) from cell `origin` = (x0, y0) (a box of the grid, the same arithmetic as over the
-    whole grid). With `nearest`, a brush that reaches no cell's centre acts on the cell nearest to its
-    own centre, with weight 1, where that cell is among them (a small brush between centres);
-    otherwise every weight is 0. WaterGrid uploads these weights, as float32, for its brush passes."""
+def brush_box(shape, x, y, radius, hexagonal: bool):
+    """The cells of a (ny, nx) grid a smooth round brush touches: (x0, y0, weights), weights[j, i]
+    = (1 - (d/R)^2)^2 for cell (x0 + i, y0 + j), d its lattice distance from (x, y), over the box that
+    holds the brush's circle (hex: its ellipse in axial coordinates), clipped to the grid. A brush
+    that reaches no cell's centre acts on the cell nearest to its own centre, with weight 1 (a small
+    brush between centres); None where that cell is off the grid. WaterGrid uploads these weights, as
+    float32, for its brush passes."""
     ny, nx = shape
-    gy, gx = np.mgrid[origin[1]:origin[1] + ny, origin[0]:origin[0] + nx]
-    px, py = lattice_position(gx, gy, hexagonal)
-    cx, cy = lattice_position(x, y, hexagonal)
-    sq = ((px - cx) ** 2 + (py - cy) ** 2) / (radius * radius)
-    w = np.maximum(1.0 - sq, 0.0) ** 2
-    if nearest and not w.any():
-        i, j = (int(v) for v in nearest_cell(x, y, hexagonal))
-        i, j = i - origin[0], j - origin[1]
-        if 0 <= i < nx and 0 <= j < ny:
-            w[j, i] = 1.0
+    ry = radius / (math.sqrt(3.0) / 2.0) if hexagonal else radius
+    rx = radius + 0.5 * ry if hexagonal else radius
+    x0, x1 = max(math.floor(x - rx), 0), min(math.ceil(x + rx), nx - 1)
+    y0, y1 = max(math.floor(y - ry), 0), min(math.ceil(y + ry), ny - 1)
+    if x0 <= x1 and y0 <= y1:
+        gy, gx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
+        px, py = lattice_position(gx, gy, hexagonal)
+        cx, cy = lattice_position(x, y, hexagonal)
+        w = np.maximum(1.0 - ((px - cx) ** 2 + (py - cy) ** 2) / (radius * radius), 0.0) ** 2
+        if w.any():
+            return x0, y0, w
+    i, j = (int(v) for v in nearest_cell(x, y, hexagonal))
+    return (i, j, np.ones((1, 1))) if 0 <= i < nx and 0 <= j < ny else None
+
+
+def brush_weights(shape, x, y, radius, hexagonal: bool) -> np.ndarray:
+    """brush_box's weights over the whole (ny, nx) grid (zeros outside its box, all zeros where it
+    touches no cell)."""
+    w = np.zeros(shape)
+    box = brush_box(shape, x, y, radius, hexagonal)
+    if box is not None:
+        x0, y0, b = box
+        w[y0:y0 + b.shape[0], x0:x0 + b.shape[1]] = b
     return w
 
 
