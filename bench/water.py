@@ -20,7 +20,7 @@ CPU baseline).
     python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
     python bench/water.py --sizes 4096 --paths fused fused-tile --substeps-per-call 4
     python bench/water.py --sizes 1024 4096 --paths fused-tile --tiles 16x16x256 28x28x1024
-    python bench/water.py --sizes 1024 4096 --paths fused-packed --tiles 12x12x0 12x28x0
+    python bench/water.py --sizes 1024 4096 --paths fused-packed --tiles 12x12x1 24x24x2
 """
 import argparse
 import json
@@ -64,7 +64,7 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None):
     if tile and path != "fused-packed":
         g._tile = tile
     if path == "fused-packed":
-        g._packed = tuple(tile[:2]) if tile else True
+        g._packed = tuple(tile) if tile else True
     if path == "fused-tile":
         g._packed = False
     h = 0.5 * g.max_stable_dt()
@@ -119,8 +119,8 @@ def main():
                     "a quarter of --seconds); small values show each call's fixed costs")
     ap.add_argument("--tiles", nargs="+", metavar="XxYxTHREADS",
                     help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
-                    "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, any), the "
-                    "invocations follow (default: hydro.water.PACKED_TILE)")
+                    "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
+                    "e.g. 24x24x2 (default: hydro.water.PACKED_SHAPE)")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")

@@ -8,9 +8,9 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 (step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
 half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
-moves at twice the rate, interior tiles of grids from 512^2 through a program of their own: 1.4x faster
-at 4096^2, 1.5x on the hex lattice; pack.comp packs it at the start of the call and unpacks it at
-the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
+moves at twice the rate, two substeps a launch, interior tiles of grids from 512^2 through a program
+of their own: 1.7x faster at 4096^2, 1.7x on the hex lattice; pack.comp packs it at the start of
+the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
 handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
@@ -59,21 +59,26 @@ CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passe
 FUSED_TILE = {"square": (28, 28, 1024), "hex": (28, 12, 512)}
 SMALL_TILE = (12, 12, 256)
 MIN_TILES = 256
-# The tile kernel on the packed state (step_packed.comp): cells per tile (x, y), by lattice, measured
-# best on the H200 (docs/benchmarks.md): one invocation per texel of the tile and its two-cell halo, 256
-# (square) and 512 (hex) invocations, ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4 tiles. A call
+# The tile kernel on the packed state (step_packed.comp), measured best on the H200
+# (docs/benchmarks.md): PACKED_SHAPE (cells x, cells y, substeps a launch), one invocation per texel of
+# the tile and its halo of two cells a substep: 24 x 24 cells advanced two substeps a launch by 32 x 32
+# invocations, 17-20 % faster a substep at 4096^2 than the best single-substep tiles (12 x 12, hex
+# 12 x 28; ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4) and ahead of 8x8, 12x12, 16x16, 20x20,
+# 24x8, 8x24, 28x20, 20x28, 40x12, 56x8 and 24x20 tiles of two substeps and 8x8, 12x12, 16x16, 20x20 and
+# 24x16 of three. PACKED_TILE: the tile of launches of one substep (a call's odd substep). A call
 # packs the grid into the state and unpacks it (pack.comp), about 350 us at 4096^2, so calls of
-# PACKED_MIN_SUBSTEPS substeps and more take it: at 4096^2 a substep of a long call costs 70 % of
-# step_fused.comp's (hex 68 %), of a call of 4 85 % (80 %), of a call of 1 114 % (107 %).
+# PACKED_MIN_SUBSTEPS substeps and more take it: in calls of 2 it is 13 % (hex 15 %) faster than
+# step_fused.comp at 4096^2 and level at 512^2; in calls of 1, 14 % (6 %) slower at 4096^2.
+PACKED_SHAPE = {"square": (24, 24, 2), "hex": (24, 24, 2)}
 PACKED_TILE = {"square": (12, 12), "hex": (12, 28)}
-PACKED_MIN_SUBSTEPS = 3
+PACKED_MIN_SUBSTEPS = 2
 RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
 # Grids of this many cells and more run the packed kernel's interior tiles through a program without
 # boundary tests and the ring of tiles around them through the general one (two dispatches a
 # substep, the ring first); smaller ones all tiles through the general one, where the second dispatch
-# costs more than it saves (H200, 2026-12-03 21:24 UTC, us a substep in two dispatches against one:
-# square 256^2 7.9 against 7.1, 512^2 9.1 against 9.7, 1024^2 16.6 against 20.2; hex 256^2 9.8
-# against 9.0, 512^2 10.9 against 12.3)
+# costs more than it saves (H200, 2026-12-04 15:15 UTC, PACKED_SHAPE, us a substep in two dispatches
+# against one: square 256^2 5.5 against 5.0, 512^2 6.5 against 8.2, 1024^2 14.1 against 20.0; hex
+# 256^2 7.1 against 6.5, 512^2 8.8 against 12.7, 1024^2 20.5 against 35.8)
 SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
@@ -206,7 +211,8 @@ class _PipeGrid(_gl.Simulation):
         # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
-        self._packed_tile = PACKED_TILE["hex" if self._hexagonal else "square"]
+        *self._packed_tile, self._packed_steps = PACKED_SHAPE[self._lattice]
+        self._packed_tile = tuple(self._packed_tile)
         self._packed_ready = False
         # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
         tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
@@ -544,68 +550,89 @@ class _PipeGrid(_gl.Simulation):
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
 
     @property
+    def _lattice(self) -> str:
+        return "hex" if self._hexagonal else "square"
+
+    @property
     def _packed(self):
         """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
         step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
-        or its (cells x, cells y) tile when it runs in every call; the same result to the bit. Set
-        None, False, True (every call, PACKED_TILE's tile) or a tile for every call."""
-        return self._packed_tile if self._packed_use else self._packed_use
+        or its (cells x, cells y, substeps a launch) when it runs in every call; the same result to
+        the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y) or
+        (cells x, cells y, substeps a launch) for every call."""
+        return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter
     def _packed(self, on) -> None:
         self._alive()
-        default = PACKED_TILE["hex" if self._hexagonal else "square"]
+        default = PACKED_SHAPE[self._lattice]
         if on is None or isinstance(on, bool):
             shape = default
         else:
             shape = tuple(on) if isinstance(on, (tuple, list)) else ()
-            if not (len(shape) == 2 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
-                                            for v in shape) and (shape[0] + 4) * (shape[1] + 4) <= 1024):
-                raise ValueError(f"_packed: expected None, True, False or (cells x, cells y), positive ints with "
-                                 f"(x + 4) * (y + 4) <= 1024, got {on!r}")
-            shape = (int(shape[0]), int(shape[1]))
-        if shape != self._packed_tile:
-            self._packed_tile, self._packed_ready = shape, False
+            if len(shape) == 2:
+                shape = (*shape, 1)
+            if not (len(shape) == 3 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
+                                            for v in shape)
+                    and (shape[0] + 4 * shape[2]) * (shape[1] + 4 * shape[2]) <= 1024):
+                raise ValueError(f"_packed: expected None, True, False, (cells x, cells y) or (cells x, cells y, "
+                                 f"substeps a launch), positive ints with (x + 4 s) * (y + 4 s) <= 1024, got {on!r}")
+            shape = tuple(int(v) for v in shape)
+        if shape != (*self._packed_tile, self._packed_steps):
+            self._packed_tile, self._packed_steps, self._packed_ready = shape[:2], shape[2], False
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _takes_packed(self, n: int) -> bool:
         """Whether a call of n substeps (passes=1) runs step_packed.comp."""
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
-    def _ready_packed(self) -> None:
-        """The packed kernel's programs (interior tiles, the ring around them; each in two
-        directions), its states, and where its interior tiles lie, made on first use."""
-        if self._packed_ready:
-            return
-        if not self._state:       # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
-            self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
-        tx, ty = self._packed_tile
-        defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "GROUP_X": tx + 4, "GROUP_Y": ty + 4}
-        hexa = {"HEX": self._hexagonal}
-        for key, name, defs in (("step_packed", "step_packed", {**defines, "INTERIOR": False, "SWAPPED": False}),
-                                ("step_packed_swapped", "step_packed", {**defines, "INTERIOR": False, "SWAPPED": True}),
-                                ("step_packed_interior", "step_packed", {**defines, "INTERIOR": True, "SWAPPED": False}),
-                                ("step_packed_interior_swapped", "step_packed",
-                                 {**defines, "INTERIOR": True, "SWAPPED": True}),
-                                ("pack", "pack", {**hexa, "UNPACK": False}),
-                                ("unpack", "pack", {**hexa, "UNPACK": True})):
-            self._programs[key] = _gl.program(self.ctx, f"water/{name}.comp", defs)
-        # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its two-cell halo lies in
-        # the grid: b * t >= 2 and b * t + t + 2 <= n
+    def _ready_packed(self, n: int) -> None:
+        """The packed kernel's states and the programs a call of n substeps runs (interior tiles, the
+        ring around them; each in two directions) with where their tiles lie: those that advance
+        _packed_steps substeps a launch and, for a call's remainder, those that advance one, made
+        on first use."""
+        if not self._packed_ready:
+            if not self._state:   # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
+                self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
+            hexa = {"HEX": self._hexagonal}
+            for key, defs in (("pack", {**hexa, "UNPACK": False}), ("unpack", {**hexa, "UNPACK": True})):
+                self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
+            self._packed_sets = {self._packed_steps: self._packed_set(self._packed_tile, self._packed_steps)}
+            self._packed_ready = True
+        if n % self._packed_steps and 1 not in self._packed_sets:
+            self._packed_sets[1] = self._packed_set(PACKED_TILE[self._lattice], 1)
+
+    def _packed_set(self, tile, steps: int) -> dict:
+        """The packed kernel's four programs for tiles of tile = (cells x, cells y) advanced `steps`
+        substeps a launch, and where their tiles lie."""
+        tx, ty = tile
+        halo = 2 * steps
+        defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "STEPS": steps,
+                   "GROUP_X": tx + 2 * halo, "GROUP_Y": ty + 2 * halo}
+        programs = [[_gl.program(self.ctx, "water/step_packed.comp",
+                                 {**defines, "INTERIOR": interior, "SWAPPED": swapped})
+                     for swapped in (False, True)] for interior in (False, True)]
+        # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its halo lies in the grid:
+        # b * t >= halo and b * t + t + halo <= n
         tiles, first, last = [], [], []
         for n, t in ((self.nx, tx), (self.ny, ty)):
             tiles.append(-(-(n + 1) // t))
-            first.append(-(-2 // t))
-            last.append((n - t - 2) // t)
-        small = self.nx * self.ny < SPLIT_MIN_CELLS["hex" if self._hexagonal else "square"]
+            first.append(-(-halo // t))
+            last.append((n - t - halo) // t)
+        small = self.nx * self.ny < SPLIT_MIN_CELLS[self._lattice]
         if small or last[0] < first[0] or last[1] < first[1]:      # no rectangle: the ring is every tile
             first, last = [0, tiles[1]], [-1, tiles[1] - 1]
         inner = (last[0] - first[0] + 1, last[1] - first[1] + 1)
         ring = tiles[0] * tiles[1] - max(inner[0], 0) * max(inner[1], 0)
-        self._packed_layout = {"ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
-                               "first_tile": (first[0], first[1]), "interior": inner,
-                               "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
-        self._packed_ready = True
+        return {"ring": programs[0], "interior": programs[1],
+                "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
+                "first_tile": (first[0], first[1]), "inner": inner,
+                "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
+
+    @property
+    def _packed_layout(self) -> dict:
+        """Where the packed kernel's tiles lie (its launches of _packed_steps substeps)."""
+        return self._packed_sets[self._packed_steps]
 
     @property
     def _tile(self):
@@ -636,9 +663,8 @@ class _PipeGrid(_gl.Simulation):
         size = (self.nx, self.ny)
         if self.passes == 1:
             if self._takes_packed(n):
-                self._ready_packed()
-                pipes, moves = ["step_packed", "step_packed_swapped", "step_packed_interior",
-                                "step_packed_interior_swapped"], []
+                self._ready_packed(n)
+                pipes, moves = [], []
                 for key in ("pack", "unpack"):
                     _gl.set_uniforms(self._programs[key], u_size=size)
             else:
@@ -653,17 +679,17 @@ class _PipeGrid(_gl.Simulation):
                     u_max_face_depth=stable_face_depth(h, geo, p))
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
+        if self.passes == 1 and self._takes_packed(n):
+            for lay in self._packed_sets.values():
+                for prog in lay["ring"]:
+                    _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
+                for prog in lay["interior"]:
+                    _gl.set_uniforms(prog, **pipe, u_first_tile=lay["first_tile"])
         for key in moves:
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
         if self.passes == 2:
             for key in BOUNDARY_PROGRAMS.values():
                 _gl.set_uniforms(self._programs[key], u_count=self._layout.size)
-        if "step_packed" in pipes:
-            lay = self._packed_layout
-            for key in pipes[:2]:
-                _gl.set_uniforms(self._programs[key], u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
-            for key in pipes[2:]:
-                _gl.set_uniforms(self._programs[key], u_first_tile=lay["first_tile"])
 
     def _run_substeps(self, h: float, n: int) -> None:
         """Record n substeps of length h, nothing read back: fused, cell-wise or three passes."""
@@ -714,26 +740,27 @@ class _PipeGrid(_gl.Simulation):
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
 
     def _step_packed(self, n: int):
-        """n substeps of the tile kernel on the packed state: pack the grid into state 0, substeps
-        alternate the two programs that read one state and write the other, unpack the last state
-        into the grid (its depth is settled: this kernel moves every substep)."""
+        """n substeps of the tile kernel on the packed state: pack the grid into state 0, launches
+        alternate the two programs that read one state and write the other, each advancing
+        _packed_steps substeps (the call's remainder one a launch), unpack the last state into the
+        grid (its depth is settled: this kernel moves every substep)."""
         b = _gl.BINDINGS
         self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
         self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
         self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
-        rings = [self._programs["step_packed"], self._programs["step_packed_swapped"]]
-        interiors = [self._programs["step_packed_interior"], self._programs["step_packed_interior_swapped"]]
-        lay = self._packed_layout
-        inner, ring = lay["interior"], lay["ring_groups"]
+        steps = self._packed_steps
+        launches = [steps] * (n // steps) + [1] * (n % steps)
         # The two write different texels: one barrier after both. The ring goes first, so its few
         # workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
-        for k in range(n):
-            rings[k % 2].run(*ring, 1)
+        for k, s in enumerate(launches):
+            lay = self._packed_sets[s]
+            inner = lay["inner"]
+            lay["ring"][k % 2].run(*lay["ring_groups"], 1)
             if inner[0] > 0:            # (0, 0) where there is no interior rectangle
-                interiors[k % 2].run(*inner, 1)
+                lay["interior"][k % 2].run(*inner, 1)
             self.ctx.memory_barrier()
-        self._state[n % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        self._state[len(launches) % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["unpack"], self.nx + 1, self.ny + 1)

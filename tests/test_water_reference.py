@@ -120,7 +120,8 @@ FUSED = {"auto": {}, "tiles": TILE, "tiles-16x16": {**TILE, "_tile": (16, 16, 25
          "tiles-24x7x100": {**TILE, "_tile": (24, 7, 100)},
          "tiles-24x7x100-unrolled": {**TILE, "_unrolled": True, "_tile": (24, 7, 100)},
          "packed": {"_packed": True}, "packed-12x12": {"_packed": (12, 12)},
-         "packed-12x28": {"_packed": (12, 28)}, "packed-5x3": {"_packed": (5, 3)}}
+         "packed-12x28": {"_packed": (12, 28)}, "packed-5x3": {"_packed": (5, 3)},
+         "packed-5x3-2steps": {"_packed": (5, 3, 2)}, "packed-12x12-2steps": {"_packed": (12, 12, 2)}}
 
 
 @pytest.mark.parametrize("fused", list(FUSED))
@@ -156,9 +157,10 @@ def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
         g.release()
 
 
+@pytest.mark.parametrize("steps", [1, 2, 3], ids=["1-step", "2-steps", "3-steps"])
 @pytest.mark.parametrize("split", [True, False], ids=["split", "one-program"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, monkeypatch):
+def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, steps, monkeypatch):
     """The packed kernel's programs give the three passes' water and flows to the bit on llvmpipe,
     split (interior tiles through one program, the ring of tiles around them, with every boundary
     test, through the other) or not (every tile through the general one, as on small grids): the
@@ -168,15 +170,15 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, monkey
     for p in (1, 3):
         g, s = twins(ctx, kind, terrain, water, friction=0.2)
         g.passes = p
-        g._packed = (5, 3) if p == 1 else False
+        g._packed = (5, 3, steps) if p == 1 else False
         _boundaries(g, s)
         grids.append(g)
     monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0 if split else 10 ** 9)
     for g in grids:
-        g.step(0.15, substeps=5)
+        g.step(0.15, substeps=5)             # with 2 or 3 a launch, a launch of 1 for the rest
     a, b = grids
     lay = a._packed_layout                                        # which programs ran
-    assert (min(lay["interior"]) > 0) == split and lay["ring_y"][2] > 0
+    assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
@@ -184,7 +186,8 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, monkey
         g.release()
 
 
-@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3)], ids=["default", "1x1", "5x3"])
+@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3), (1, 1, 2), (5, 3, 2)],
+                         ids=["default", "1x1", "5x3", "1x1-2steps", "5x3-2steps"])
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile):
     """The packed kernel against the three passes where its tiles do not fit: grids narrower or

@@ -28,10 +28,15 @@ float pipe_area(float eta_a, float eta_b, float z_a, float z_b) {
 #endif
 }
 
-// q <- q * (1 - f)^dt + dt * g * A / l * (eta_a - eta_b) for a pipe from column a to column b.
-float interior_flow(float q, float z_a, float h_a, float z_b, float h_b) {
-    float eta_a = z_a + h_a, eta_b = z_b + h_b;
+// q <- q * (1 - f)^dt + dt * g * A / l * (eta_a - eta_b) for a pipe from column a to column b, whose
+// surfaces are eta and beds z.
+float surface_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
     return q * u_friction_factor + u_dt * (u_g_over_l * pipe_area(eta_a, eta_b, z_a, z_b)) * (eta_a - eta_b);
+}
+
+// The same for columns of bed z and depth h.
+float interior_flow(float q, float z_a, float h_a, float z_b, float h_b) {
+    return surface_flow(q, z_a + h_a, z_b + h_b, z_a, z_b);
 }
 
 // Flow of boundary face b whose inside cell has bed z and depth h; `enters` when positive flow

@@ -10,16 +10,22 @@
 // The shared arrays hold pairs (docs/benchmarks.md). The input texels are read with imageLoad:
 // texelFetch measured 2-3 % faster on the H200, but would bind texture units, which the water grids
 // leave to the game.
-// A workgroup takes a tile of TILE_X x TILE_Y texels and one invocation per texel of the tile grown by
-// a two-cell halo, so every phase is one round:
+// A workgroup takes a tile of TILE_X x TILE_Y texels and advances it STEPS substeps (temporal
+// blocking: the state goes through memory once per launch, not once per substep), with one invocation
+// per texel of the tile grown by a halo of two cells a substep, so every phase is one round:
 //   1. its texel: depth and bed into shared memory;
+//   then for each substep, on a region two cells narrower than the last's:
 //   2. the accelerated flows of its texel's faces (common/pipes.glsl);
-//   3. the outflow scale K of its cell (tile and one-cell halo);
-//   4. the tile's texels: faces scaled by the upwind cell's K, and the cell moved by what its four
-//      (hex: six) scaled faces carried, as move.comp.
+//   3. the outflow scale K of its cell (the region the move settles and one cell around it);
+//   4. the texels it settles: faces scaled by the upwind cell's K, and the cell moved by what its four
+//      (hex: six) scaled faces carried, as move.comp; the last substep's are the tile's, written out.
+// Each halo cell is worked out by every workgroup whose region holds it; a larger tile shares that
+// work among more cells, and two substeps a launch let the region reach the largest workgroup (1024
+// invocations) with a tile of 24 x 24 for 32 x 32 invocations (docs/benchmarks.md).
 // The move is not left pending as in step_fused.comp: every texel of the state is settled after each
-// substep. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
-// order, so the paths agree to the last bit; the owner of a boundary face books it in the ledger.
+// launch. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
+// order, so the paths agree to the last bit; the owner of a boundary face books it in the ledger,
+// each substep.
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
@@ -35,10 +41,15 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 #endif
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
 
-#define W2 (TILE_X + 4)             // texels per row of the tile with its two-cell halo
-#define H2 (TILE_Y + 4)
+// STEPS substeps a launch (temporal blocking): the tile's halo is two cells a substep.
+#ifndef STEPS
+#define STEPS 1
+#endif
+#define HALO (2 * STEPS)
+#define W2 (TILE_X + 2 * HALO)      // texels per row of the tile with its halo
+#define H2 (TILE_Y + 2 * HALO)
 #define THREADS (W2 * H2)
-layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // TILE_X + 4, TILE_Y + 4
+layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // W2, H2
 
 // INTERIOR: the tiles whose two-cell halo lies inside the grid (nearly every tile of a large grid),
 // a rectangle from u_first_tile; they have no boundary face and no cell outside, and this program
@@ -103,18 +114,29 @@ const bool g_interior = true;
 bool g_interior;
 #endif
 
+// The flow between two interior columns a -> b as the shared arrays hold them: (surface, bed) in the
+// interior program, whose columns so add their surface once rather than once per face (the same
+// sum, the same bits); (depth, bed) in the general one.
+float column_flow(float q, vec2 a, vec2 b) {
+#if INTERIOR
+    return surface_flow(q, a.x, b.x, a.y, b.y);
+#else
+    return interior_flow(q, a.y, a.x, b.y, b.x);
+#endif
+}
+
 // The accelerated flows of the faces of texel c (region index j, its own column hz: depth, bed, held
 // by the invocation), input flow q.
 float face_x(int j, ivec2 c, float q, vec2 hz) {
     vec2 a = s_hz[j - DX];
-    if (g_interior) return interior_flow(q, a.y, a.x, hz.y, hz.x);
+    if (g_interior) return column_flow(q, a, hz);
     bool x_face = c.x >= 0 && c.x <= u_size.x && c.y >= 0 && c.y < u_size.y;
     return x_face ? accelerate(q, c - ivec2(1, 0), c, a, hz, boundary_x(c)) : 0.0;
 }
 
 float face_y(int j, ivec2 c, float q, vec2 hz) {
     vec2 a = s_hz[j - DY];
-    if (g_interior) return interior_flow(q, a.y, a.x, hz.y, hz.x);
+    if (g_interior) return column_flow(q, a, hz);
     bool y_face = c.x >= 0 && c.x < u_size.x && c.y >= 0 && c.y <= u_size.y;
     return y_face ? accelerate(q, c - ivec2(0, 1), c, a, hz, boundary_y(c)) : 0.0;
 }
@@ -122,7 +144,7 @@ float face_y(int j, ivec2 c, float q, vec2 hz) {
 #if HEX
 float face_z(int j, ivec2 c, float q) {
     vec2 a = s_hz[j - DY], b = s_hz[j - DX];
-    if (g_interior) return interior_flow(q, a.y, a.x, b.y, b.x);
+    if (g_interior) return column_flow(q, a, b);
     bool texel = all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, u_size));
     return texel ? accelerate(q, c - ivec2(0, 1), c - ivec2(1, 0), a, b, boundary_z(c)) : 0.0;
 }
@@ -136,6 +158,8 @@ void book(float q, ivec2 from, ivec2 to, int bi) {
 
 void main() {
     ivec2 n = u_size;
+    int i = int(gl_LocalInvocationIndex);
+    ivec2 l = ivec2(gl_LocalInvocationID.xy);
 #if INTERIOR
     const bool interior = true;
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
@@ -144,12 +168,11 @@ void main() {
     if (k >= u_ring_y.z) return;                    // the last row of workgroups is not full
     ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
     // where the ring is every tile (grids too small to split), the interior ones say so
-    bool interior = all(greaterThanEqual(origin, ivec2(2))) && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + 2, n));
+    bool interior = all(greaterThanEqual(origin, ivec2(HALO)))
+                 && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + HALO, n));
     g_interior = interior;
 #endif
-    int i = int(gl_LocalInvocationIndex);
-    ivec2 l = ivec2(gl_LocalInvocationID.xy);
-    ivec2 c = origin - 2 + l;                       // this invocation's texel (and cell)
+    ivec2 c = origin - HALO + l;                    // this invocation's texel (and cell)
 
     // 1. the texel; depth and bed of its cell (0 outside the grid)
     bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
@@ -161,89 +184,119 @@ void main() {
 #else
     float z = cell ? t.w : 0.0;
 #endif
-    s_hz[i] = vec2(h, z);
-    barrier();
-
-    // 2. the accelerated flows of this texel's faces (every face of the tile and its one-cell halo)
-    // The invocation keeps the flows it computes and reads for the later phases in registers.
-    bool faces = l.x >= 1 && l.y >= 1;
-    bool halo1 = faces && l.x <= TILE_X + 2 && l.y <= TILE_Y + 2;
-    vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
-    float q_r = 0.0, q_t = 0.0;     // the x face of the texel at its right, the y face of the one above
-#if HEX
-    float qz_own = 0.0, qz_right = 0.0, qz_above = 0.0;   // z faces of this texel, its right, above
+#if INTERIOR
+    vec2 own = vec2(z + h, z);
+#else
+    vec2 own = vec2(h, z);
 #endif
-    if (faces) {
-        q = vec2(face_x(i, c, t.y, vec2(h, z)), face_y(i, c, t.z, vec2(h, z)));
-        s_qxy[i] = q;
-#if HEX
-        qz_own = face_z(i, c, t.w);
-        s_qz[i] = qz_own;
-#endif
-    }
+    s_hz[i] = own;
     barrier();
-
-    // 3. the outflow scale of this cell (tile and one-cell halo), in the order of scale_outflow.comp
-    if (halo1) {
-        q_r = s_qxy[i + DX].x;
-        q_t = s_qxy[i + DY].y;
-        float outgoing = max(-q.x, 0.0) + max(q_r, 0.0) + max(-q.y, 0.0) + max(q_t, 0.0);
-#if HEX
-        qz_right = s_qz[i + DX];
-        qz_above = s_qz[i + DY];
-        outgoing += max(-qz_right, 0.0) + max(qz_above, 0.0);
-#endif
-        s_k[i] = outflow_scale(h, outgoing);
-    }
-    barrier();
-
-    // 4. the tile's texels: scaled faces, the cell moved as move.comp
-    bool owned = all(greaterThanEqual(l, ivec2(2))) && l.x < TILE_X + 2 && l.y < TILE_Y + 2;
-    if (!owned || !texel) return;
     ivec2 cx = c + ivec2(1, 0), cy = c + ivec2(0, 1);
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
-    // precise: each scaled flow is rounded before the move sums them, as when the three passes store
-    // it (no multiply fused into the sum's adds)
-    precise float qx, qx_r, qy, qy_t;
+
+    // Substep s reads the texels at least m = 2 s from the region's edge (all of it for the first)
+    // and settles those at least m + 2 from it: the last substep, the tile's.
+    for (int s = 0; s < STEPS; s++) {
+        int m = 2 * s;
+        // 2. the accelerated flows of this texel's faces (every face of the region the move reads)
+        // The invocation keeps the flows it computes and reads for the later phases in registers.
+        bool faces = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m;
+        bool halo1 = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - 1 - m && l.y < H2 - 1 - m;
+        bool moving = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - 2 - m && l.y < H2 - 2 - m;
+        bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
+        vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
+        float q_r = 0.0, q_t = 0.0;     // the x face of the texel at its right, the y face of the one above
 #if HEX
-    precise float qz, qz_r, qz_t;
+        float qz_own = 0.0, qz_right = 0.0, qz_above = 0.0;   // z faces of this texel, its right, above
 #endif
-    if (interior) {                                  // 0 * K keeps the zero and its sign, as scaled()
-        qx = q.x * s_k[q.x > 0.0 ? i - DX : i];
-        qx_r = q_r * s_k[q_r > 0.0 ? i : i + DX];
-        qy = q.y * s_k[q.y > 0.0 ? i - DY : i];
-        qy_t = q_t * s_k[q_t > 0.0 ? i : i + DY];
+        if (faces) {
+            q = vec2(face_x(i, c, t.y, own), face_y(i, c, t.z, own));
+            s_qxy[i] = q;
 #if HEX
-        qz = qz_own * s_k[qz_own > 0.0 ? i - DY : i - DX];
-        qz_r = qz_right * s_k[qz_right > 0.0 ? i + DX - DY : i];
-        qz_t = qz_above * s_k[qz_above > 0.0 ? i : i + DY - DX];
+            qz_own = face_z(i, c, t.w);
+            s_qz[i] = qz_own;
 #endif
-    } else {
-        qx = scaled(q.x, left, c, i - DX, i);
-        qx_r = scaled(q_r, c, cx, i, i + DX);
-        qy = scaled(q.y, below, c, i - DY, i);
-        qy_t = scaled(q_t, c, cy, i, i + DY);
+        }
+        barrier();
+
+        // 3. the outflow scale of this cell (the moved region and one cell around it), in the order of
+        // scale_outflow.comp
+        if (halo1) {
+            q_r = s_qxy[i + DX].x;
+            q_t = s_qxy[i + DY].y;
+            float outgoing = max(-q.x, 0.0) + max(q_r, 0.0) + max(-q.y, 0.0) + max(q_t, 0.0);
 #if HEX
-        qz = scaled(qz_own, below, left, i - DY, i - DX);
-        qz_r = scaled(qz_right, cx - ivec2(0, 1), c, i + DX - DY, i);
-        qz_t = scaled(qz_above, c, cy - ivec2(1, 0), i, i + DY - DX);
+            qz_right = s_qz[i + DX];
+            qz_above = s_qz[i + DY];
+            outgoing += max(-qz_right, 0.0) + max(qz_above, 0.0);
 #endif
-        if (c.y < n.y) book(qx, left, c, boundary_x(c));
-        if (c.x < n.x) book(qy, below, c, boundary_y(c));
+            s_k[i] = outflow_scale(h, outgoing);
+        }
+        barrier();
+
+        // 4. the moved region's texels: scaled faces, the cell moved as move.comp
+        bool last = s == STEPS - 1;
+        if (moving && (!last || (owned && texel))) {
+            // precise: each scaled flow is rounded before the move sums them, as when the three passes
+            // store it (no multiply fused into the sum's adds)
+            precise float qx, qx_r, qy, qy_t;
 #if HEX
-        book(qz, below, left, boundary_z(c));
+            precise float qz, qz_r, qz_t;
 #endif
-    }
-    if (cell) {
-        precise float net = qx - qx_r + qy - qy_t;
+            if (interior) {                              // 0 * K keeps the zero and its sign, as scaled()
+                qx = q.x * s_k[q.x > 0.0 ? i - DX : i];
+                qx_r = q_r * s_k[q_r > 0.0 ? i : i + DX];
+                qy = q.y * s_k[q.y > 0.0 ? i - DY : i];
+                qy_t = q_t * s_k[q_t > 0.0 ? i : i + DY];
 #if HEX
-        net += qz_r - qz_t;
+                qz = qz_own * s_k[qz_own > 0.0 ? i - DY : i - DX];
+                qz_r = qz_right * s_k[qz_right > 0.0 ? i + DX - DY : i];
+                qz_t = qz_above * s_k[qz_above > 0.0 ? i : i + DY - DX];
 #endif
-        h = moved(h, u_dt, u_cell_area, net);
-    }
+            } else {
+                qx = scaled(q.x, left, c, i - DX, i);
+                qx_r = scaled(q_r, c, cx, i, i + DX);
+                qy = scaled(q.y, below, c, i - DY, i);
+                qy_t = scaled(q_t, c, cy, i, i + DY);
 #if HEX
-    imageStore(u_state_out, c, vec4(h, qx, qy, qz));
+                qz = scaled(qz_own, below, left, i - DY, i - DX);
+                qz_r = scaled(qz_right, cx - ivec2(0, 1), c, i + DX - DY, i);
+                qz_t = scaled(qz_above, c, cy - ivec2(1, 0), i, i + DY - DX);
+#endif
+                if (owned && texel) {
+                    if (c.y < n.y) book(qx, left, c, boundary_x(c));
+                    if (c.x < n.x) book(qy, below, c, boundary_y(c));
+#if HEX
+                    book(qz, below, left, boundary_z(c));
+#endif
+                }
+            }
+            if (cell) {
+                precise float net = qx - qx_r + qy - qy_t;
+#if HEX
+                net += qz_r - qz_t;
+#endif
+                h = moved(h, u_dt, u_cell_area, net);
+            }
+#if HEX
+            t = vec4(h, qx, qy, qz);
 #else
-    imageStore(u_state_out, c, vec4(h, qx, qy, z));
+            t = vec4(h, qx, qy, z);
 #endif
+        }
+        if (!last) {
+            // the next substep's columns: phase 2 read s_hz before the last two barriers
+            if (moving) {
+#if INTERIOR
+                own = vec2(z + h, z);
+#else
+                own = vec2(h, z);
+#endif
+                s_hz[i] = own;
+            }
+            barrier();
+        } else if (owned && texel) {
+            imageStore(u_state_out, c, t);
+        }
+    }
 }
