@@ -111,7 +111,8 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
 # its default shape, in a smaller one, in the GPUs' shapes (one invocation per cell of the tile and its
 # two-cell halo, unrolled as GPUs run them) and in an odd one (tiles that are not a multiple of the
 # workgroup, a workgroup of 100 invocations; also unrolled); the tile kernel on the packed state
-# (step_packed.comp) alone in its default shape, the GPUs' shapes and a small one.
+# (step_packed.comp) alone in its default shape (24x24, two substeps a launch), the single-substep
+# shapes of a call's remainder and small ones of one and two substeps a launch.
 TILE = {"_packed": False}
 FUSED = {"auto": {}, "tiles": TILE, "tiles-16x16": {**TILE, "_tile": (16, 16, 256)},
          "tiles-28x28x1024-unrolled": {**TILE, "_unrolled": True, "_tile": (28, 28, 1024)},
@@ -179,6 +180,34 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, steps,
     a, b = grids
     lay = a._packed_layout                                        # which programs ran
     assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0
+    np.testing.assert_array_equal(a.water, b.water)
+    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+        np.testing.assert_array_equal(fa, fb)
+    for g in grids:
+        g.release()
+
+
+@pytest.mark.parametrize("steps", [2, 3], ids=["2-steps", "3-steps"])
+@pytest.mark.parametrize("split", [True, False], ids=["split", "one-program"])
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, kind, split, steps, monkeypatch):
+    """A tile is interior only when its whole halo (two cells a substep) lies in the grid: near-dry
+    water over rough ground, walled in by ledges on every side, at the stable limit, so that a tile
+    taken for interior too near an edge (its boundary faces worked as ordinary ones, against the zeros
+    outside the grid) changes the outflow scales its cells see. The three passes' bits either way."""
+    terrain = rng.uniform(0.0, 1.0, (45, 53))
+    terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1] = 2.0, 2.0, 2.0, 2.0
+    water = rng.uniform(0.005, 0.02, (45, 53))
+    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0 if split else 10 ** 9)
+    grids = []
+    for p in (1, 3):
+        g, _ = twins(ctx, kind, terrain, water, friction=0.0, passes=p)
+        g._packed = (5, 3, steps) if p == 1 else False
+        grids.append(g)
+    for g in grids:
+        for _ in range(3):
+            g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
+    a, b = grids
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
