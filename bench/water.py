@@ -11,7 +11,9 @@ rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwidth count
 move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
 72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
 kernels: one 16-byte texel read and written per cell, 32 B, hex 36 B with the terrain; "fused" is
-counted as packed). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy
+counted as packed; with two substeps a launch, hydro.water.PACKED_SHAPE, the packed kernel moves
+that once per two substeps, so its GB/s is the rate a kernel moving its state every substep would
+need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy
 (on the H200 the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is
 the rate times the floor bytes over it. With --numpy the float64 NumPy reference is timed too (the
 CPU baseline).
@@ -117,7 +119,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
     ap.add_argument("--substeps-per-call", type=int, help="substeps per step() call (default: as many as fill "
                     "a quarter of --seconds); small values show each call's fixed costs")
-    ap.add_argument("--tiles", nargs="+", metavar="XxYxTHREADS",
+    ap.add_argument("--tiles", nargs="+", metavar="XxYxN",
                     help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
                     "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
                     "e.g. 24x24x2 (default: hydro.water.PACKED_SHAPE)")

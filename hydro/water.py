@@ -75,7 +75,7 @@ PACKED_MIN_SUBSTEPS = 2
 RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
 # Grids of this many cells and more run the packed kernel's interior tiles through a program without
 # boundary tests and the ring of tiles around them through the general one (two dispatches a
-# substep, the ring first); smaller ones all tiles through the general one, where the second dispatch
+# launch, the ring first); smaller ones all tiles through the general one, where the second dispatch
 # costs more than it saves (H200, 2026-12-04 15:15 UTC, PACKED_SHAPE, us a substep in two dispatches
 # against one: square 256^2 5.5 against 5.0, 512^2 6.5 against 8.2, 1024^2 14.1 against 20.0; hex
 # 256^2 7.1 against 6.5, 512^2 8.8 against 12.7, 1024^2 20.5 against 35.8)
@@ -558,8 +558,9 @@ class _PipeGrid(_gl.Simulation):
         """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
         step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
         or its (cells x, cells y, substeps a launch) when it runs in every call; the same result to
-        the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y) or
-        (cells x, cells y, substeps a launch) for every call."""
+        the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
+        a launch) for every call; (cells x, cells y) means one substep a launch. A call's remainder
+        (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile whatever the shape."""
         return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter

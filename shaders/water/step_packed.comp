@@ -1,9 +1,9 @@
 #version 430
-// WaterGrid._step_packed: a whole substep (accelerate, scale outflow, move) in one dispatch, as
-// step_fused.comp, on the packed state of water/pack.comp: one rgba32f texel per cell and outer face,
+// WaterGrid._step_packed: STEPS whole substeps (accelerate, scale outflow, move) in one dispatch, as
+// step_fused.comp does one, on the packed state of water/pack.comp: one rgba32f texel per cell and outer face,
 // (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
 //
-// A substep reads one 16-byte texel per cell (hex: and the bed) and writes one: GL moves rgba32f
+// A launch reads one 16-byte texel per cell (hex: and the bed) and writes one: GL moves rgba32f
 // texels at about twice the rate of 4-byte image or storage-buffer accesses (bench/bandwidth.py).
 // WaterGrid packs the grid into this state at the start of a step() call and unpacks it at the end
 // (pack.comp), so it takes this kernel for calls of PACKED_MIN_SUBSTEPS substeps and more.
@@ -13,8 +13,8 @@
 // A workgroup takes a tile of TILE_X x TILE_Y texels and advances it STEPS substeps (temporal
 // blocking: the state goes through memory once per launch, not once per substep), with one invocation
 // per texel of the tile grown by a halo of two cells a substep, so every phase is one round:
-//   1. its texel: depth and bed into shared memory;
-//   then for each substep, on a region two cells narrower than the last's:
+//   1. its texel: depth and bed (interior program: surface and bed) into shared memory;
+//   then for each substep, on a region two cells narrower on each side than the last's:
 //   2. the accelerated flows of its texel's faces (common/pipes.glsl);
 //   3. the outflow scale K of its cell (the region the move settles and one cell around it);
 //   4. the texels it settles: faces scaled by the upwind cell's K, and the cell moved by what its four
@@ -31,7 +31,7 @@
 #include "common/pipes.glsl"
 
 // State 0 is bound to image unit B_PACKED_IN, state 1 to B_PACKED_OUT; SWAPPED reads state 1 and
-// writes state 0, so substeps ping-pong by alternating two programs, no rebinding.
+// writes state 0, so launches ping-pong by alternating two programs, no rebinding.
 #if SWAPPED
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
@@ -51,7 +51,7 @@ layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; }
 #define THREADS (W2 * H2)
 layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // W2, H2
 
-// INTERIOR: the tiles whose two-cell halo lies inside the grid (nearly every tile of a large grid),
+// INTERIOR: the tiles whose halo lies inside the grid (nearly every tile of a large grid),
 // a rectangle from u_first_tile; they have no boundary face and no cell outside, and this program
 // has none of those tests (which cost the general one registers: 8 % of a substep at 4096^2, hex
 // 25 %). Otherwise the ring of tiles around that rectangle, one workgroup each, numbered along rows:
@@ -83,7 +83,7 @@ ivec2 ring_tile(int k) {
 
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
 // texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
-shared vec2 s_hz[THREADS];          // depth, bed
+shared vec2 s_hz[THREADS];          // depth, bed (interior program: surface, bed)
 shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
 #if HEX
 shared float s_qz[THREADS];
@@ -125,8 +125,8 @@ float column_flow(float q, vec2 a, vec2 b) {
 #endif
 }
 
-// The accelerated flows of the faces of texel c (region index j, its own column hz: depth, bed, held
-// by the invocation), input flow q.
+// The accelerated flows of the faces of texel c (region index j, its own column hz as s_hz holds it,
+// held by the invocation), input flow q.
 float face_x(int j, ivec2 c, float q, vec2 hz) {
     vec2 a = s_hz[j - DX];
     if (g_interior) return column_flow(q, a, hz);
