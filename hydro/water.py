@@ -204,7 +204,7 @@ class _PipeGrid(_gl.Simulation):
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         self._state = []                            # the packed kernel's two states, made on first use
-        tile = FUSED_TILE["hex" if self._hexagonal else "square"]
+        tile = FUSED_TILE[self._lattice]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
             tile = SMALL_TILE
         self._compile_tile(tile)
@@ -662,8 +662,9 @@ class _PipeGrid(_gl.Simulation):
         of n substeps of h."""
         p, geo = self.params, self.geometry
         size = (self.nx, self.ny)
+        packed = self.passes == 1 and self._takes_packed(n)
         if self.passes == 1:
-            if self._takes_packed(n):
+            if packed:
                 self._ready_packed(n)
                 pipes, moves = [], []
                 for key in ("pack", "unpack"):
@@ -680,7 +681,7 @@ class _PipeGrid(_gl.Simulation):
                     u_max_face_depth=stable_face_depth(h, geo, p))
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
-        if self.passes == 1 and self._takes_packed(n):
+        if packed:
             for lay in self._packed_sets.values():
                 for prog in lay["ring"]:
                     _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
