@@ -16,9 +16,12 @@
 //   1. its texel: depth and bed (interior program: surface and bed) into shared memory;
 //   then for each substep, on a region two cells narrower on each side than the last's:
 //   2. the accelerated flows of its texel's faces (common/pipes.glsl);
-//   3. the outflow scale K of its cell (the region the move settles and one cell around it);
-//   4. the texels it settles: faces scaled by the upwind cell's K, and the cell moved by what its four
-//      (hex: six) scaled faces carried, as move.comp; the last substep's are the tile's, written out.
+//   3. the outflow scale K of its cell (the region the move settles and one cell around it), which
+//      scales the cell's outgoing faces in shared memory: a face is outgoing for one cell only and
+//      scaling keeps its sign, so a neighbour reading it in the same phase counts it as incoming
+//      (0) whether it sees it scaled or not, as in the three passes;
+//   4. the texels it settles: the cell moved by what its four (hex: six) scaled faces carried, as
+//      move.comp; the last substep's are the tile's, written out.
 // Each halo cell is worked out by every workgroup whose region holds it; a larger tile shares that
 // work among more cells, and two substeps a launch let the region reach the largest workgroup (1024
 // invocations) with a tile of 24 x 24 for 32 x 32 invocations (docs/benchmarks.md).
@@ -84,11 +87,10 @@ ivec2 ring_tile(int k) {
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
 // texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
 shared vec2 s_hz[THREADS];          // depth, bed (interior program: surface, bed)
-shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
+shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y; scaled in place by phase 3
 #if HEX
 shared float s_qz[THREADS];
 #endif
-shared float s_k[THREADS];
 
 #define DX 1                        // index steps to the texel at x + 1 and at y + 1
 #define DY W2
@@ -97,15 +99,6 @@ shared float s_k[THREADS];
 // table entry bi (common/pipes.glsl).
 float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
     return face_flow(q, inside(from), inside(to), bi, a.y, a.x, b.y, b.x);
-}
-
-// The scaled flow of a face (accelerated flow q) from cell `from` (index a) to `to` (index b), as
-// scale_outflow.comp: scaled by the upwind cell's K where that cell is in the grid.
-float scaled(float q, ivec2 from, ivec2 to, int a, int b) {
-    bool forward = q > 0.0;
-    precise float r = q;
-    if (q != 0.0 && inside(forward ? from : to)) r = q * s_k[forward ? a : b];
-    return r;
 }
 
 #if INTERIOR
@@ -191,7 +184,6 @@ void main() {
 #endif
     s_hz[i] = own;
     barrier();
-    ivec2 cx = c + ivec2(1, 0), cy = c + ivec2(0, 1);
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
 
     // Substep s reads the texels at least m = 2 s from the region's edge (all of it for the first)
@@ -199,77 +191,64 @@ void main() {
     for (int s = 0; s < STEPS; s++) {
         int m = 2 * s;
         // 2. the accelerated flows of this texel's faces (every face of the region the move reads)
-        // The invocation keeps the flows it computes and reads for the later phases in registers.
+        // The invocation keeps its own faces in a register for phase 3.
         bool faces = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m;
         bool halo1 = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - 1 - m && l.y < H2 - 1 - m;
         bool moving = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - 2 - m && l.y < H2 - 2 - m;
         bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
         vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
-        float q_r = 0.0, q_t = 0.0;     // the x face of the texel at its right, the y face of the one above
-#if HEX
-        float qz_own = 0.0, qz_right = 0.0, qz_above = 0.0;   // z faces of this texel, its right, above
-#endif
         if (faces) {
             q = vec2(face_x(i, c, t.y, own), face_y(i, c, t.z, own));
             s_qxy[i] = q;
 #if HEX
-            qz_own = face_z(i, c, t.w);
-            s_qz[i] = qz_own;
+            s_qz[i] = face_z(i, c, t.w);
 #endif
         }
         barrier();
 
         // 3. the outflow scale of this cell (the moved region and one cell around it), in the order of
-        // scale_outflow.comp
+        // scale_outflow.comp, and its outgoing faces scaled by it where the cell is in the grid (a face
+        // whose upwind cell is outside is not scaled). K = 1 leaves a face as it is, as q * 1 would.
         if (halo1) {
-            q_r = s_qxy[i + DX].x;
-            q_t = s_qxy[i + DY].y;
+            float q_r = s_qxy[i + DX].x;        // the x face of the texel at its right
+            float q_t = s_qxy[i + DY].y;        // the y face of the texel above
             float outgoing = max(-q.x, 0.0) + max(q_r, 0.0) + max(-q.y, 0.0) + max(q_t, 0.0);
 #if HEX
-            qz_right = s_qz[i + DX];
-            qz_above = s_qz[i + DY];
+            float qz_right = s_qz[i + DX];      // the z faces of the texels at its right and above
+            float qz_above = s_qz[i + DY];
             outgoing += max(-qz_right, 0.0) + max(qz_above, 0.0);
 #endif
-            s_k[i] = outflow_scale(h, outgoing);
+            float k = outflow_scale(h, outgoing);
+            if (k < 1.0 && cell) {
+                // precise: each scaled flow is rounded once, as when the three passes store it
+                precise vec4 scaled = vec4(q, q_r, q_t) * k;
+                if (q.x < 0.0) s_qxy[i].x = scaled.x;
+                if (q.y < 0.0) s_qxy[i].y = scaled.y;
+                if (q_r > 0.0) s_qxy[i + DX].x = scaled.z;
+                if (q_t > 0.0) s_qxy[i + DY].y = scaled.w;
+#if HEX
+                precise vec2 scaled_z = vec2(qz_right, qz_above) * k;
+                if (qz_right < 0.0) s_qz[i + DX] = scaled_z.x;
+                if (qz_above > 0.0) s_qz[i + DY] = scaled_z.y;
+#endif
+            }
         }
         barrier();
 
-        // 4. the moved region's texels: scaled faces, the cell moved as move.comp
+        // 4. the moved region's texels: the cell moved by its scaled faces, as move.comp
         bool last = s == STEPS - 1;
         if (moving && (!last || (owned && texel))) {
-            // precise: each scaled flow is rounded before the move sums them, as when the three passes
-            // store it (no multiply fused into the sum's adds)
-            precise float qx, qx_r, qy, qy_t;
+            vec2 q_own = s_qxy[i];
+            float qx = q_own.x, qy = q_own.y, qx_r = s_qxy[i + DX].x, qy_t = s_qxy[i + DY].y;
 #if HEX
-            precise float qz, qz_r, qz_t;
+            float qz = s_qz[i], qz_r = s_qz[i + DX], qz_t = s_qz[i + DY];
 #endif
-            if (interior) {                              // 0 * K keeps the zero and its sign, as scaled()
-                qx = q.x * s_k[q.x > 0.0 ? i - DX : i];
-                qx_r = q_r * s_k[q_r > 0.0 ? i : i + DX];
-                qy = q.y * s_k[q.y > 0.0 ? i - DY : i];
-                qy_t = q_t * s_k[q_t > 0.0 ? i : i + DY];
+            if (!interior && owned && texel) {
+                if (c.y < n.y) book(qx, left, c, boundary_x(c));
+                if (c.x < n.x) book(qy, below, c, boundary_y(c));
 #if HEX
-                qz = qz_own * s_k[qz_own > 0.0 ? i - DY : i - DX];
-                qz_r = qz_right * s_k[qz_right > 0.0 ? i + DX - DY : i];
-                qz_t = qz_above * s_k[qz_above > 0.0 ? i : i + DY - DX];
+                book(qz, below, left, boundary_z(c));
 #endif
-            } else {
-                qx = scaled(q.x, left, c, i - DX, i);
-                qx_r = scaled(q_r, c, cx, i, i + DX);
-                qy = scaled(q.y, below, c, i - DY, i);
-                qy_t = scaled(q_t, c, cy, i, i + DY);
-#if HEX
-                qz = scaled(qz_own, below, left, i - DY, i - DX);
-                qz_r = scaled(qz_right, cx - ivec2(0, 1), c, i + DX - DY, i);
-                qz_t = scaled(qz_above, c, cy - ivec2(1, 0), i, i + DY - DX);
-#endif
-                if (owned && texel) {
-                    if (c.y < n.y) book(qx, left, c, boundary_x(c));
-                    if (c.x < n.x) book(qy, below, c, boundary_y(c));
-#if HEX
-                    book(qz, below, left, boundary_z(c));
-#endif
-                }
             }
             if (cell) {
                 precise float net = qx - qx_r + qy - qy_t;
