@@ -65,7 +65,8 @@ MIN_TILES = 256
 # invocations, 17-20 % faster a substep at 4096^2 than the best single-substep tiles (12 x 12, hex
 # 12 x 28; ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4) and ahead of 8x8, 12x12, 16x16, 20x20,
 # 24x8, 8x24, 28x20, 20x28, 40x12, 56x8 and 24x20 tiles of two substeps and 8x8, 12x12, 16x16, 20x20 and
-# 24x16 of three. PACKED_TILE: the tile of launches of one substep (a call's odd substep). A call
+# 24x16 of three (rechecked after faces were scaled in place: ahead of 28x20, 20x28, 16x16 and 24x16x3).
+# PACKED_TILE: the tile of launches of one substep (a call's odd substep). A call
 # packs the grid into the state and unpacks it (pack.comp), about 350 us at 4096^2, so calls of
 # PACKED_MIN_SUBSTEPS substeps and more take it: in calls of 2 it is 13 % (hex 15 %) faster than
 # step_fused.comp at 4096^2 and level at 512^2; in calls of 1, 14 % (6 %) slower at 4096^2.
