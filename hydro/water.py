@@ -9,7 +9,7 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
 moves at twice the rate, two substeps a launch, interior tiles of grids from 512^2 through a program
-of their own: 1.8x faster at 4096^2, 1.7x on the hex lattice; pack.comp packs it at the start of
+of their own: 1.9x faster at 4096^2, 2.0x on the hex lattice; pack.comp packs it at the start of
 the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
@@ -212,8 +212,8 @@ class _PipeGrid(_gl.Simulation):
         # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
-        *self._packed_tile, self._packed_steps = PACKED_SHAPE[self._lattice]
-        self._packed_tile = tuple(self._packed_tile)
+        shape = PACKED_SHAPE[self._lattice]
+        self._packed_tile, self._packed_steps = shape[:2], shape[2]
         self._packed_ready = False
         # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
         tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)

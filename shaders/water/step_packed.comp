@@ -27,8 +27,9 @@
 // invocations) with a tile of 24 x 24 for 32 x 32 invocations (docs/benchmarks.md).
 // The move is not left pending as in step_fused.comp: every texel of the state is settled after each
 // launch. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
-// order, so the paths agree to the last bit; the owner of a boundary face books it in the ledger,
-// each substep.
+// order, so the paths agree to the last bit on llvmpipe (to rounding on the H200, whose compiler may
+// fuse the unchanged arithmetic differently per program); the owner of a boundary face books it in
+// the ledger, each substep.
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
