@@ -9,8 +9,8 @@ conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per s
 half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
 copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
 moves at twice the rate, two substeps a launch, interior tiles of grids from 512^2 through a program
-of their own: 1.9x faster at 4096^2, 2.0x on the hex lattice; pack.comp packs it at the start of
-the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
+of their own, which on square grids from STREAM_MIN_CELLS climbs each tile a row at a time,
+step_stream.comp; pack.comp packs it at the start of the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
 all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
 moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
 handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
@@ -81,6 +81,13 @@ RING_ROW = 4096            # workgroups per row of the packed kernel's ring disp
 # against one: square 256^2 5.5 against 5.0, 512^2 6.5 against 8.2, 1024^2 14.1 against 20.0; hex
 # 256^2 7.1 against 6.5, 512^2 8.8 against 12.7, 1024^2 20.5 against 35.8)
 SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
+# Square grids of this many cells and more run the interior tiles of PACKED_SHAPE's launches through
+# step_stream.comp, whose workgroup (one row of the tile with its halo) climbs the tile a row at a
+# time, in place of step_packed.comp's interior program: it works out no halo row and holds rows in
+# registers (H200, 2026-12-04 18:00 UTC, us a substep against the tile program in one run: 4096^2
+# 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
+# where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
+STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
@@ -611,9 +618,6 @@ class _PipeGrid(_gl.Simulation):
         halo = 2 * steps
         defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "STEPS": steps,
                    "GROUP_X": tx + 2 * halo, "GROUP_Y": ty + 2 * halo}
-        programs = [[_gl.program(self.ctx, "water/step_packed.comp",
-                                 {**defines, "INTERIOR": interior, "SWAPPED": swapped})
-                     for swapped in (False, True)] for interior in (False, True)]
         # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its halo lies in the grid:
         # b * t >= halo and b * t + t + halo <= n
         tiles, first, last = [], [], []
@@ -626,7 +630,15 @@ class _PipeGrid(_gl.Simulation):
             first, last = [0, tiles[1]], [-1, tiles[1] - 1]
         inner = (last[0] - first[0] + 1, last[1] - first[1] + 1)
         ring = tiles[0] * tiles[1] - max(inner[0], 0) * max(inner[1], 0)
-        return {"ring": programs[0], "interior": programs[1],
+        # the interior tiles climbed a row at a time (step_stream.comp) or settled at once
+        least = STREAM_MIN_CELLS[self._lattice]
+        climbs = (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
+                  and inner[0] > 0)
+        interior = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"}) if climbs \
+            else ("water/step_packed.comp", {**defines, "INTERIOR": True})
+        programs = [[_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
+                    for name, defs in (("water/step_packed.comp", {**defines, "INTERIOR": False}), interior)]
+        return {"ring": programs[0], "interior": programs[1], "climbs": climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
                 "first_tile": (first[0], first[1]), "inner": inner,
                 "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}

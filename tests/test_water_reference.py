@@ -158,14 +158,31 @@ def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
         g.release()
 
 
+# How the packed kernel's launches run a grid: split (interior tiles through one program, the ring of
+# tiles around them, with every boundary test, through the general one) or not (every tile through
+# the general one, as on small grids); split interior tiles settled at once (step_packed.comp) or, on
+# the square lattice, climbed a row at a time (step_stream.comp, large grids).
+# (lattice, SPLIT_MIN_CELLS, STREAM_MIN_CELLS)
+LAYOUTS = {"square-split-tiles": ("square", 0, None), "square-split-climbed": ("square", 0, 0),
+           "square-one-program": ("square", 10 ** 9, 0), "hex-split": ("hex", 0, None),
+           "hex-one-program": ("hex", 10 ** 9, None)}
+
+
+def _layout(monkeypatch, layout) -> str:
+    kind, split, climb = LAYOUTS[layout]
+    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, split)
+    monkeypatch.setitem(water_module.STREAM_MIN_CELLS, kind, climb)
+    return kind
+
+
 @pytest.mark.parametrize("steps", [1, 2, 3], ids=["1-step", "2-steps", "3-steps"])
-@pytest.mark.parametrize("split", [True, False], ids=["split", "one-program"])
-@pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, steps, monkeypatch):
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, layout, steps, monkeypatch):
     """The packed kernel's programs give the three passes' water and flows to the bit on llvmpipe,
-    split (interior tiles through one program, the ring of tiles around them, with every boundary
-    test, through the other) or not (every tile through the general one, as on small grids): the
-    move is `precise` in every shader (common/water.glsl), so no compiler fuses it differently."""
+    however a grid's tiles run (LAYOUTS): the move is `precise` in every shader
+    (common/water.glsl), so no compiler fuses it differently."""
+    kind = _layout(monkeypatch, layout)
+    split, climbed = "split" in layout, "climbed" in layout
     terrain, water = random_state(rng, (45, 53))
     grids = []
     for p in (1, 3):
@@ -174,12 +191,11 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, steps,
         g._packed = (5, 3, steps) if p == 1 else False
         _boundaries(g, s)
         grids.append(g)
-    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0 if split else 10 ** 9)
     for g in grids:
         g.step(0.15, substeps=5)             # with 2 or 3 a launch, a launch of 1 for the rest
     a, b = grids
     lay = a._packed_layout                                        # which programs ran
-    assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0
+    assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0 and lay["climbs"] == climbed
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
@@ -188,9 +204,8 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, kind, split, steps,
 
 
 @pytest.mark.parametrize("steps", [2, 3], ids=["2-steps", "3-steps"])
-@pytest.mark.parametrize("split", [True, False], ids=["split", "one-program"])
-@pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, kind, split, steps, monkeypatch):
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, steps, monkeypatch):
     """A tile is interior only when its whole halo (two cells a substep) lies in the grid: near-dry
     water over rough ground, walled in by ledges on every side, at the stable limit, so that a tile
     taken for interior too near an edge (its boundary faces worked as ordinary ones, against the zeros
@@ -198,7 +213,7 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, kind, split
     terrain = rng.uniform(0.0, 1.0, (45, 53))
     terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1] = 2.0, 2.0, 2.0, 2.0
     water = rng.uniform(0.005, 0.02, (45, 53))
-    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0 if split else 10 ** 9)
+    kind = _layout(monkeypatch, layout)
     grids = []
     for p in (1, 3):
         g, _ = twins(ctx, kind, terrain, water, friction=0.0, passes=p)
@@ -208,6 +223,7 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, kind, split
         for _ in range(3):
             g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
     a, b = grids
+    assert a._packed_layout["climbs"] == ("climbed" in layout)
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
@@ -217,11 +233,17 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, kind, split
 
 @pytest.mark.parametrize("tile", [True, (1, 1), (5, 3), (1, 1, 2), (5, 3, 2)],
                          ids=["default", "1x1", "5x3", "1x1-2steps", "5x3-2steps"])
+@pytest.mark.parametrize("split", [False, True], ids=["as-sized", "split"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile):
+def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile, split, monkeypatch):
     """The packed kernel against the three passes where its tiles do not fit: grids narrower or
     shorter than one tile, one column or row past a multiple of it, tiles of one cell. Every side
-    has a boundary of another kind."""
+    has a boundary of another kind. As step() runs grids of these sizes (every tile through the
+    general program), and split as large grids are (square: interior tiles climbed)."""
+    if split:
+        monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0)
+        if kind == "square":
+            monkeypatch.setitem(water_module.STREAM_MIN_CELLS, kind, 0)
     for shape in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
         terrain, water = random_state(rng, shape)
         grids = []

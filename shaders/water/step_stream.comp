@@ -1,0 +1,150 @@
+#version 430
+// WaterGrid._step_packed's interior tiles on large square grids (STREAM_MIN_CELLS): STEPS whole substeps
+// in one dispatch on the packed state (water/pack.comp), as step_packed.comp's interior program does
+// them, but a workgroup climbs its tile a row at a time instead of settling the whole tile at once.
+//
+// A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two cells
+// a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for the default tile: one warp on the
+// H200). It climbs from HALO rows below the tile to the row the last substep's move needs, and at every
+// climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s (stage 0 the
+// texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
+//   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
+//     beside it), y from the row below (its own column, held from the step before);
+//   - the outflow scale K of row r - 1, whose top faces are row r's y faces;
+//   - moves row r - 2: each face scaled by the K of its upwind cell (rows r - 3 .. r - 1 of its own
+//     column, row r - 2 of the columns beside it), as step_packed.comp's phase 3 scales it (K = 1
+//     leaves a face as it is, as q * 1 would).
+// Rows below the tile's and its halo's are worked out with garbage and never used: a substep's
+// garbage reaches two rows and two columns further in, which the halo leaves outside the tile.
+// What an invocation needs from the columns beside it (their surface and bed, the flow of its right
+// face, their K) goes through shared memory, one barrier a step for every stage: a stage's rows lag
+// three behind the stage before, so its input was moved a step earlier.
+// Against the tile program this works out no halo row (rows go up) and holds a column's rows in
+// registers, not shared memory; the texels are loaded two steps ahead of their use. The arithmetic is
+// that of step_packed.comp's interior program in the same order: the same bits on llvmpipe.
+#include "common/cells.glsl"
+#include "common/water.glsl"
+#include "common/pipes.glsl"
+
+#if SWAPPED
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
+#else
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
+#endif
+
+#define HALO (2 * STEPS)
+#define LAG 3                           // rows between one stage's row and the next one's
+layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
+
+uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as step_packed.comp's
+
+// What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
+// flow of row r - 1 (its left face: the right face of the column at its left), K of row r - 2; two
+// buffers, used in turn, so one barrier a step keeps readers and the next step's writers apart.
+shared vec4 s_side[2][STEPS][GROUP_X];
+
+// What a stage holds of its column from one step to the next: row r - 1 (surface, bed, depth, its
+// faces unscaled), row r - 2 (bed, depth, its faces unscaled, its right face, its K, its y face
+// scaled), and the row it moved last.
+struct Stage {
+    float e1, z1, h1, qx1, qy1;
+    float z2, h2, qx2, qxr2, k2, qys2;
+    vec4 moved;
+};
+
+const Stage FRESH = Stage(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, vec4(0.0));
+float g_rate;                           // dt / S, as moved() (common/water.glsl) works it out
+
+vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
+
+// One step of a stage on its row r (depth, flow_x, flow_y, bed), given the sides of the columns at its
+// left (l) and right (rt): row r's faces, K of row r - 1, row r - 2 moved into st.moved; then the rows
+// move up one.
+void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
+    float z = row.w, h = row.x, e = z + h;
+    // row r's faces: x from the column at its left, y from the row below
+    float qx = surface_flow(row.y, l.x, e, l.y, z);
+    float qy = surface_flow(row.z, st.e1, e, st.z1, z);
+    // K of row r - 1 (step_packed.comp's phase 3 order: left, right, bottom, top)
+    float qxr1 = rt.z;
+    float outgoing = max(-st.qx1, 0.0) + max(qxr1, 0.0) + max(-st.qy1, 0.0) + max(qy, 0.0);
+    float k1 = outflow_scale(st.h1, outgoing);
+    // row r - 2 moved, as moved() moves it, by its faces scaled by their upwind cells' K
+    precise float qx_s = st.qx2 * (st.qx2 < 0.0 ? st.k2 : l.w);
+    precise float qxr_s = st.qxr2 * (st.qxr2 > 0.0 ? st.k2 : rt.w);
+    precise float qy1_s = st.qy1 * (st.qy1 < 0.0 ? k1 : st.k2);
+    precise float net = qx_s - qxr_s + st.qys2 - qy1_s;
+    precise float change = g_rate * net;
+    precise float after = st.h2 + change;
+    st.moved = vec4(max(after, 0.0), qx_s, st.qys2, st.z2);
+    // the rows move up one
+    st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = qy1_s;
+    st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
+}
+
+#define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
+#define ADVANCE(s, st, row) advance(st, row, s_side[buf][s][left], s_side[buf][s][right]);
+
+void main() {
+    g_rate = u_dt / u_cell_area;
+    int lane = int(gl_LocalInvocationID.x);
+    ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
+    int x = origin.x - HALO + lane;
+    int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
+    int first = origin.y - HALO;
+    // the last stage moves the tile's top row last; min() with the grid's height (never the smaller)
+    // only keeps the compiler from unrolling the climb
+    const int climb = TILE_Y + HALO + 2 + LAG * (STEPS - 1);
+    int steps = min(climb, u_size.y + climb);
+    int top = u_size.y;                         // the last texel row: rows past it are not needed
+#define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)))
+
+    vec4 next = LOAD(0), ahead = LOAD(1);       // the texels stage 0 takes at the next two steps
+    Stage st0 = FRESH;
+#if STEPS > 1
+    Stage st1 = FRESH;
+#endif
+#if STEPS > 2
+    Stage st2 = FRESH;
+#endif
+#if STEPS > 3
+#error "step_stream.comp takes 1 to 3 substeps a launch"
+#endif
+    for (int j = 0; j < steps; j++) {
+        int buf = j & 1;
+        // each stage's row r: stage 0 the loaded texel, the others what the stage before moved
+        vec4 row0 = next;
+        next = ahead;
+        ahead = LOAD(j + 2);
+        TELL(0, st0, row0)
+#if STEPS > 1
+        vec4 row1 = st0.moved;
+        TELL(1, st1, row1)
+#endif
+#if STEPS > 2
+        vec4 row2 = st1.moved;
+        TELL(2, st2, row2)
+#endif
+        barrier();
+        ADVANCE(0, st0, row0)
+#if STEPS > 1
+        ADVANCE(1, st1, row1)
+#endif
+#if STEPS > 2
+        ADVANCE(2, st2, row2)
+#endif
+        // the last stage's moved row, stored where the tile owns it
+        int row = first + j - LAG * (STEPS - 1) - 2;
+        if (row >= origin.y && row < origin.y + TILE_Y && lane >= HALO && lane < HALO + TILE_X) {
+#if STEPS == 1
+            imageStore(u_state_out, ivec2(x, row), st0.moved);
+#elif STEPS == 2
+            imageStore(u_state_out, ivec2(x, row), st1.moved);
+#else
+            imageStore(u_state_out, ivec2(x, row), st2.moved);
+#endif
+        }
+    }
+}
