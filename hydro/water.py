@@ -1,28 +1,29 @@
 """WaterGrid: virtual-pipes shallow water over a terrain heightmap, as GLSL compute passes.
 
 A substep is three passes, each a shader file named after the method that dispatches it
-(shaders/water/): `_accelerate` (surface-height differences accelerate the flow in every pipe,
-friction (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends out more than it
-holds; Mei et al. 2007) and `_move` (columns change by the net flow; flux form, so water is
-conserved). On GPUs `_step_fused` does the same arithmetic in one dispatch per substep
-(step_fused.comp: a shared-memory tile with a two-cell halo, the move applied lazily), which moves
-half the bytes; in calls of PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed
-copy of the state, one rgba32f texel per cell (step_packed.comp, the same tile kernel on texels GL
-moves at twice the rate, two substeps a launch, interior tiles of grids from 512^2 through a program
-of their own, which on square grids from STREAM_MIN_CELLS climbs each tile a row at a time,
-step_stream.comp; pack.comp packs it at the start of the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two passes over the cells (`_accelerate_cells`: each cell accelerates
-all its faces and works out its outflow scale; `_scale_and_move`: each cell scales its faces and
-moves its column), each invocation walking a column of CELL_ROWS cells, with the boundary faces
-handled apart before and after (`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three
-passes (fewer, longer invocations; no barriers; cheap image loads instead of storage-buffer loads
-where it can, the input flows too, through r32f buffer-texture views of their buffers,
-_gl.BufferViews: 1.2x more at 256^2). Water and terrain are r32f images a game can sample; flows are
-storage buffers, one signed value per face. `step(dt)` splits dt into substeps from the exact stability bound
-(hydro.params.stable), records them all without reading anything back, then queues a GPU reduction of
-the volume and deepest water for the next call to plan from. The next call takes it from a fenced,
-persistently mapped ring (_gl.FencedReadback) when the GPU has finished it, else the one before (with
-a wider margin), so a game loop does not wait for the GPU to drain: a buffer read waits for every
-queued pass, and the CPU and the GPU would take turns (docs/benchmarks.md). After an edit it waits.
+(shaders/water/): `_accelerate` (surface-height differences accelerate the flow in every pipe, friction
+(1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends out more than it holds; Mei et
+al. 2007) and `_move` (columns change by the net flow; flux form, so water is conserved). On GPUs
+`_step_fused` does the same arithmetic in one dispatch per substep (step_fused.comp: a shared-memory
+tile with a two-cell halo, the move applied lazily), which moves half the bytes; in calls of
+PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed copy of the state, one rgba32f
+texel per cell (step_packed.comp, the same tile kernel on texels GL moves at twice the rate, two
+substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
+grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; pack.comp packs it at
+the start of the call and unpacks it at the end). On CPU rasterisers the cell-wise step does it in two
+passes over the cells (`_accelerate_cells`: each cell accelerates all its faces and works out its
+outflow scale; `_scale_and_move`: each cell scales its faces and moves its column), each invocation
+walking a column of CELL_ROWS cells, with the boundary faces handled apart before and after
+(`_boundary_faces`); llvmpipe runs it 1.5-2x as fast as the three passes (fewer, longer invocations; no
+barriers; cheap image loads instead of storage-buffer loads where it can, the input flows too, through
+r32f buffer-texture views of their buffers, _gl.BufferViews: 1.2x more at 256^2). Water and terrain are
+r32f images a game can sample; flows are storage buffers, one signed value per face. `step(dt)` splits
+dt into substeps from the exact stability bound (hydro.params.stable), records them all without reading
+anything back, then queues a GPU reduction of the volume and deepest water for the next call to plan
+from. The next call takes it from a fenced, persistently mapped ring (_gl.FencedReadback) when the GPU
+has finished it, else the one before (with a wider margin), so a game loop does not wait for the GPU to
+drain: a buffer read waits for every queued pass, and the CPU and the GPU would take turns
+(docs/benchmarks.md). After an edit it waits.
 
 The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
 """
@@ -634,8 +635,10 @@ class _PipeGrid(_gl.Simulation):
         least = STREAM_MIN_CELLS[self._lattice]
         climbs = (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
                   and inner[0] > 0)
-        interior = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"}) if climbs \
-            else ("water/step_packed.comp", {**defines, "INTERIOR": True})
+        if climbs:                      # one row of invocations a tile
+            interior = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
+        else:
+            interior = ("water/step_packed.comp", {**defines, "INTERIOR": True})
         programs = [[_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
                     for name, defs in (("water/step_packed.comp", {**defines, "INTERIOR": False}), interior)]
         return {"ring": programs[0], "interior": programs[1], "climbs": climbs,

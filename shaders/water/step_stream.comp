@@ -26,6 +26,10 @@
 #include "common/water.glsl"
 #include "common/pipes.glsl"
 
+#if HEX
+#error "step_stream.comp is the square lattice's: its columns have no z faces"
+#endif
+
 #if SWAPPED
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
