@@ -510,12 +510,12 @@ class _PipeGrid(_gl.Simulation):
         """Advance the simulation by `dt` seconds; returns the number of substeps taken.
 
         Without `substeps`, stable substeps are chosen from the exact bound (hydro.params.stable) for the
-        deepest water (measured on the GPU at the end of the previous call, with a margin; if the GPU
-        is still busy with that call, at the end of the one before, with the margin widened for two
-        calls; after an edit, as it is now; re-measured every hydro.water.MAX_CHUNK (64) substeps of a long call). With
-        `substeps`, dt/substeps must be stable for the water so measured, or ValueError is raised
-        before anything runs. Either way a pipe that gets deeper during the call than its substep is
-        stable for is treated as that deep (params.stable_face_depth), so the step never goes unstable.
+        deepest water (measured on the GPU at the end of the previous call, with a margin; if the GPU is
+        still busy with that call, at the end of the one before, with the margin widened for two calls;
+        after an edit, as it is now; re-measured every hydro.water.MAX_CHUNK (64) substeps of a long call).
+        With `substeps`, dt/substeps must be stable for the water so measured, or ValueError is raised
+        before anything runs. Either way a pipe that gets deeper during the call than its substep is stable
+        for is treated as that deep (params.stable_face_depth), so the step never goes unstable.
         """
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)

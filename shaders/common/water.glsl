@@ -19,14 +19,16 @@ int index_z(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
 
 float terrain_at(ivec2 c) { return imageLoad(u_terrain, c).r; }
 
-// A column after a substep's net inflow (volume rate), h + dt / S * net, clamped at 0 (move.comp).
-// `precise`: no shader may fuse the multiply into the add, so every step path moves water to the
-// same bits whatever its compiler makes of the code around it.
-float moved(float h, float dt, float cell_area, float net) {
-    precise float change = dt / cell_area * net;
+// A column after a substep's net inflow (volume rate), h + rate * net with rate = dt / S, clamped at
+// 0 (move.comp). `precise`: no shader may fuse the multiply into the add, so every step path moves
+// water to the same bits whatever its compiler makes of the code around it.
+float moved_at_rate(float h, float rate, float net) {
+    precise float change = rate * net;
     precise float after = h + change;
     return max(after, 0.0);
 }
+
+float moved(float h, float dt, float cell_area, float net) { return moved_at_rate(h, dt / cell_area, net); }
 
 // Boundary table index of a face, or -1 for an interior (or unused) face.
 int boundary_x(ivec2 f) {

@@ -59,7 +59,7 @@ struct Stage {
 };
 
 const Stage FRESH = Stage(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, vec4(0.0));
-float g_rate;                           // dt / S, as moved() (common/water.glsl) works it out
+float g_rate;                           // dt / S, as moved() (common/water.glsl) works it out, once
 
 vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
 
@@ -75,14 +75,12 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
     float qxr1 = rt.z;
     float outgoing = max(-st.qx1, 0.0) + max(qxr1, 0.0) + max(-st.qy1, 0.0) + max(qy, 0.0);
     float k1 = outflow_scale(st.h1, outgoing);
-    // row r - 2 moved, as moved() moves it, by its faces scaled by their upwind cells' K
+    // row r - 2 moved by its faces, each scaled by its upwind cell's K
     precise float qx_s = st.qx2 * (st.qx2 < 0.0 ? st.k2 : l.w);
     precise float qxr_s = st.qxr2 * (st.qxr2 > 0.0 ? st.k2 : rt.w);
     precise float qy1_s = st.qy1 * (st.qy1 < 0.0 ? k1 : st.k2);
     precise float net = qx_s - qxr_s + st.qys2 - qy1_s;
-    precise float change = g_rate * net;
-    precise float after = st.h2 + change;
-    st.moved = vec4(max(after, 0.0), qx_s, st.qys2, st.z2);
+    st.moved = vec4(moved_at_rate(st.h2, g_rate, net), qx_s, st.qys2, st.z2);
     // the rows move up one
     st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = qy1_s;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
