@@ -213,6 +213,7 @@ class _PipeGrid(_gl.Simulation):
         self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
         self._ledger_faces.clear()
         self._state = []                            # the packed kernel's two states, made on first use
+        self._booked = None                         # and its booked boundary flows
         tile = FUSED_TILE[self._lattice]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
             tile = SMALL_TILE
@@ -604,7 +605,14 @@ class _PipeGrid(_gl.Simulation):
         if not self._packed_ready:
             if not self._state:   # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
                 self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
-            hexa = {"HEX": self._hexagonal}
+            # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
+            # until the next launch or the unpack adds it to the ledger (common/booked.glsl); zeros
+            # between calls
+            if self._booked is not None:
+                self._booked.release()
+            self._booked = self.ctx.buffer(reserve=4 * self._packed_steps * self._layout.size)
+            self._booked.clear()
+            hexa = {"HEX": self._hexagonal, "BOOK_SLOTS": self._packed_steps}
             for key, defs in (("pack", {**hexa, "UNPACK": False}), ("unpack", {**hexa, "UNPACK": True})):
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
             self._packed_sets = {self._packed_steps: self._packed_set(self._packed_tile, self._packed_steps)}
@@ -639,8 +647,9 @@ class _PipeGrid(_gl.Simulation):
             interior = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
         else:
             interior = ("water/step_packed.comp", {**defines, "INTERIOR": True})
+        general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._packed_steps})
         programs = [[_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
-                    for name, defs in (("water/step_packed.comp", {**defines, "INTERIOR": False}), interior)]
+                    for name, defs in (general, interior)]
         return {"ring": programs[0], "interior": programs[1], "climbs": climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
                 "first_tile": (first[0], first[1]), "inner": inner,
@@ -683,8 +692,8 @@ class _PipeGrid(_gl.Simulation):
             if packed:
                 self._ready_packed(n)
                 pipes, moves = [], []
-                for key in ("pack", "unpack"):
-                    _gl.set_uniforms(self._programs[key], u_size=size)
+                _gl.set_uniforms(self._programs["pack"], u_size=size)
+                _gl.set_uniforms(self._programs["unpack"], u_size=size, u_dt=h)
             else:
                 pipes, moves = ["step_fused"], ["settle"]
         elif self.passes == 2:
@@ -767,6 +776,7 @@ class _PipeGrid(_gl.Simulation):
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
         self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
         self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
+        self._booked.bind_to_storage_buffer(b["B_BOOKED"])
         steps = self._packed_steps
         launches = [steps] * (n // steps) + [1] * (n % steps)
         # The two write different texels: one barrier after both. The ring goes first, so its few
@@ -859,9 +869,9 @@ class _PipeGrid(_gl.Simulation):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_views", "_flows",
-                  "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer", "_readback",
-                  "_brush_buffer")
+    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_booked", "_views",
+                  "_flows", "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer",
+                  "_readback", "_brush_buffer")
 
     def _gpu_objects(self):
         objects = []

@@ -31,6 +31,7 @@
 #define B_STATS 9
 #define B_BOUNDARY_FACES 12  // the cell-wise step: the face of each boundary table entry
 #define B_BRUSH 13           // a brush's weights (common/brush.glsl)
+#define B_BOOKED 14          // the packed kernel's boundary flows of a launch (common/booked.glsl)
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

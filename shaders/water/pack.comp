@@ -2,10 +2,23 @@
 // WaterGrid's packed substep state (step_packed.comp): one rgba32f texel per cell and face,
 // (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
-// UNPACK 1: the state back into the grid's flows and water texture, after the last.
+// UNPACK 1: the state back into the grid's flows and water texture, after the last, and what the
+// last launch booked at the boundary faces into the ledger (common/booked.glsl), its slots cleared
+// for the next call.
 // One invocation per texel.
 #include "common/grid.glsl"
 #include "common/water.glsl"
+#if UNPACK
+#include "common/booked.glsl"
+
+// The owner of boundary face bi (from -> to) folds it, as step_packed.comp's owners do.
+void fold(ivec2 from, ivec2 to, int bi) {
+    if (booked_face(from, to, bi)) {
+        fold_booked(bi);
+        for (int s = 0; s < BOOK_SLOTS; s++) u_booked[bi * BOOK_SLOTS + s] = 0.0;
+    }
+}
+#endif
 
 #if UNPACK
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state;
@@ -34,6 +47,12 @@ void main() {
     u_flow_z[index_z(t)] = p.w;
 #endif
     if (cell) imageStore(u_water, t, vec4(p.x));
+    ivec2 left = t - ivec2(1, 0), below = t - ivec2(0, 1);
+    if (has_x) fold(left, t, boundary_x(t));
+    if (has_y) fold(below, t, boundary_y(t));
+#if HEX
+    fold(below, left, boundary_z(t));
+#endif
 #else
     vec4 p = vec4(0.0);
     if (cell) p.x = imageLoad(u_water, t).r;

@@ -28,8 +28,9 @@
 // The move is not left pending as in step_fused.comp: every texel of the state is settled after each
 // launch. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
 // order, so the paths agree to the last bit on llvmpipe (to rounding on the H200, whose compiler may
-// fuse the unchanged arithmetic differently per program); the owner of a boundary face books it in
-// the ledger, each substep.
+// fuse the unchanged arithmetic differently per program). The owner of a boundary face stores what
+// crossed it at each substep, and adds what the launch before stored to the ledger as the launch
+// starts (common/booked.glsl; the unpack adds the last launch's).
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
@@ -43,7 +44,9 @@ layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_stat
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
 #endif
-layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
+#if !INTERIOR
+#include "common/booked.glsl"
+#endif
 
 // STEPS substeps a launch (temporal blocking): the tile's halo is two cells a substep.
 #ifndef STEPS
@@ -144,11 +147,22 @@ float face_z(int j, ivec2 c, float q) {
 }
 #endif
 
-// Books what crossed boundary face bi (from -> to) over the substep; its owner calls this.
-void book(float q, ivec2 from, ivec2 to, int bi) {
-    if (bi >= 0 && (inside(from) || inside(to)))
-        u_ledger[bi] += double(u_dt) * double(inside(to) ? q : -q);
+#if !INTERIOR
+// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this. The slots of
+// substeps a launch does not take are cleared at its last (common/booked.glsl).
+void book(float q, ivec2 from, ivec2 to, int bi, int s) {
+    if (booked_face(from, to, bi)) {
+        u_booked[bi * BOOK_SLOTS + s] = inside(to) ? q : -q;
+        if (s == STEPS - 1)
+            for (int r = STEPS; r < BOOK_SLOTS; r++) u_booked[bi * BOOK_SLOTS + r] = 0.0;
+    }
 }
+
+// What the last launch booked at boundary face bi (from -> to), into the ledger; its owner calls this.
+void fold(ivec2 from, ivec2 to, int bi) {
+    if (booked_face(from, to, bi)) fold_booked(bi);
+}
+#endif
 
 void main() {
     ivec2 n = u_size;
@@ -184,8 +198,20 @@ void main() {
     vec2 own = vec2(h, z);
 #endif
     s_hz[i] = own;
-    barrier();
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
+    bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
+#if !INTERIOR
+    // the boundary faces of the tile's texels: what the last launch booked there, into the ledger
+    // (its loads wait beside the texel's)
+    if (!interior && owned && texel) {
+        if (c.y < n.y) fold(left, c, boundary_x(c));
+        if (c.x < n.x) fold(below, c, boundary_y(c));
+#if HEX
+        fold(below, left, boundary_z(c));
+#endif
+    }
+#endif
+    barrier();
 
     // Substep s reads the texels at least m = 2 s from the region's edge (all of it for the first)
     // and settles those at least m + 2 from it: the last substep, the tile's.
@@ -196,7 +222,6 @@ void main() {
         bool faces = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m;
         bool halo1 = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - 1 - m && l.y < H2 - 1 - m;
         bool moving = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - 2 - m && l.y < H2 - 2 - m;
-        bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
         vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
         if (faces) {
             q = vec2(face_x(i, c, t.y, own), face_y(i, c, t.z, own));
@@ -244,13 +269,15 @@ void main() {
 #if HEX
             float qz = s_qz[i], qz_r = s_qz[i + DX], qz_t = s_qz[i + DY];
 #endif
+#if !INTERIOR
             if (!interior && owned && texel) {
-                if (c.y < n.y) book(qx, left, c, boundary_x(c));
-                if (c.x < n.x) book(qy, below, c, boundary_y(c));
+                if (c.y < n.y) book(qx, left, c, boundary_x(c), s);
+                if (c.x < n.x) book(qy, below, c, boundary_y(c), s);
 #if HEX
-                book(qz, below, left, boundary_z(c));
+                book(qz, below, left, boundary_z(c), s);
 #endif
             }
+#endif
             if (cell) {
                 precise float net = qx - qx_r + qy - qy_t;
 #if HEX

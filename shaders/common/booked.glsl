@@ -1,0 +1,23 @@
+// The ledger of the packed kernel (step_packed.comp, pack.comp): what crossed each boundary face.
+// The owner of a boundary face stores the flow that crossed it at each substep of a launch in one of
+// BOOK_SLOTS floats (a plain store: the substep waits on no load of the double ledger entry), and
+// whoever owns the face at the next launch, or the unpack at the end of the call, adds them to the
+// ledger in substep order: the same double sums, in the same order, as booking each substep in place.
+// On the H200, with inflow, outflow and level sides, a substep is 1.10-1.17x as fast as booking in
+// place on square grids of 256^2-512^2 (1.16-1.32x hex 512^2-1024^2, 1-3 % at 2048^2-4096^2);
+// with walls all round, level (docs/benchmarks.md).
+#include "common/outflow.glsl"
+
+layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
+layout(std430, binding = B_BOOKED) restrict buffer Booked { float u_booked[]; };    // BOOK_SLOTS a face
+
+// Whether the owner of face bi (from -> to) books it: a boundary face with a cell in the grid.
+bool booked_face(ivec2 from, ivec2 to, int bi) { return bi >= 0 && (inside(from) || inside(to)); }
+
+// Face bi's flows stored by the last launch, added to its ledger entry in order.
+void fold_booked(int bi) {
+    double sum = u_ledger[bi];
+    for (int s = 0; s < BOOK_SLOTS; s++)
+        sum += double(u_dt) * double(u_booked[bi * BOOK_SLOTS + s]);
+    u_ledger[bi] = sum;
+}
