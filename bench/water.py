@@ -24,6 +24,7 @@ over it. With --numpy the float64 NumPy reference is timed too (the CPU baseline
     python bench/water.py --sizes 4096 --paths fused fused-tile --substeps-per-call 4
     python bench/water.py --sizes 1024 4096 --paths fused-tile --tiles 16x16x256 28x28x1024
     python bench/water.py --sizes 1024 4096 --paths fused-packed --tiles 12x12x1 24x24x2
+    python bench/water.py --sizes 512 1024 --paths fused --sides open    # inflow, a level, an outflow
 """
 import argparse
 import json
@@ -62,10 +63,18 @@ def scene(n, kind):
     return terrain, water
 
 
-def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None):
+# --sides open: a river in on the left, a sea on the right, an outlet at the top (the bottom a wall).
+# The inflow is small: step() takes the water it can pile into a cell over a whole call as depth (a
+# long call at 256^2 spans ~3000 s of simulated time), and the substeps here are fixed.
+OPEN_SIDES = (("left", "inflow", 0.1), ("right", "level", 1.0), ("top", "outflow", 0.1))
+
+
+def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="walls"):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
+    for side, bc, value in OPEN_SIDES if sides == "open" else ():
+        g.set_boundary(side, bc, value)
     if tile and path != "fused-packed":
         g._tile = tile
     if path == "fused-packed":
@@ -132,6 +141,8 @@ def main():
                     help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
                     "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
                     "e.g. 24x24x2 (default: hydro.water.PACKED_SHAPE)")
+    ap.add_argument("--sides", choices=["walls", "open"], default="walls",
+                    help="walls all round, or open: inflow left, a level right, outflow at the top")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")
@@ -144,7 +155,7 @@ def main():
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
-    info.update(substeps_per_call=args.substeps_per_call, copy_GBps=copy, buffer_copy_GBps=buffer_gbs,
+    info.update(substeps_per_call=args.substeps_per_call, sides=args.sides, copy_GBps=copy, buffer_copy_GBps=buffer_gbs,
                 image_copy_GBps=image_gbs)
     print(f"copy kernels (read + write): vec4 buffer {buffer_gbs:.1f} GB/s, rgba32f image {image_gbs:.1f} GB/s; "
           f"% of copy is of the faster")
@@ -156,7 +167,8 @@ def main():
         for kind in args.kinds:
             for path in args.paths:
                 for tile in tiles if path in ("fused-tile", "fused-packed") else [None]:
-                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.substeps_per_call, tile)
+                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.substeps_per_call, tile,
+                                        args.sides)
                     rate = n * n / per
                     gbs = rate * PASS_BYTES[kind, path] / 1e9
                     floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
