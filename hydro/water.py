@@ -598,10 +598,10 @@ class _PipeGrid(_gl.Simulation):
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self, n: int) -> None:
-        """The packed kernel's states and the programs a call of n substeps runs (interior tiles, the
-        ring around them; each in two directions) with where their tiles lie: those that advance
-        _packed_steps substeps a launch and, for a call's remainder, those that advance one, made
-        on first use."""
+        """The packed kernel's states, its booked boundary flows (_packed_steps slots a boundary
+        face) and the programs a call of n substeps runs (interior tiles, the ring around them; each
+        in two directions) with where their tiles lie: those that advance _packed_steps substeps a
+        launch and, for a call's remainder, those that advance one, made on first use."""
         if not self._packed_ready:
             if not self._state:   # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
                 self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
@@ -612,8 +612,9 @@ class _PipeGrid(_gl.Simulation):
                 self._booked.release()
             self._booked = self.ctx.buffer(reserve=4 * self._packed_steps * self._layout.size)
             self._booked.clear()
-            hexa = {"HEX": self._hexagonal, "BOOK_SLOTS": self._packed_steps}
-            for key, defs in (("pack", {**hexa, "UNPACK": False}), ("unpack", {**hexa, "UNPACK": True})):
+            hexa = {"HEX": self._hexagonal}
+            for key, defs in (("pack", {**hexa, "UNPACK": False}),
+                              ("unpack", {**hexa, "UNPACK": True, "BOOK_SLOTS": self._packed_steps})):
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
             self._packed_sets = {self._packed_steps: self._packed_set(self._packed_tile, self._packed_steps)}
             self._packed_ready = True
@@ -769,8 +770,10 @@ class _PipeGrid(_gl.Simulation):
     def _step_packed(self, n: int):
         """n substeps of the tile kernel on the packed state: pack the grid into state 0, launches
         alternate the two programs that read one state and write the other, each advancing
-        _packed_steps substeps (the call's remainder one a launch), unpack the last state into the
-        grid (its depth is settled: this kernel moves every substep)."""
+        _packed_steps substeps (the call's remainder one a launch; the ring's owners of boundary faces
+        store what crossed them in _booked, and add what the launch before stored to the ledger),
+        unpack the last state into the grid (its depth is settled: this kernel moves every substep)
+        and the last launch's booked flows into the ledger."""
         b = _gl.BINDINGS
         self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)

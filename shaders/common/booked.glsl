@@ -3,6 +3,10 @@
 // BOOK_SLOTS floats (a plain store: the substep waits on no load of the double ledger entry), and
 // whoever owns the face at the next launch, or the unpack at the end of the call, adds them to the
 // ledger in substep order: the same double sums, in the same order, as booking each substep in place.
+// A launch of fewer substeps than BOOK_SLOTS stores 0 in the slots it does not take, and the unpack
+// clears every slot it folds, so a fold always adds BOOK_SLOTS values, the extra ones +0.0: adding
+// +0.0 leaves a ledger entry's bits as they are (an entry is never -0.0: it starts at +0.0, and
+// +0.0 + -0.0 is +0.0).
 // On the H200, with inflow, outflow and level sides, a substep is 1.10-1.17x as fast as booking in
 // place on square grids of 256^2-512^2 (1.16-1.32x hex 512^2-1024^2, 1-3 % at 2048^2-4096^2);
 // with walls all round, level (docs/benchmarks.md).

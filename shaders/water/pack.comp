@@ -18,9 +18,7 @@ void fold(ivec2 from, ivec2 to, int bi) {
         for (int s = 0; s < BOOK_SLOTS; s++) u_booked[bi * BOOK_SLOTS + s] = 0.0;
     }
 }
-#endif
 
-#if UNPACK
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state;
 layout(binding = B_WATER, r32f) uniform restrict writeonly image2D u_water;
 #define FLOWS restrict writeonly

@@ -148,8 +148,8 @@ float face_z(int j, ivec2 c, float q) {
 #endif
 
 #if !INTERIOR
-// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this. The slots of
-// substeps a launch does not take are cleared at its last (common/booked.glsl).
+// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this. At the launch's
+// last substep it stores 0 in the slots of the substeps a launch of fewer does not take.
 void book(float q, ivec2 from, ivec2 to, int bi, int s) {
     if (booked_face(from, to, bi)) {
         u_booked[bi * BOOK_SLOTS + s] = inside(to) ? q : -q;
