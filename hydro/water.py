@@ -707,8 +707,9 @@ class _PipeGrid(_gl.Simulation):
                     u_max_face_depth=stable_face_depth(h, geo, p))
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
-        if packed:
-            for lay in self._packed_sets.values():
+        if packed:                      # the programs this call launches (a remainder: one substep each)
+            runs = [self._packed_steps] + [1] * bool(n % self._packed_steps)
+            for lay in (self._packed_sets[s] for s in runs):
                 for prog in lay["ring"]:
                     _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
                 for prog in lay["interior"]:

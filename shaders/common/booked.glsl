@@ -18,10 +18,14 @@ layout(std430, binding = B_BOOKED) restrict buffer Booked { float u_booked[]; };
 // Whether the owner of face bi (from -> to) books it: a boundary face with a cell in the grid.
 bool booked_face(ivec2 from, ivec2 to, int bi) { return bi >= 0 && (inside(from) || inside(to)); }
 
-// Face bi's flows stored by the last launch, added to its ledger entry in order.
-void fold_booked(int bi) {
+// What the last launch stored at boundary face bi (from -> to), added to its ledger entry in order;
+// the face's owner calls this. `clear` zeroes the slots (the unpack, for the next call).
+void fold_booked(ivec2 from, ivec2 to, int bi, bool clear) {
+    if (!booked_face(from, to, bi)) return;
     double sum = u_ledger[bi];
-    for (int s = 0; s < BOOK_SLOTS; s++)
+    for (int s = 0; s < BOOK_SLOTS; s++) {
         sum += double(u_dt) * double(u_booked[bi * BOOK_SLOTS + s]);
+        if (clear) u_booked[bi * BOOK_SLOTS + s] = 0.0;
+    }
     u_ledger[bi] = sum;
 }

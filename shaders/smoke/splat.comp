@@ -1,7 +1,8 @@
 #version 430
 // SmokeGrid.splat: adds the smooth brush w = (1 - (d/R)^2)^2 (as the water grids' brushes,
 // hydro.reference.water.brush_weights, at face and cell positions) times u_velocity to every free face
-// and times u_amounts (density, temperature, fuel) to every fluid cell in the box starting at u_origin. An impulse: it is added once, whatever dt the next step takes.
+// and times u_amounts (density, temperature, fuel) to every fluid cell in the box starting at
+// u_origin. An impulse: it is added once, whatever dt the next step takes.
 #include "smoke/mac.glsl"
 
 uniform ivec2 u_origin;         // first face / cell of the dispatched box

@@ -11,14 +11,6 @@
 #if UNPACK
 #include "common/booked.glsl"
 
-// The owner of boundary face bi (from -> to) folds it, as step_packed.comp's owners do.
-void fold(ivec2 from, ivec2 to, int bi) {
-    if (booked_face(from, to, bi)) {
-        fold_booked(bi);
-        for (int s = 0; s < BOOK_SLOTS; s++) u_booked[bi * BOOK_SLOTS + s] = 0.0;
-    }
-}
-
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state;
 layout(binding = B_WATER, r32f) uniform restrict writeonly image2D u_water;
 #define FLOWS restrict writeonly
@@ -46,10 +38,10 @@ void main() {
 #endif
     if (cell) imageStore(u_water, t, vec4(p.x));
     ivec2 left = t - ivec2(1, 0), below = t - ivec2(0, 1);
-    if (has_x) fold(left, t, boundary_x(t));
-    if (has_y) fold(below, t, boundary_y(t));
+    if (has_x) fold_booked(left, t, boundary_x(t), true);       // the owner of each face, as in
+    if (has_y) fold_booked(below, t, boundary_y(t), true);      // step_packed.comp
 #if HEX
-    fold(below, left, boundary_z(t));
+    fold_booked(below, left, boundary_z(t), true);
 #endif
 #else
     vec4 p = vec4(0.0);

@@ -157,11 +157,6 @@ void book(float q, ivec2 from, ivec2 to, int bi, int s) {
             for (int r = STEPS; r < BOOK_SLOTS; r++) u_booked[bi * BOOK_SLOTS + r] = 0.0;
     }
 }
-
-// What the last launch booked at boundary face bi (from -> to), into the ledger; its owner calls this.
-void fold(ivec2 from, ivec2 to, int bi) {
-    if (booked_face(from, to, bi)) fold_booked(bi);
-}
 #endif
 
 void main() {
@@ -204,10 +199,10 @@ void main() {
     // the boundary faces of the tile's texels: what the last launch booked there, into the ledger
     // (its loads wait beside the texel's)
     if (!interior && owned && texel) {
-        if (c.y < n.y) fold(left, c, boundary_x(c));
-        if (c.x < n.x) fold(below, c, boundary_y(c));
+        if (c.y < n.y) fold_booked(left, c, boundary_x(c), false);
+        if (c.x < n.x) fold_booked(below, c, boundary_y(c), false);
 #if HEX
-        fold(below, left, boundary_z(c));
+        fold_booked(below, left, boundary_z(c), false);
 #endif
     }
 #endif
