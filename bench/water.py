@@ -3,7 +3,7 @@
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through `step(dt,
 substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both ends. The
 implementations: "fused" (what passes=1 takes: the tile kernel on the packed state for calls of
-hydro.water.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
+hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
 settled at once by step_packed.comp, where large square grids climb them a row at a time,
@@ -13,7 +13,7 @@ for CPU rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwid
 must move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
 72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
 kernels: one 16-byte texel read and written per cell, 32 B, hex 36 B with the terrain; "fused" is
-counted as packed; with two substeps a launch, hydro.water.PACKED_SHAPE, the packed kernel moves that
+counted as packed; with two substeps a launch, hydro.water_passes.PACKED_SHAPE, the packed kernel moves that
 once per two substeps, so its GB/s is the rate a kernel moving its state every substep would need). Two
 copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200 the image copy
 moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times the floor bytes
@@ -84,13 +84,13 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     if path == "fused-tile":
         g._packed = False
     h = 0.5 * g.max_stable_dt()
-    climb = hydro.water.STREAM_MIN_CELLS[kind]
+    climb = hydro.water_passes.STREAM_MIN_CELLS[kind]
     if path == "fused-settled":                   # the packed kernel's programs are chosen in the first call
-        hydro.water.STREAM_MIN_CELLS[kind] = None
+        hydro.water_passes.STREAM_MIN_CELLS[kind] = None
     try:
         g.step(h * 4, substeps=4)                 # compile, warm up
     finally:
-        hydro.water.STREAM_MIN_CELLS[kind] = climb
+        hydro.water_passes.STREAM_MIN_CELLS[kind] = climb
     ctx.finish()
     batch, elapsed = 4, 0.0
     longest = OPEN_MAX_BATCH if sides == "open" else None
@@ -142,8 +142,8 @@ def main():
                     "a quarter of --seconds); small values show each call's fixed costs")
     ap.add_argument("--tiles", nargs="+", metavar="XxYxN",
                     help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
-                    "(default: hydro.water.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
-                    "e.g. 24x24x2 (default: hydro.water.PACKED_SHAPE)")
+                    "(default: hydro.water_passes.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
+                    "e.g. 24x24x2 (default: hydro.water_passes.PACKED_SHAPE)")
     ap.add_argument("--sides", choices=["walls", "open"], default="walls",
                     help="walls all round, or open: inflow left, a level right, outflow at the top")
     ap.add_argument("--copy-mb", type=int, default=256)

@@ -228,7 +228,7 @@ def test_grid_on_a_host_context_leaves_its_framebuffer_usable(ctx):
 @pytest.mark.parametrize("passes", [1, 2, 3])
 def test_step_leaves_the_games_texture_units_alone(ctx, rng, kind, passes):
     """A game that binds its textures once keeps them through step() with every implementation and
-    call length (the packed kernel's calls of 3 substeps and more too): the water grids never bind
+    call length (the packed kernel's calls of 2 substeps and more too): the water grids never bind
     texture units."""
     probe = ctx.compute_shader("""#version 430
         layout(local_size_x = 1) in;
@@ -475,15 +475,15 @@ def test_uniforms_are_written_when_they_change(ctx):
 def test_tile_shape_by_grid_size(ctx, kind):
     """The tile kernel takes the lattice's large tile where the grid has MIN_TILES of them, else the
     small one (fewer, larger workgroups leave a GPU idle on small grids)."""
-    from hydro import water
-    big = water.FUSED_TILE[kind]
+    from hydro import water_passes as passes
+    big = passes.FUSED_TILE[kind]
     rows = 4
-    side_x, side_y = big[0] * water.MIN_TILES // rows, big[1] * rows     # exactly MIN_TILES large tiles
+    side_x, side_y = big[0] * passes.MIN_TILES // rows, big[1] * rows     # exactly MIN_TILES large tiles
     g = GRIDS[kind](ctx, np.zeros((side_y, side_x)), passes=1)
     assert g._tile == big
     g.release()
     g = GRIDS[kind](ctx, np.zeros((side_y, side_x - big[0])), passes=1)
-    assert g._tile == water.SMALL_TILE
+    assert g._tile == passes.SMALL_TILE
     g.release()
 
 
@@ -495,8 +495,8 @@ def test_cell_wise_step_reads_flows_through_views_or_buffers_alike(ctx, rng, mon
     terrain, water = random_state(rng, (29, 37))
     grids = []
     for views in (False, True):
-        monkeypatch.setitem(hydro.water.BUFFER_VIEWS, "cpu", views)
-        monkeypatch.setitem(hydro.water.BUFFER_VIEWS, "gpu", views)
+        monkeypatch.setitem(hydro.water_passes.BUFFER_VIEWS, "cpu", views)
+        monkeypatch.setitem(hydro.water_passes.BUFFER_VIEWS, "gpu", views)
         g = GRIDS[kind](ctx, terrain, water=water, friction=0.1, passes=2)
         assert (g._views is not None) == views
         g.set_boundary("left", "inflow", 0.7)

@@ -3,7 +3,7 @@ boundaries of every kind active, in both pipe-area modes."""
 import numpy as np
 import pytest
 
-from hydro import water as water_module
+from hydro import water_passes
 from hydro.reference import water as ref
 from water_cases import GRIDS, gpu_flows, random_state, set_boundary_both, twins
 
@@ -170,8 +170,8 @@ LAYOUTS = {"square-split-tiles": ("square", 0, None), "square-split-climbed": ("
 
 def _layout(monkeypatch, layout) -> str:
     kind, split, climb = LAYOUTS[layout]
-    monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, split)
-    monkeypatch.setitem(water_module.STREAM_MIN_CELLS, kind, climb)
+    monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, kind, split)
+    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS, kind, climb)
     return kind
 
 
@@ -241,9 +241,9 @@ def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile, split, mon
     has a boundary of another kind. As step() runs grids of these sizes (every tile through the
     general program), and split as large grids are (square: interior tiles climbed)."""
     if split:
-        monkeypatch.setitem(water_module.SPLIT_MIN_CELLS, kind, 0)
+        monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, kind, 0)
         if kind == "square":
-            monkeypatch.setitem(water_module.STREAM_MIN_CELLS, kind, 0)
+            monkeypatch.setitem(water_passes.STREAM_MIN_CELLS, kind, 0)
     for shape in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
         terrain, water = random_state(rng, shape)
         grids = []

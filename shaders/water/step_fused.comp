@@ -5,7 +5,7 @@
 // move and u_pending says it is (false on the first substep of a step() call), so a
 // substep reads terrain, depth and flows once and writes depth and flows once, 28 B per cell on the
 // square grid, the floor of DESIGN section 6. A workgroup of THREADS invocations takes a tile of
-// TILE_X x TILE_Y cells (hydro.water.FUSED_TILE) and works in shared memory:
+// TILE_X x TILE_Y cells (hydro.water_passes.FUSED_TILE) and works in shared memory:
 //   1. depth after the pending move, and bed, for the tile and a two-cell halo;
 //   2. accelerated flow of every face of the tile and a one-cell halo (common/pipes.glsl);
 //   3. outflow scale K of every cell of the tile and a one-cell halo;
