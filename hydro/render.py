@@ -25,19 +25,21 @@ height, up. `view_projection` maps world points to clip space: clip = M @ (x, y,
 or as a flat sequence of 16 numbers already in GL's column-major order (e.g. a pyglet `Mat4`).
 `perspective()` and `look_at()` below build such matrices.
 
-GL state: `draw` runs inside `ctx.scope`, which restores the framebuffer binding and moderngl's enable
-flags (DEPTH_TEST, BLEND, CULL_FACE, ...) as moderngl last set them. It does not change the blend
-function (it uses moderngl's default SRC_ALPHA, ONE_MINUS_SRC_ALPHA), the depth function or the
-viewport of a framebuffer it is not given. It cannot restore: the textures bound to its three
-texture units (`texture_units`, default 13, 14, 15), the image unit and storage-buffer bindings of
-the velocity pass (hydro's own binding points, shaders/common/bindings.glsl), the current program and
-vertex array, and state that someone changed behind moderngl's back (a pyglet draw that toggled
-GL_BLEND: moderngl's remembered flags are what come back).
+GL state: with no `framebuffer`, `draw` draws into the framebuffer GL has bound, inside GL's viewport
+and scissor box, whether the game set them through moderngl or not (pyglet sets the viewport on a
+resize behind moderngl's back). Afterwards that framebuffer, viewport, scissor, the enable flags
+(DEPTH_TEST, BLEND, CULL_FACE, ...) and the active texture unit are as GL had them. It does not change
+the blend function (it uses moderngl's default SRC_ALPHA, ONE_MINUS_SRC_ALPHA) or the depth function.
+Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It cannot restore: the
+textures bound to its three texture units (`texture_units`, default 13, 14, 15), the image unit and
+storage-buffer bindings of the velocity pass (hydro's own binding points, shaders/common/bindings.glsl),
+and the current program and vertex array.
 
 This module imports moderngl and numpy only.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from dataclasses import dataclass
 
@@ -107,6 +109,36 @@ def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float)
     offset = distance * np.array([math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw),
                                   math.sin(pitch)])
     return np.asarray(target, float) + offset
+
+
+# The game's drawing state as GL holds it (not as moderngl remembers it: a pyglet game sets it behind
+# moderngl's back), read before a draw and put back after, through moderngl's function loader.
+GL_VIEWPORT, GL_SCISSOR_BOX, GL_SCISSOR_TEST, GL_ACTIVE_TEXTURE = 0x0BA2, 0x0C10, 0x0C11, 0x84E0
+_ENABLE_FLAGS = {moderngl.DEPTH_TEST: 0x0B71, moderngl.BLEND: 0x0BE2, moderngl.CULL_FACE: 0x0B44,
+                 moderngl.RASTERIZER_DISCARD: 0x8C89, moderngl.PROGRAM_POINT_SIZE: 0x8642}
+_STATE_FUNCTIONS = {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)]),
+                    "glIsEnabled": (ctypes.c_ubyte, [ctypes.c_uint]), "glActiveTexture": (None, [ctypes.c_uint])}
+
+
+def _drawing_state(ctx) -> dict | None:
+    """The viewport, scissor box (None: scissor test off), moderngl enable flags and active texture
+    unit GL has now; None where moderngl's loader is missing."""
+    gl = _gl.gl_functions(ctx, _STATE_FUNCTIONS)
+    if gl is None:
+        return None
+
+    def ints(name, n):
+        out = (ctypes.c_int * 4)()
+        gl["glGetIntegerv"](name, out)
+        return tuple(out[:n])
+
+    flags = moderngl.NOTHING
+    for flag, name in _ENABLE_FLAGS.items():
+        if gl["glIsEnabled"](name):
+            flags |= flag
+    return {"viewport": ints(GL_VIEWPORT, 4), "flags": flags, "active_texture": ints(GL_ACTIVE_TEXTURE, 1)[0],
+            "scissor": ints(GL_SCISSOR_BOX, 4) if gl["glIsEnabled"](GL_SCISSOR_TEST) else None,
+            "glActiveTexture": gl["glActiveTexture"]}
 
 
 def _gl_matrix(view_projection) -> np.ndarray:
@@ -243,7 +275,8 @@ class Renderer(_gl.Owner):
         _gl.dispatch(self.ctx, self._velocity_prog, self.nx, self.ny)
 
     def draw(self, view_projection, framebuffer=None, *, eye=None, time=None) -> None:
-        """Draw terrain, then water, with depth testing, into `framebuffer` (default: the one bound now).
+        """Draw terrain, then water, with depth testing, into `framebuffer` (default: the one GL has bound
+        now, in its viewport; see the module docstring for the GL state it leaves).
 
         view_projection: see the module docstring. eye: camera position (3 numbers); by default it is
         recovered from view_projection. time: seconds driving the flow streaks; default grid.sim_time,
@@ -255,9 +288,18 @@ class Renderer(_gl.Owner):
         time = float(self.grid.sim_time if time is None else check.real("time", time))
         if framebuffer is not None and not isinstance(framebuffer, moderngl.Framebuffer):
             raise TypeError(f"framebuffer: expected a moderngl.Framebuffer, got {type(framebuffer).__name__}")
-        target = framebuffer if framebuffer is not None else self.ctx.fbo
-        if target is None:
+        # the framebuffer the game has bound now (through moderngl or not), with GL's viewport and scissor
+        # (moderngl's own record of it where that is what GL has: the game's object stays bound)
+        state, record = _drawing_state(self.ctx), self.ctx.fbo
+        bound = self.ctx.detect_framebuffer()
+        if record is not None and (state is None or (record.glo == bound.glo and state["scissor"] is None
+                                                     and tuple(record.viewport) == state["viewport"])):
+            bound = record
+        elif state is not None:
+            bound.viewport, bound.scissor = state["viewport"], state["scissor"]
+        if framebuffer is None and (bound.glo == 0 and self.ctx.screen is None and self.ctx.fbo is None):
             raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
+        target = framebuffer if framebuffer is not None else bound
         self.update_velocity()
 
         s, cs = self.style, self.cell_size
@@ -277,10 +319,14 @@ class Renderer(_gl.Owner):
         for tex, unit in zip((self.grid.terrain_texture, self.grid.water_texture, self.velocity_texture),
                              self.texture_units):
             tex.use(unit)
+        bound.use()                     # no change to GL; the scope below comes back to it
         with self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST):
             self._vaos["terrain"].render(moderngl.TRIANGLES)
             self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
             self._vaos["water"].render(moderngl.TRIANGLES)
+        if state is not None:           # the enable flags and active texture unit GL had, not moderngl's
+            self.ctx.enable_only(state["flags"])
+            state["glActiveTexture"](state["active_texture"])
 
     # ------------------------------------------------------------------------------------ lifetime
 

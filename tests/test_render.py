@@ -83,6 +83,57 @@ def test_restores_framebuffer_and_viewport(ctx):
             fbo.release()
 
 
+
+def test_draws_into_what_the_game_bound_behind_moderngls_back_and_puts_its_state_back(ctx):
+    """A pyglet game binds its framebuffer, viewport, scissor, blending and texture unit with raw GL, so
+    moderngl's record is stale (after a window resize, its screen viewport too): draw() with no
+    framebuffer draws into what GL has bound, inside GL's viewport, and leaves that state as it was."""
+    import ctypes
+    i, u = ctypes.c_int, ctypes.c_uint
+    gl = hydro._gl.gl_functions(ctx, {"glBindFramebuffer": (None, [u, u]), "glViewport": (None, [i, i, i, i]),
+                                      "glScissor": (None, [i, i, i, i]), "glEnable": (None, [u]),
+                                      "glDisable": (None, [u]), "glIsEnabled": (ctypes.c_ubyte, [u]),
+                                      "glActiveTexture": (None, [u]),
+                                      "glGetIntegerv": (None, [u, ctypes.POINTER(i)])})
+
+    def ints(name, n):
+        out = (i * 4)()
+        gl["glGetIntegerv"](name, out)
+        return tuple(out[:n])
+
+    GL_FRAMEBUFFER, GL_DRAW_FRAMEBUFFER_BINDING = 0x8D40, 0x8CA6
+    GL_BLEND, GL_CULL_FACE, GL_DEPTH_TEST, GL_SCISSOR_TEST = 0x0BE2, 0x0B44, 0x0B71, 0x0C11
+    previous = ctx.fbo
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        stale, game = ctx.simple_framebuffer((32, 24)), ctx.simple_framebuffer((200, 120))
+        for fbo in (stale, game):
+            fbo.clear(*SKY, depth=1.0)
+        stale.use()                                         # moderngl's record: stale
+        gl["glBindFramebuffer"](GL_FRAMEBUFFER, game.glo)   # what GL has: the game's, set up by hand
+        gl["glViewport"](40, 0, 160, 120)
+        gl["glScissor"](40, 0, 150, 120)
+        for flag in (GL_SCISSOR_TEST, GL_BLEND, GL_CULL_FACE):
+            gl["glEnable"](flag)
+        gl["glDisable"](GL_DEPTH_TEST)
+        gl["glActiveTexture"](0x84C0 + 3)
+        renderer.draw(_camera(grid.nx, grid.ny, 160 / 120))
+        assert ints(GL_DRAW_FRAMEBUFFER_BINDING, 1)[0] == game.glo
+        assert ints(0x0BA2, 4) == (40, 0, 160, 120)         # GL_VIEWPORT
+        assert ints(0x0C10, 4) == (40, 0, 150, 120)         # GL_SCISSOR_BOX
+        assert [gl["glIsEnabled"](f) for f in (GL_SCISSOR_TEST, GL_BLEND, GL_CULL_FACE, GL_DEPTH_TEST)] == [1, 1, 1, 0]
+        assert ints(0x84E0, 1)[0] == 0x84C0 + 3             # GL_ACTIVE_TEXTURE
+        gl["glDisable"](GL_SCISSOR_TEST)
+        gl["glDisable"](GL_CULL_FACE)
+        gl["glDisable"](GL_BLEND)
+        drawn = ~classify(np.frombuffer(game.read(components=3), np.uint8).reshape(120, 200, 3).astype(int))[2]
+        untouched = ~classify(np.frombuffer(stale.read(components=3), np.uint8).reshape(24, 32, 3).astype(int))[2]
+        (previous or ctx.detect_framebuffer(0)).use()
+        for fbo in (stale, game):
+            fbo.release()
+    assert not untouched.any()
+    assert drawn[:, 40:190].mean() > 0.3                    # the world, inside the viewport and scissor
+    assert not drawn[:, :40].any() and not drawn[:, 190:].any()
+
 def test_velocity_texture_matches_face_flows(ctx):
     with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
         grid.add_water(10.0, 16.0, 4.0, 40.0)          # a mound on the slope that runs downhill
