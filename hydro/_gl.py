@@ -533,6 +533,15 @@ class Owner:
     def __exit__(self, *exc):
         self.release()
 
+    def _not_copied(self, *args):
+        """A copy would share the GPU objects (releasing one breaks the other) and the context cannot
+        be pickled: both are refused, saying what to save instead."""
+        raise TypeError(f"{self._kind}: cannot be copied or pickled: it holds GPU objects of its context. "
+                        f"Read its arrays (e.g. water, terrain, flow_x, flow_y, sim_time) and make a new one "
+                        f"from them; np.savez writes them to a file")
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = _not_copied
+
 
 class Simulation(Owner):
     """A grid that steps: its clock (`sim_time`, `iteration`) and a guard on its attributes. Once the
@@ -552,6 +561,7 @@ class Simulation(Owner):
 
     @sim_time.setter
     def sim_time(self, value):
+        self._alive()
         self._sim_time = _validate.real("sim_time", value, low=0.0)
 
     @property

@@ -155,6 +155,7 @@ class _PipeGrid(_Passes, _gl.Simulation):
 
     @passes.setter
     def passes(self, value):
+        self._alive()
         self._passes = check_passes(value)
 
     # ------------------------------------------------------------------------------------ state access

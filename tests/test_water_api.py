@@ -187,9 +187,23 @@ def test_release_is_idempotent_and_use_after_release_is_clear(ctx):
         g.step(0.1)
     g.release()
     for call in (lambda: g.step(0.1), lambda: g.water, lambda: g.volume(), lambda: g.dig(1, 1, 1, 1),
-                 lambda: g.boundaries, lambda: g.ledger()):
+                 lambda: g.boundaries, lambda: g.ledger(), lambda: setattr(g, "passes", 2),
+                 lambda: setattr(g, "sim_time", 1.0)):
         with pytest.raises(RuntimeError, match="after release"):
             call()
+
+
+def test_a_grid_is_not_copied_or_pickled(ctx):
+    """A copy would share the GPU objects, so releasing it would break the original: copy, deepcopy
+    and pickle are refused with what to save instead, and the grid goes on working."""
+    import copy
+    import pickle
+    with hydro.WaterGrid(ctx, np.zeros((5, 6)), water=np.ones((5, 6))) as g:
+        for call in (copy.copy, copy.deepcopy, pickle.dumps):
+            with pytest.raises(TypeError, match="cannot be copied or pickled.*np.savez"):
+                call(g)
+        g.step(0.1)
+        assert g.volume() == pytest.approx(30.0)
 
 
 def _rss_mb():
