@@ -67,6 +67,7 @@ def run(args) -> int:
         if args.every and (frame + 1) % args.every == 0:
             stem = args.out[:-4] if args.out.endswith(".png") else args.out
             write_png(f"{stem}-{frame + 1:05d}.png", render_frame(game, args.resolution))
+    game.ctx.finish()               # the steps are queued, not done, until the GPU has run them
     sim_seconds = time.perf_counter() - start
     write_png(args.out, render_frame(game, args.resolution))
     ledger = game.grid.ledger()
