@@ -9,12 +9,20 @@ from . import _validate as check
 
 @dataclass(frozen=True)
 class WaterParams:
-    cell_size: float = 1.0          # world size of a cell (hex: lattice spacing), world units; > 0
-    gravity: float = 9.81           # world units/s^2; > 0; waves travel at sqrt(gravity * depth)
-    friction: float = 0.02          # fraction of flow lost per second, in [0, 1]; 0 = none; 1 = no flow carries
-    #                                 over between substeps (results then depend on the substep count)
-    pipe_area: str | float = "depth"  # "depth": A = h_face * w (waves at sqrt(g h));
-    #                                   a float > 0: constant A in world units^2 (the classic game model)
+    """The water grids' physical parameters (WaterGrid and HexWaterGrid take them as arguments), validated
+    on creation; frozen.
+
+    cell_size: world size of a cell (hex: lattice spacing), world units; > 0
+    gravity: world units/s^2; > 0; waves travel at sqrt(gravity * depth)
+    friction: fraction of flow lost per second, in [0, 1]; 0 = none; 1 = no flow carries over between
+        substeps (results then depend on the substep count)
+    pipe_area: "depth": A = h_face * w (waves at sqrt(g h)); a float > 0: constant A in world units^2 (the
+        classic game model)
+    """
+    cell_size: float = 1.0
+    gravity: float = 9.81
+    friction: float = 0.02
+    pipe_area: str | float = "depth"
 
     def __post_init__(self):
         check.real32("cell_size", self.cell_size, low=0.0, low_open=True)

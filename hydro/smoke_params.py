@@ -12,31 +12,54 @@ DEFAULT_ITERATIONS = {"multigrid": 20, "jacobi": 40, "gauss-seidel": 20}
 
 @dataclass(frozen=True)
 class SmokeParams:
-    cell_size: float = 1.0            # world size of a cell, world units; > 0
-    viscosity: float = 0.0            # kinematic viscosity nu, world units^2/s; >= 0 (0 = inviscid, no diffusion solve)
-    advection: str = "maccormack"     # "maccormack" (2nd order, limited; Selle 2008) | "semi-lagrangian" (Stam 1999)
-    vorticity: float = 0.0            # confinement strength eps, 1/s; >= 0; f = eps h (N x w) (Fedkiw 2001)
-    buoyancy: tuple = (0.0, 0.0)      # (alpha, beta): f_up = -alpha density + beta (T - T_ambient), world units/s^2
-    ambient_temperature: float = 0.0  # T_ambient of the buoyancy and cooling laws
-    pressure: str = "multigrid"       # "multigrid" (V(3,3) cycles, red-black SOR) | "jacobi" | "gauss-seidel"
-    pressure_iterations: int | None = None   # multigrid: max V-cycles (20); jacobi: sweeps (40); gauss-seidel: red+black sweeps (20)
-    pressure_tolerance: float | None = 1e-4  # multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback
-    #                                          after the cycle count the last solve needed, then after each further
-    #                                          cycle); None = run exactly pressure_iterations cycles, no readback
-    pressure_warm_start: bool = True  # multigrid only: each step's solve starts from the last step's q, scaled by the
-    #                                   alpha that minimises the start's residual (never worse than q = 0), so a slowly
-    #                                   changing scene gets a lower residual for the same cycles; False = from q = 0
-    #                                   every step. jacobi / gauss-seidel always start at 0
-    diffusion_iterations: int = 500   # cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
-    #                                   is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them;
-    #                                   a capped solve shows in SmokeGrid.diffusion_error_bound
-    density_dissipation: float = 0.0  # 1/s; density *= exp(-k dt) each step (0 = none: the default is faithful)
-    velocity_dissipation: float = 0.0  # 1/s; velocity *= exp(-k dt) each step
-    fire: bool = False                # run the combustion pass: fuel -> heat + smoke, hot gas cools
-    burn_rate: float = 2.0            # 1/s; fuel burns as exp(-rate t)
-    burn_heat: float = 1.0            # temperature released per unit of fuel burned; also the cooling law's scale; > 0
-    smoke_yield: float = 0.5          # density released per unit of fuel burned; >= 0
-    cooling: float = 1.0              # 1/s; d(theta)/dt = -cooling theta^4, theta = (T - T_ambient) / burn_heat
+    """SmokeGrid's parameters (its keywords), validated on creation; frozen. Rates are per second of
+    simulated time.
+
+    cell_size: world size of a cell, world units; > 0
+    viscosity: kinematic viscosity nu, world units^2/s; >= 0 (0 = inviscid, no diffusion solve)
+    advection: "maccormack" (2nd order, limited; Selle 2008) | "semi-lagrangian" (Stam 1999)
+    vorticity: confinement strength eps, 1/s; >= 0; f = eps h (N x w) (Fedkiw 2001)
+    buoyancy: (alpha, beta): f_up = -alpha density + beta (T - T_ambient), world units/s^2
+    ambient_temperature: T_ambient of the buoyancy and cooling laws
+    pressure: "multigrid" (V(3,3) cycles, red-black SOR) | "jacobi" | "gauss-seidel"
+    pressure_iterations: multigrid: max V-cycles (20); jacobi: sweeps (40); gauss-seidel: red+black sweeps
+        (20)
+    pressure_tolerance: multigrid only: stop when |b - Lq| / |b| <= this (checked by a readback after the
+        cycle count the last solve needed, then after each further cycle); None = run exactly
+        pressure_iterations cycles, no readback
+    pressure_warm_start: multigrid only: each step's solve starts from the last step's q, scaled by the
+        alpha that minimises the start's residual (never worse than q = 0), so a slowly changing scene gets
+        a lower residual for the same cycles; False = from q = 0 every step. jacobi / gauss-seidel always
+        start at 0
+    diffusion_iterations: cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
+        is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them; a capped solve shows
+        in SmokeGrid.diffusion_error_bound
+    density_dissipation: 1/s; density *= exp(-k dt) each step (0 = none: the default is faithful)
+    velocity_dissipation: 1/s; velocity *= exp(-k dt) each step
+    fire: run the combustion pass: fuel -> heat + smoke, hot gas cools
+    burn_rate: 1/s; fuel burns as exp(-rate t)
+    burn_heat: temperature released per unit of fuel burned; also the cooling law's scale; > 0
+    smoke_yield: density released per unit of fuel burned; >= 0
+    cooling: 1/s; d(theta)/dt = -cooling theta^4, theta = (T - T_ambient) / burn_heat
+    """
+    cell_size: float = 1.0
+    viscosity: float = 0.0
+    advection: str = "maccormack"
+    vorticity: float = 0.0
+    buoyancy: tuple = (0.0, 0.0)
+    ambient_temperature: float = 0.0
+    pressure: str = "multigrid"
+    pressure_iterations: int | None = None
+    pressure_tolerance: float | None = 1e-4
+    pressure_warm_start: bool = True
+    diffusion_iterations: int = 500
+    density_dissipation: float = 0.0
+    velocity_dissipation: float = 0.0
+    fire: bool = False
+    burn_rate: float = 2.0
+    burn_heat: float = 1.0
+    smoke_yield: float = 0.5
+    cooling: float = 1.0
 
     def __post_init__(self):
         # every value here reaches a shader uniform, so each must also be a finite float32
