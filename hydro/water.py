@@ -104,9 +104,9 @@ class _PipeGrid(_Passes, _gl.Simulation):
             ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
 
         size = (self.nx, self.ny)
-        self.terrain_texture = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
-        self.water_texture = ctx.texture(size, 1, water.tobytes(), dtype="f4")
-        for tex in (self.terrain_texture, self.water_texture):
+        self._terrain_tex = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
+        self._water_tex = ctx.texture(size, 1, water.tobytes(), dtype="f4")
+        for tex in (self._terrain_tex, self._water_tex):
             tex.repeat_x = tex.repeat_y = False
         self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
         if self._hexagonal:
@@ -161,6 +161,19 @@ class _PipeGrid(_Passes, _gl.Simulation):
     # ------------------------------------------------------------------------------------ state access
 
     @property
+    def water_texture(self):
+        """Water depth as an r32f (nx, ny) texture, world units, for a game's own shaders (texel (x, y)
+        is cell [y, x]); the grid writes it in place, so one fetch serves every frame until release()."""
+        self._alive()
+        return self._water_tex
+
+    @property
+    def terrain_texture(self):
+        """Terrain height as an r32f (nx, ny) texture, world units, as water_texture."""
+        self._alive()
+        return self._terrain_tex
+
+    @property
     def shape(self) -> tuple[int, int]:
         """(ny, nx): the shape of terrain, water and every per-cell array."""
         return (self.ny, self.nx)
@@ -169,14 +182,14 @@ class _PipeGrid(_Passes, _gl.Simulation):
     def water(self) -> np.ndarray:
         """Water depth (ny, nx), world units; a NumPy copy."""
         self._alive()
-        return np.frombuffer(self.water_texture.read(), np.float32).reshape(self.shape).copy()
+        return np.frombuffer(self._water_tex.read(), np.float32).reshape(self.shape).copy()
 
     @water.setter
     def water(self, depth):
         self._alive()
         depth = check.field("water", depth, self.shape, nonnegative=True)
         old = self._read_stats()["volume"]
-        self.water_texture.write(depth.tobytes())
+        self._water_tex.write(depth.tobytes())
         self._ledger_edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
         self._queue_stats()
 
@@ -184,13 +197,13 @@ class _PipeGrid(_Passes, _gl.Simulation):
     def terrain(self) -> np.ndarray:
         """Terrain height (ny, nx), world units; a NumPy copy."""
         self._alive()
-        return np.frombuffer(self.terrain_texture.read(), np.float32).reshape(self.shape).copy()
+        return np.frombuffer(self._terrain_tex.read(), np.float32).reshape(self.shape).copy()
 
     @terrain.setter
     def terrain(self, height):
         self._alive()
         height = check.field("terrain", height, self.shape)
-        self.terrain_texture.write(height.tobytes())
+        self._terrain_tex.write(height.tobytes())
         self._queue_stats()
 
     def _flow(self, k):
@@ -331,7 +344,7 @@ class _PipeGrid(_Passes, _gl.Simulation):
         self._brush_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_BRUSH"])
         prog = self._programs[name]
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), **uniforms)
-        tex = self.terrain_texture if name == "dig" else self.water_texture
+        tex = self._terrain_tex if name == "dig" else self._water_tex
         tex.bind_to_image(_gl.BINDINGS["B_TERRAIN" if name == "dig" else "B_WATER"], read=True, write=True)
         if name == "remove_water":
             self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
@@ -453,8 +466,8 @@ class _PipeGrid(_Passes, _gl.Simulation):
         """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here), and it
         goes into the fenced ring that step() plans from. `edit`: the water or terrain was changed
         otherwise than by stepping, so the next step() must plan from these very stats."""
-        self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
-        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
+        self._terrain_tex.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
+        self._water_tex.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
         self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
         self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
         tiles = self._programs["stats"]
@@ -492,7 +505,7 @@ class _PipeGrid(_Passes, _gl.Simulation):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("terrain_texture", "water_texture", "_scratch", "_outflow_scale", "_state", "_booked", "_views",
+    _RESOURCES = ("_terrain_tex", "_water_tex", "_scratch", "_outflow_scale", "_state", "_booked", "_views",
                   "_flows", "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer",
                   "_readback", "_brush_buffer")
 

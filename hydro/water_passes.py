@@ -140,8 +140,8 @@ class _Passes:
         self._packed_ready = False
 
     def _bind_step(self):
-        self.terrain_texture.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
-        self.water_texture.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
+        self._terrain_tex.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
+        self._water_tex.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=True)
         self._bind_flows()
         self._boundary.bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY"])
         self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
@@ -339,7 +339,7 @@ class _Passes:
         """n fused substeps, depth ping-ponging through the scratch textures and flows by swapping
         buffers, then the pending move of the last substep settled into the water texture."""
         prog = self._programs["step_fused"]
-        depth_in = self.water_texture
+        depth_in = self._water_tex
         for k in range(n):
             if k < 2:
                 _gl.set_uniforms(prog, u_pending=k > 0)
@@ -351,7 +351,7 @@ class _Passes:
             self._flows, self._flows_tmp = self._flows_tmp, self._flows
             depth_in = depth_out
         depth_in.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
-        self.water_texture.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
+        self._water_tex.bind_to_image(_gl.BINDINGS["B_OUT_IMAGE"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["settle"], self.nx, self.ny)
 
@@ -380,7 +380,7 @@ class _Passes:
                 lay["interior"][k % 2].run(*inner, 1)
             self.ctx.memory_barrier()
         self._state[len(launches) % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        self.water_texture.bind_to_image(b["B_WATER"], read=False, write=True)
+        self._water_tex.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()
         _gl.dispatch(self.ctx, self._programs["unpack"], self.nx + 1, self.ny + 1)
 

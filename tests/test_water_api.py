@@ -188,7 +188,7 @@ def test_release_is_idempotent_and_use_after_release_is_clear(ctx):
     g.release()
     for call in (lambda: g.step(0.1), lambda: g.water, lambda: g.volume(), lambda: g.dig(1, 1, 1, 1),
                  lambda: g.boundaries, lambda: g.ledger(), lambda: setattr(g, "passes", 2),
-                 lambda: setattr(g, "sim_time", 1.0)):
+                 lambda: setattr(g, "sim_time", 1.0), lambda: g.water_texture, lambda: g.terrain_texture):
         with pytest.raises(RuntimeError, match="after release"):
             call()
 
