@@ -502,6 +502,27 @@ class PingPong:
             tex.release()
 
 
+_CURRENT = {}          # glcontext backend module -> its "current context" function, or None
+
+
+def current_context(ctx):
+    """The handle of the GL context current on this thread, asked of the window system moderngl made
+    `ctx` through (EGL or GLX); None where that cannot be asked (another platform or backend)."""
+    backend = type(getattr(ctx.mglo, "_context", None)).__module__
+    if backend not in _CURRENT:
+        library, name = {"egl": ("libEGL.so.1", "eglGetCurrentContext"),
+                         "x11": ("libGL.so.1", "glXGetCurrentContext")}.get(backend, (None, None))
+        try:
+            fn = getattr(ctypes.CDLL(library), name) if library else None
+        except (OSError, AttributeError):
+            fn = None
+        if fn is not None:
+            fn.restype, fn.argtypes = ctypes.c_void_p, []
+        _CURRENT[backend] = fn
+    fn = _CURRENT[backend]
+    return None if fn is None else fn()
+
+
 class Owner:
     """Lifetime of a grid: `release()` frees what `_gpu_objects()` lists, once, and the context too when
     the grid created it; grids are context managers; use after release raises a clear error."""
@@ -509,6 +530,7 @@ class Owner:
     _kind = "grid"
     _released = True
     _owns_ctx = False
+    _context_handle = None      # the GL context current when it was made (None: not known)
 
     def _gpu_objects(self):
         raise NotImplementedError
@@ -516,11 +538,29 @@ class Owner:
     def _alive(self):
         if self._released:
             raise RuntimeError(f"{self._kind}: used after release()")
+        self._check_context()
+
+    def _note_context(self) -> None:
+        """Remember the GL context current now, the one this object's GL names live in, where moderngl
+        made the context standalone: a game window's context may share its objects with another
+        window's (pyglet shares them between its windows), so calls made while that one is current
+        work, and are not refused."""
+        if getattr(getattr(self.ctx.mglo, "_context", None), "standalone", False):
+            self._context_handle = current_context(self.ctx)
+
+    def _check_context(self) -> None:
+        """GL calls go to the current context: with another one current they would read its objects and
+        overwrite them (GL names coincide between contexts), with no error from the driver."""
+        if self._context_handle is not None and current_context(self.ctx) != self._context_handle:
+            raise HydroGLError(f"{self._kind}: its GL context is not current (another context was made current "
+                               f"since, or none is): make it current first (`with ctx:`, or the game window's "
+                               f"switch_to()); GL would otherwise work on the current context's objects")
 
     def release(self) -> None:
         """Free every GPU resource (idempotent). Programs stay cached with the context."""
         if self._released:
             return
+        self._check_context()
         self._released = True
         for obj in self._gpu_objects():
             obj.release()
@@ -570,6 +610,7 @@ class Simulation(Owner):
         return self._iteration
 
     def _seal(self) -> None:
+        self._note_context()
         # only hydro's own classes: a game's subclass keeps Python's usual attributes for its own state
         self._sealed = type(self).__module__.split(".")[0] == "hydro"
 

@@ -334,6 +334,7 @@ class Renderer(_gl.Owner):
         super()._alive()
         if getattr(self.grid, "_released", False):
             raise RuntimeError("Renderer: its grid was released")
+        self.grid._check_context()
 
     def _gpu_objects(self):
         """The renderer's own resources; the grid is not touched."""

@@ -193,6 +193,34 @@ def test_release_is_idempotent_and_use_after_release_is_clear(ctx):
             call()
 
 
+
+def test_a_grid_whose_standalone_context_is_not_current_refuses_and_spoils_nothing():
+    """GL calls go to the current context, and GL names coincide between contexts: a grid called while
+    another standalone context is current would read that one's objects and overwrite them. It raises
+    instead, and both grids are as they were; made current again, it works."""
+    code = """if True:
+        import numpy as np, moderngl, hydro
+        a = moderngl.create_standalone_context(backend="egl", require=430)
+        ga = hydro.WaterGrid(a, np.zeros((16, 20)), water=np.ones((16, 20)))
+        b = moderngl.create_standalone_context(backend="egl", require=430)      # b is current now
+        gb = hydro.WaterGrid(b, np.zeros((16, 20)), water=np.full((16, 20), 5.0))
+        for call in (lambda: ga.step(0.1), lambda: ga.volume(), lambda: ga.water, lambda: ga.water_texture,
+                     lambda: setattr(ga, "water", np.zeros((16, 20)))):
+            try:
+                call()
+                print("not refused")
+            except hydro.HydroGLError as e:
+                assert "not current" in str(e), e
+        print("b", gb.volume(), gb.water.sum())
+        with a:
+            ga.step(0.1)
+            print("a", ga.volume())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "not refused" not in out.stdout
+    assert "b 1600.0 1600.0" in out.stdout and "a 320.0" in out.stdout, out.stdout
+
 def test_a_grid_is_not_copied_or_pickled(ctx):
     """A copy would share the GPU objects, so releasing it would break the original: copy, deepcopy
     and pickle are refused with what to save instead, and the grid goes on working."""
