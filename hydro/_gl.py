@@ -32,7 +32,7 @@ from . import _validate
 
 __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "program", "dispatch",
            "BINDINGS", "PingPong", "Owner", "Simulation", "FencedReadback", "BufferViews", "gl_functions",
-           "copy_texture"]
+           "loaded_function", "copy_texture"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
 
@@ -244,7 +244,7 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
 _loaded: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
 
-def _loaded_function(ctx, name: str, restype, argtypes):
+def loaded_function(ctx, name: str, restype, argtypes):
     """GL function `name` through moderngl's loader, looked up once per context; None where missing."""
     per_ctx = _loaded.setdefault(ctx, {})
     if name not in per_ctx:
@@ -261,7 +261,7 @@ def flush(ctx) -> None:
     (moderngl has no call for it; through its function loader; nothing where that is missing)."""
     if not FLUSH:
         return
-    fn = _loaded_function(ctx, "glFlush", None, [])
+    fn = loaded_function(ctx, "glFlush", None, [])
     if fn is not None:
         fn()
 
@@ -273,7 +273,7 @@ def copy_texture(ctx, src: moderngl.Texture, dst: moderngl.Texture) -> None:
     """Copy texture `src` into `dst` (same size and format) on the GPU (glCopyImageSubData, GL 4.3,
     through moderngl's function loader); where the loader is missing, through the CPU."""
     u, i = ctypes.c_uint, ctypes.c_int
-    fn = _loaded_function(ctx, "glCopyImageSubData", None, [u, u, i, i, i, i, u, u, i, i, i, i, i, i, i])
+    fn = loaded_function(ctx, "glCopyImageSubData", None, [u, u, i, i, i, i, u, u, i, i, i, i, i, i, i])
     if fn is None:
         dst.write(src.read())
         return

@@ -123,8 +123,8 @@ _STATE_FUNCTIONS = {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctype
 def _drawing_state(ctx) -> dict | None:
     """The viewport, scissor box (None: scissor test off), moderngl enable flags and active texture
     unit GL has now; None where moderngl's loader is missing."""
-    gl = _gl.gl_functions(ctx, _STATE_FUNCTIONS)
-    if gl is None:
+    gl = {name: _gl.loaded_function(ctx, name, *signature) for name, signature in _STATE_FUNCTIONS.items()}
+    if None in gl.values():
         return None
 
     def ints(name, n):

@@ -8,10 +8,10 @@ runs them, or kernels that do the same arithmetic in fewer dispatches, whichever
 device. Water and terrain are r32f images a game can sample; flows are storage buffers, one signed
 value per face. `step(dt)` splits dt into substeps from the exact stability bound (hydro.params.stable),
 records them all without reading anything back, then queues a GPU reduction of the volume and deepest
-water for the next call to plan from. The next call takes it from a fenced, persistently mapped ring (_gl.FencedReadback) when the GPU
-has finished it, else the one before (with a wider margin), so a game loop does not wait for the GPU to
-drain: a buffer read waits for every queued pass, and the CPU and the GPU would take turns
-(docs/benchmarks.md). After an edit it waits.
+water for the next call to plan from. The next call takes it from a fenced, persistently mapped ring
+(_gl.FencedReadback) when the GPU has finished it, else the one before (with a wider margin), so a
+game loop does not wait for the GPU to drain: a buffer read waits for every queued pass, and the CPU
+and the GPU would take turns (docs/benchmarks.md). After an edit it waits.
 
 The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
 """
