@@ -114,16 +114,16 @@ void main() {{ int i = int(gl_GlobalInvocationID.x); if (i < n) dst[i] = texelFe
 
 def buffer_texture_copy(ctx, megabytes, repeats=10, watch_clocks=True):
     """(GB/s read + write, clocks seen) of a float copy between storage buffers that reads through an r32f
-    buffer texture of the source (texelFetch, the texture path: hydro._gl.BufferViews) and writes as a
+    buffer texture of the source (texelFetch, the texture path: hydro._native.BufferViews) and writes as a
     storage buffer, one float per invocation, 256 wide: how a tile kernel reading its flows as buffer
     textures would (tried on the water tile kernel: docs/benchmarks.md). None where the context cannot
     make buffer textures through moderngl's loader."""
-    from hydro import _gl
+    from hydro import _native
     nbytes = megabytes * 2**20
     n = min(nbytes // 4, 2**27)                   # GL guarantees buffer textures of 2^16 texels; NVIDIA 2^27
     values = np.arange(n, dtype=np.float32)
     src, dst = ctx.buffer(values.tobytes()), ctx.buffer(reserve=4 * n)
-    views = _gl.BufferViews.create(ctx, [src], 0)
+    views = _native.BufferViews.create(ctx, [src], 0)
     if views is None:
         src.release(), dst.release()
         return None

@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import hydro  # noqa: E402
-from hydro import _gl, smoke_pressure  # noqa: E402
+from hydro import _gl, _native, smoke_pressure  # noqa: E402
 from hydro.smoke import SmokeGrid  # noqa: E402
 
 CONFIGS = [
@@ -196,7 +196,7 @@ def stream(ctx, n, options, splat=stir, repeats=300):
 
 def count_dispatches(ctx, n, options, steps=3, splat=stir):
     """Compute dispatches and readbacks of each of `steps` steps (after one warm-up step), counted
-    by wrapping moderngl's ComputeShader.run, and Buffer.read and _gl.FencedReadback.record (the
+    by wrapping moderngl's ComputeShader.run, and Buffer.read and _native.FencedReadback.record (the
     solver's residual check waits on the latter where GL maps buffers), the wait for the step's own
     check (which step() leaves queued) included: at game sizes the step time is about dispatches x
     the per-dispatch cost, and each readback is a CPU-GPU sync."""
@@ -213,9 +213,9 @@ def count_dispatches(ctx, n, options, steps=3, splat=stir):
     splat(g, 0)
     g.step(1.0 / 60.0)
     out = []
-    record = _gl.FencedReadback.record            # the solver's residual checks wait on this where they can
+    record = _native.FencedReadback.record            # the solver's residual checks wait on this where they can
     moderngl.ComputeShader.run, moderngl.Buffer.read = counted(run, "run"), counted(read, "read")
-    _gl.FencedReadback.record = counted(record, "read")
+    _native.FencedReadback.record = counted(record, "read")
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -225,7 +225,7 @@ def count_dispatches(ctx, n, options, steps=3, splat=stir):
             out.append((counts["run"], counts["read"], cycles))
     finally:
         moderngl.ComputeShader.run, moderngl.Buffer.read = run, read
-        _gl.FencedReadback.record = record
+        _native.FencedReadback.record = record
         g.release()
     return out
 
@@ -240,7 +240,7 @@ def profile(ctx, n, options, steps=4, splat=stir):
     """Where a step's time goes: every compute dispatch of `steps` steps (after one warm-up step) is
     wrapped in a GL_TIME_ELAPSED query (ctx.query(time=True), nanoseconds of GPU time from the
     dispatch reaching the GPU to its completion; queries cannot nest, so each brackets one dispatch),
-    and every readback (Buffer.read, or a wait on a fenced copy in _gl.FencedReadback.record: the
+    and every readback (Buffer.read, or a wait on a fenced copy in _native.FencedReadback.record: the
     CPU waits for the GPU to drain everything queued, then the GPU idles until the CPU queues more)
     is timed on the wall clock, as is each dispatch call (on a GPU: driver submission; llvmpipe runs
     compute inside the call, so there it is the pass's time and its timer queries read 0). Pass kinds
@@ -278,9 +278,9 @@ def profile(ctx, n, options, steps=4, splat=stir):
     names = _pass_names(ctx)
     kinds = defaultdict(lambda: [0, 0, 0])       # kind -> [dispatches, GPU ns, ns in the call] over all steps
     cycles, wall_ns = [], 0
-    record = _gl.FencedReadback.record            # the solver's residual checks wait on this where they can
+    record = _native.FencedReadback.record            # the solver's residual checks wait on this where they can
     moderngl.ComputeShader.run, moderngl.Buffer.read = timed_run, timing(read)
-    _gl.FencedReadback.record = timing(record)
+    _native.FencedReadback.record = timing(record)
     try:
         for k in range(steps):
             splat(g, k + 1)
@@ -299,7 +299,7 @@ def profile(ctx, n, options, steps=4, splat=stir):
             cycles.append(g.pressure_cycles)
     finally:
         moderngl.ComputeShader.run, moderngl.Buffer.read = run, read
-        _gl.FencedReadback.record = record
+        _native.FencedReadback.record = record
         g.release()
     return kinds, reads[0] / steps, read_ns[0] / steps, wall_ns / steps, cycles
 
@@ -380,7 +380,7 @@ def main(argv=None):
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
                          f"(8, 16 or 32; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
     ap.add_argument("--no-flush", action="store_true",
-                    help="never glFlush inside a step (hydro._gl.FLUSH = False): the driver submits when it will")
+                    help="never glFlush inside a step (hydro._native.FLUSH = False): the driver submits when it will")
     ap.add_argument("--stream", action="store_true",
                     help="µs per multigrid pass run back to back (no timer queries), instead of timing steps")
     ap.add_argument("--tile-shapes", type=tile_shapes, nargs="+", default=None, metavar="TxG[/TxG...]",
@@ -392,7 +392,7 @@ def main(argv=None):
                          f"over-relaxed by OMEGA (default {smoke_pressure.SWEEPS}x{smoke_pressure.OMEGA}); "
                          "several values: each in turn")
     args = ap.parse_args(argv)
-    _gl.FLUSH = not args.no_flush
+    _native.FLUSH = not args.no_flush
     splat = SCENES[args.scene]
     for side in args.coarse_side or ():
         if side not in (8, 16, 32):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 
-import moderngl
 import numpy as np
 
 import hydro

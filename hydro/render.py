@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import moderngl
 import numpy as np
 
-from . import _gl
+from . import _gl, _native, _owner
 from . import _validate as check
 
 __all__ = ["Renderer", "RenderStyle", "perspective", "look_at", "orbit_eye"]
@@ -123,7 +123,7 @@ _STATE_FUNCTIONS = {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctype
 def _drawing_state(ctx) -> dict | None:
     """The viewport, scissor box (None: scissor test off), moderngl enable flags and active texture
     unit GL has now; None where moderngl's loader is missing."""
-    gl = {name: _gl.loaded_function(ctx, name, *signature) for name, signature in _STATE_FUNCTIONS.items()}
+    gl = {name: _native.loaded_function(ctx, name, *signature) for name, signature in _STATE_FUNCTIONS.items()}
     if None in gl.values():
         return None
 
@@ -192,7 +192,7 @@ def _set(prog, **values):
                 prog[name].value = value
 
 
-class Renderer(_gl.Owner):
+class Renderer(_owner.Owner):
     """Draws one water grid (WaterGrid or HexWaterGrid) with the caller's camera.
 
     ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()).

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from . import _gl
+from . import _gl, _native, _owner
 from . import _validate as check
 from .reference import smoke as ref
 from .smoke_params import SmokeParams
@@ -36,7 +36,7 @@ DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound 
 MIN_CELLS = 4
 
 
-class SmokeGrid(SmokeState, _gl.Simulation):
+class SmokeGrid(SmokeState, _owner.Simulation):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
@@ -184,7 +184,7 @@ class SmokeGrid(SmokeState, _gl.Simulation):
         pr = self._pressure
         # submit the caller's splats, then the forces and the advection as soon as each is queued (a
         # substep after the first starts right after the last one's flush)
-        _gl.flush(self.ctx)
+        _native.flush(self.ctx)
         for _ in range(substeps):
             # The last projection's check, if still queued, is waited for only once this substep's
             # forces and advection are queued, and where that solve met its tolerance with a margin
@@ -204,7 +204,7 @@ class SmokeGrid(SmokeState, _gl.Simulation):
             else:
                 self._pre_projection(h)
                 self._project()
-            _gl.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
+            _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
         self._centre_dirty = True
@@ -218,9 +218,9 @@ class SmokeGrid(SmokeState, _gl.Simulation):
             self._forces(h)
             self._vx.swap()
             self._vy.swap()
-            _gl.flush(self.ctx)
+            _native.flush(self.ctx)
         self._advect_all(h, keep=start if keep else None)
-        _gl.flush(self.ctx)
+        _native.flush(self.ctx)
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 

@@ -24,12 +24,12 @@ round (docs/benchmarks.md). The relative residual
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
-as they go, _gl.flush), so a step's solve leaves its first check queued (solve()) for
+as they go, _native.flush), so a step's solve leaves its first check queued (solve()) for
 finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued,
 and where the last solve met its tolerance with a margin (run_ahead) the next solve too (set_aside;
 level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
 still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
-(_gl.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
+(_native.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
 that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
 does not check after every cycle: it first runs, back to back, the cycles the previous solve needed
@@ -50,7 +50,7 @@ from typing import NamedTuple
 import moderngl
 import numpy as np
 
-from . import _gl
+from . import _gl, _native
 from .reference import smoke as ref
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
@@ -167,7 +167,7 @@ class Pressure:
             self.warm.clear()
             # the solve's residual checks: the norms copied by the GPU into a mapped ring and waited for
             # by a fence, without the driver's buffer read (None where GL cannot map persistently)
-            self.ring = _gl.FencedReadback.create(ctx, NORMS_RECORD)
+            self.ring = _native.FencedReadback.create(ctx, NORMS_RECORD)
             self.programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in
                              ("smooth", "jacobi", "residual", "reduce")}
             device = _gl.device_kind(ctx)
@@ -360,7 +360,7 @@ class Pressure:
         """One V(SWEEPS, SWEEPS) cycle on q[0] (hydro.reference.smoke.v_cycle); with `norms` the residual's norms
         after it go to self.norms; with `warm` it starts from alpha q[0] (once the divergence pass has queued
         the warm start's sums: bind_warm_sums)."""
-        _gl.flush(self.ctx)      # the passes before this cycle start while Python queues it
+        _native.flush(self.ctx)      # the passes before this cycle start while Python queues it
         for level in range(self.first_coarse):
             self.smooth_restrict(level, warm=warm and level == 0)
         self.coarse_cycle(warm=warm and self.first_coarse == 0)
@@ -475,7 +475,7 @@ class Pressure:
         previous, now, cycles = 1.0, n["relative"], batch
         if self.short(queued, n):
             assert run, "a short solve's cycles run on its own q"
-            _gl.copy_texture(self.ctx, self.q[0], self.q_before)      # the q the caller projected with
+            _native.copy_texture(self.ctx, self.q[0], self.q_before)      # the q the caller projected with
             self.extending = True    # until the loop ends: an exception leaves q[0] beyond q_before
         while now > tolerance and now <= STAGNATION * previous and cycles < iterations:
             self.v_cycle(norms=True)

@@ -9,7 +9,7 @@ device. Water and terrain are r32f images a game can sample; flows are storage b
 value per face. `step(dt)` splits dt into substeps from the exact stability bound (hydro.params.stable),
 records them all without reading anything back, then queues a GPU reduction of the volume and deepest
 water for the next call to plan from. The next call takes it from a fenced, persistently mapped ring
-(_gl.FencedReadback) when the GPU has finished it, else the one before (with a wider margin), so a
+(_native.FencedReadback) when the GPU has finished it, else the one before (with a wider margin), so a
 game loop does not wait for the GPU to drain: a buffer read waits for every queued pass, and the CPU
 and the GPU would take turns (docs/benchmarks.md). After an edit it waits.
 
@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from . import _gl
+from . import _gl, _native, _owner
 from . import _validate as check
 from . import boundary as bnd
 from .params import Geometry, WaterParams, max_stable_dt, stable
@@ -40,7 +40,7 @@ STATS_ROWS = {"gpu": 0, "cpu": 16}
 STATS_RECORDS = 4096       # GPUs: at most this many tile records for stats_final.comp's one workgroup
 
 
-class _PipeGrid(_Passes, _gl.Simulation):
+class _PipeGrid(_Passes, _owner.Simulation):
     """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
 
     _hexagonal = False
@@ -133,7 +133,7 @@ class _PipeGrid(_Passes, _gl.Simulation):
         self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
         self._brush_buffer = None                   # a brush's weights (_run_brush), made on first use
         # step() plans from the stats of earlier calls without waiting for the GPU (None: it reads them)
-        self._readback = _gl.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
+        self._readback = _native.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
         self._stats_seq = 0                         # stats reductions queued so far
         self._sync_next = True                      # an edit since: the next step() reads the stats afresh
         self._released = False

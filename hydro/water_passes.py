@@ -18,7 +18,7 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   of CELL_ROWS cells, with the boundary faces handled apart before and after (`_boundary_faces`);
   llvmpipe runs it 1.5-2x as fast as the three passes (fewer, longer invocations; no barriers; cheap
   image loads instead of storage-buffer loads where it can, the input flows too, through r32f
-  buffer-texture views of their buffers, _gl.BufferViews: 1.2x more at 256^2).
+  buffer-texture views of their buffers, _native.BufferViews: 1.2x more at 256^2).
 All give the same result to rounding, which the tests check (tests/test_water_reference.py).
 
 _Passes is a mixin of hydro.water._PipeGrid: it reads the grid's context, size, parameters, lattice,
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _gl
+from . import _gl, _native
 from .params import stable_face_depth
 
 # Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernels
@@ -79,7 +79,7 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
-# The cell-wise passes read the flows through r32f buffer-texture views (_gl.BufferViews) where that
+# The cell-wise passes read the flows through r32f buffer-texture views (_native.BufferViews) where that
 # measured faster: llvmpipe, 256^2 square, docs/benchmarks.md (storage buffers on GPUs)
 BUFFER_VIEWS = {"gpu": False, "cpu": True}
 # boundary_faces.comp's programs by (book, accelerate)
@@ -119,7 +119,7 @@ class _Passes:
         self._outflow_scale = ctx.texture(size, 1, dtype="f4")
         for tex in (*self._scratch, self._outflow_scale):
             tex.repeat_x = tex.repeat_y = False
-        self._views = (_gl.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1)
+        self._views = (_native.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1)
                        if BUFFER_VIEWS[device] else None)
         views = {"BUFFER_VIEWS": self._views is not None, "CELL_ROWS": CELL_ROWS}
         self._programs["accelerate_cells"] = _gl.program(ctx, "water/accelerate_cells.comp", {**pipes, **views})

@@ -15,8 +15,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 64
 

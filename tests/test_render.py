@@ -90,7 +90,7 @@ def test_draws_into_what_the_game_bound_behind_moderngls_back_and_puts_its_state
     framebuffer draws into what GL has bound, inside GL's viewport, and leaves that state as it was."""
     import ctypes
     i, u = ctypes.c_int, ctypes.c_uint
-    gl = hydro._gl.gl_functions(ctx, {"glBindFramebuffer": (None, [u, u]), "glViewport": (None, [i, i, i, i]),
+    gl = hydro._native.gl_functions(ctx, {"glBindFramebuffer": (None, [u, u]), "glViewport": (None, [i, i, i, i]),
                                       "glScissor": (None, [i, i, i, i]), "glEnable": (None, [u]),
                                       "glDisable": (None, [u]), "glIsEnabled": (ctypes.c_ubyte, [u]),
                                       "glActiveTexture": (None, [u]),

@@ -2,14 +2,14 @@
 count the last solve needed before its first readback, so the tolerance must hold whatever that
 prediction was (checked here in float64 from the GPU's q and b, not by the GPU's own norms), and a
 steady scene must pay one readback per projection. Readbacks are counted by wrapping moderngl's
-Buffer.read and _gl.FencedReadback.newest and .record, the calls every sync of the solver goes through."""
+Buffer.read and _native.FencedReadback.newest and .record, the calls every sync of the solver goes through."""
 import math
 
 import moderngl
 import numpy as np
 import pytest
 
-from hydro import _gl, smoke_pressure
+from hydro import _gl, _native, smoke_pressure
 from hydro.reference import smoke as ref
 from hydro.smoke import SmokeGrid
 
@@ -29,8 +29,8 @@ def reads(monkeypatch):
         return counted
 
     monkeypatch.setattr(moderngl.Buffer, "read", counting(moderngl.Buffer.read))
-    monkeypatch.setattr(_gl.FencedReadback, "newest", counting(_gl.FencedReadback.newest))
-    monkeypatch.setattr(_gl.FencedReadback, "record", counting(_gl.FencedReadback.record))
+    monkeypatch.setattr(_native.FencedReadback, "newest", counting(_native.FencedReadback.newest))
+    monkeypatch.setattr(_native.FencedReadback, "record", counting(_native.FencedReadback.record))
     return count
 
 
@@ -179,7 +179,7 @@ def test_steady_scene_reads_back_once_per_projection(ctx, reads, monkeypatch, ri
     tolerance, and the readbacks are far fewer than the cycles (a check per cycle before). The
     checks wait on a fenced copy, or read the buffer where GL cannot map one persistently."""
     if not ring:
-        monkeypatch.setattr(_gl.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
+        monkeypatch.setattr(_native.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
     n = SHAPE[1]
     g = SmokeGrid(ctx, (n, n), advection="maccormack", vorticity=2.0, buoyancy=(0.2, 2.0),
                   pressure_tolerance=TOLERANCE)
@@ -542,14 +542,14 @@ def test_step_submits_its_passes_as_it_goes(ctx, monkeypatch):
     """glFlush resolves through moderngl's loader, and a multigrid step submits at its start (the
     caller's splats), after the forces, after advection, before each V-cycle and at its end, so after
     the readback of a tolerance solve the GPU does not wait for the whole next step to be queued."""
-    assert _gl.gl_functions(ctx, {"glFlush": (None, [])}) is not None
+    assert _native.gl_functions(ctx, {"glFlush": (None, [])}) is not None
     calls = []
     g = SmokeGrid(ctx, (40, 48), buoyancy=(0.0, 1.0), pressure="multigrid", pressure_tolerance=None,
                   pressure_iterations=2)
-    monkeypatch.setitem(_gl._loaded.setdefault(ctx, {}), "glFlush", lambda: calls.append(1))
+    monkeypatch.setitem(_native._loaded.setdefault(ctx, {}), "glFlush", lambda: calls.append(1))
     g.step(0.02, substeps=2)
     assert len(calls) == 1 + 2 * (1 + 1 + 2 + 1)
-    monkeypatch.setattr(_gl, "FLUSH", False)
+    monkeypatch.setattr(_native, "FLUSH", False)
     g.step(0.02)
     assert len(calls) == 11
     g.release()
@@ -587,8 +587,8 @@ def test_a_ring_the_driver_will_not_map_falls_back_to_reads(ctx, monkeypatch, re
     def refuse(self, gl, size, slots):
         raise _gl.HydroGLError("could not map a readback buffer persistently")
 
-    monkeypatch.setattr(_gl.FencedReadback, "__init__", refuse)
-    assert _gl.FencedReadback.create(ctx, 16) is None
+    monkeypatch.setattr(_native.FencedReadback, "__init__", refuse)
+    assert _native.FencedReadback.create(ctx, 16) is None
     g = SmokeGrid(ctx, (40, 48), buoyancy=(0.0, 1.0), pressure_tolerance=TOLERANCE)
     assert g._pressure.ring is None
     g.splat(24, 10, 5.0, velocity=(2.0, 4.0), density=1.0, temperature=1.0)

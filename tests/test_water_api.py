@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hydro
-from hydro import _gl
+from hydro import _gl, _native
 from hydro.reference import water as ref
 from water_cases import GRIDS, random_state, twins
 
@@ -411,7 +411,7 @@ def test_both_stats_reductions_measure_the_same(ctx, rng, monkeypatch, kind, row
 # not wait for the GPU to finish the previous call.
 
 def test_fenced_readback_returns_the_newest_finished_record(ctx):
-    ring = _gl.FencedReadback.create(ctx, 16)
+    ring = _native.FencedReadback.create(ctx, 16)
     assert ring is not None                      # llvmpipe has GL 4.5: buffer storage and sync objects
     source = ctx.buffer(reserve=16)
     for seq in range(1, 6):                      # more records than slots: the ring wraps
@@ -473,7 +473,7 @@ def test_step_plans_from_the_call_before_while_the_gpu_is_busy(ctx, kind):
 def test_step_reads_the_stats_where_buffers_cannot_be_mapped(ctx, monkeypatch, kind):
     """Without persistent mapping (GL < 4.4 without ARB_buffer_storage) step() reads the previous call's
     stats, waiting for the GPU, and plans from them exactly."""
-    monkeypatch.setattr(_gl.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
+    monkeypatch.setattr(_native.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
     terrain, water = _deep_column()
     g = GRIDS[kind](ctx, terrain, water=water, friction=0.1)
     assert g._readback is None
@@ -558,8 +558,8 @@ def test_cell_wise_step_reads_flows_through_views_or_buffers_alike(ctx, rng, mon
 
 def test_buffer_views_need_enough_image_units(ctx):
     buf = ctx.buffer(reserve=64)
-    assert _gl.BufferViews.create(ctx, [buf], units=1 << 20) is None
-    views = _gl.BufferViews.create(ctx, [buf], units=1)
+    assert _native.BufferViews.create(ctx, [buf], units=1 << 20) is None
+    views = _native.BufferViews.create(ctx, [buf], units=1)
     assert views is not None
     views.release()
     buf.release()
