@@ -27,9 +27,11 @@ or as a flat sequence of 16 numbers already in GL's column-major order (e.g. a p
 
 GL state: with no `framebuffer`, `draw` draws into the framebuffer GL has bound, inside GL's viewport
 and scissor box, whether the game set them through moderngl or not (pyglet sets the viewport on a
-resize behind moderngl's back). Afterwards that framebuffer, viewport, scissor, the enable flags
-(DEPTH_TEST, BLEND, CULL_FACE, ...) and the active texture unit are as GL had them. It does not change
-the blend function (it uses moderngl's default SRC_ALPHA, ONE_MINUS_SRC_ALPHA) or the depth function.
+resize behind moderngl's back). It blends the water over the terrain with its own blend function
+(SRC_ALPHA, ONE_MINUS_SRC_ALPHA, added), whatever the game had set; afterwards that framebuffer,
+viewport, scissor, the enable flags (DEPTH_TEST, BLEND, CULL_FACE, ...), the blend function and
+equation and the active texture unit are as GL had them. The depth function is the game's (it goes
+with the game's projection: a reversed-depth game sets GREATER), and is not changed.
 Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It cannot restore: the
 textures bound to its three texture units (`texture_units`, default 13, 14, 15), the image unit and
 storage-buffer bindings of the velocity pass (hydro's own binding points, shaders/common/bindings.glsl),
@@ -114,15 +116,21 @@ def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float)
 # The game's drawing state as GL holds it (not as moderngl remembers it: a pyglet game sets it behind
 # moderngl's back), read before a draw and put back after, through moderngl's function loader.
 GL_VIEWPORT, GL_SCISSOR_BOX, GL_SCISSOR_TEST, GL_ACTIVE_TEXTURE = 0x0BA2, 0x0C10, 0x0C11, 0x84E0
+# glBlendFuncSeparate's and glBlendEquationSeparate's arguments, in their order
+GL_BLEND_FUNC = (0x80C9, 0x80C8, 0x80CB, 0x80CA)     # SRC_RGB, DST_RGB, SRC_ALPHA, DST_ALPHA
+GL_BLEND_EQUATION = (0x8009, 0x883D)                 # RGB, ALPHA
 _ENABLE_FLAGS = {moderngl.DEPTH_TEST: 0x0B71, moderngl.BLEND: 0x0BE2, moderngl.CULL_FACE: 0x0B44,
                  moderngl.RASTERIZER_DISCARD: 0x8C89, moderngl.PROGRAM_POINT_SIZE: 0x8642}
 _STATE_FUNCTIONS = {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)]),
-                    "glIsEnabled": (ctypes.c_ubyte, [ctypes.c_uint]), "glActiveTexture": (None, [ctypes.c_uint])}
+                    "glIsEnabled": (ctypes.c_ubyte, [ctypes.c_uint]), "glActiveTexture": (None, [ctypes.c_uint]),
+                    "glBlendFuncSeparate": (None, [ctypes.c_uint] * 4),
+                    "glBlendEquationSeparate": (None, [ctypes.c_uint] * 2)}
 
 
 def _drawing_state(ctx) -> dict | None:
-    """The viewport, scissor box (None: scissor test off), moderngl enable flags and active texture
-    unit GL has now; None where moderngl's loader is missing."""
+    """The viewport, scissor box (None: scissor test off), moderngl enable flags, blend function and
+    equation and active texture unit GL has now, and `restore()`, which puts back all but the first
+    two (moderngl's scope puts those back); None where moderngl's loader is missing."""
     gl = {name: _native.loaded_function(ctx, name, *signature) for name, signature in _STATE_FUNCTIONS.items()}
     if None in gl.values():
         return None
@@ -136,9 +144,18 @@ def _drawing_state(ctx) -> dict | None:
     for flag, name in _ENABLE_FLAGS.items():
         if gl["glIsEnabled"](name):
             flags |= flag
-    return {"viewport": ints(GL_VIEWPORT, 4), "flags": flags, "active_texture": ints(GL_ACTIVE_TEXTURE, 1)[0],
-            "scissor": ints(GL_SCISSOR_BOX, 4) if gl["glIsEnabled"](GL_SCISSOR_TEST) else None,
-            "glActiveTexture": gl["glActiveTexture"]}
+    blend_func = [ints(name, 1)[0] for name in GL_BLEND_FUNC]
+    blend_equation = [ints(name, 1)[0] for name in GL_BLEND_EQUATION]
+    active_texture = ints(GL_ACTIVE_TEXTURE, 1)[0]
+
+    def restore():
+        ctx.enable_only(flags)
+        gl["glBlendFuncSeparate"](*blend_func)
+        gl["glBlendEquationSeparate"](*blend_equation)
+        gl["glActiveTexture"](active_texture)
+
+    return {"viewport": ints(GL_VIEWPORT, 4), "scissor": ints(GL_SCISSOR_BOX, 4) if gl["glIsEnabled"](GL_SCISSOR_TEST)
+            else None, "restore": restore}
 
 
 def _gl_matrix(view_projection) -> np.ndarray:
@@ -323,10 +340,11 @@ class Renderer(_owner.Owner):
         with self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST):
             self._vaos["terrain"].render(moderngl.TRIANGLES)
             self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+            self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            self.ctx.blend_equation = moderngl.FUNC_ADD
             self._vaos["water"].render(moderngl.TRIANGLES)
-        if state is not None:           # the enable flags and active texture unit GL had, not moderngl's
-            self.ctx.enable_only(state["flags"])
-            state["glActiveTexture"](state["active_texture"])
+        if state is not None:           # the flags, blending and texture unit GL had, not moderngl's
+            state["restore"]()
 
     # ------------------------------------------------------------------------------------ lifetime
 

@@ -1,5 +1,6 @@
 """hydro.render: the renderer draws terrain and water from the grid's textures, derives velocities from
 the face flows, leaves the caller's framebuffer bound, and validates its inputs."""
+import moderngl
 import numpy as np
 import pytest
 
@@ -133,6 +134,34 @@ def test_draws_into_what_the_game_bound_behind_moderngls_back_and_puts_its_state
     assert not untouched.any()
     assert drawn[:, 40:190].mean() > 0.3                    # the world, inside the viewport and scissor
     assert not drawn[:, :40].any() and not drawn[:, 190:].any()
+
+def test_blends_the_water_its_own_way_and_puts_the_games_blending_back(ctx):
+    """A game that left an additive or max blend set (through moderngl or raw GL) gets the same
+    picture as with moderngl's default, and its blend function and equation back after draw()."""
+    import ctypes
+    i, u = ctypes.c_int, ctypes.c_uint
+    gl = hydro._native.gl_functions(ctx, {"glBlendFuncSeparate": (None, [u] * 4),
+                                      "glBlendEquationSeparate": (None, [u] * 2),
+                                      "glGetIntegerv": (None, [u, ctypes.POINTER(i)])})
+
+    def get(name):
+        out = i()
+        gl["glGetIntegerv"](name, ctypes.byref(out))
+        return out.value
+
+    GL_ONE, GL_ZERO, GL_SRC_COLOR, GL_MAX, GL_FUNC_SUBTRACT = 1, 0, 0x0300, 0x8008, 0x800A
+    with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+        plain = _draw(ctx, renderer)
+        gl["glBlendFuncSeparate"](GL_ONE, GL_SRC_COLOR, GL_ZERO, GL_ONE)
+        gl["glBlendEquationSeparate"](GL_MAX, GL_FUNC_SUBTRACT)
+        odd = _draw(ctx, renderer)
+        blend = [get(name) for name in (0x80C9, 0x80C8, 0x80CB, 0x80CA, 0x8009, 0x883D)]
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA      # the fixture's defaults back
+        ctx.blend_equation = moderngl.FUNC_ADD
+    assert classify(plain)[1].mean() > 0.05                 # water drawn, over terrain
+    assert np.array_equal(odd, plain)
+    assert blend == [GL_ONE, GL_SRC_COLOR, GL_ZERO, GL_ONE, GL_MAX, GL_FUNC_SUBTRACT]
+
 
 def test_velocity_texture_matches_face_flows(ctx):
     with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
