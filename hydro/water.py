@@ -70,10 +70,11 @@ class _PipeGrid(_Passes, _owner.Simulation):
             raise
 
     def _check_limits(self):
-        """Raise, before any GPU work, where the context cannot hold this grid: the packed state is a
-        texture of (nx + 1) x (ny + 1) texels and each flow a storage buffer of 4 (nx + 1)(ny + 1) bytes
-        at most; beyond GL_MAX_TEXTURE_SIZE or GL_MAX_SHADER_STORAGE_BLOCK_SIZE the driver would give
-        garbage, not an error."""
+        """Raise, before any GPU work, where the context cannot hold this grid: its textures have
+        (nx + 1) x (ny + 1) texels and each flow a storage buffer of 4 (nx + 1)(ny + 1) bytes at most
+        (the packed state's margin is not counted: where it does not fit, the tile kernel runs instead,
+        water_passes._takes_packed); beyond GL_MAX_TEXTURE_SIZE or GL_MAX_SHADER_STORAGE_BLOCK_SIZE the
+        driver would give garbage, not an error."""
         info = self.ctx.info
         side = info.get("GL_MAX_TEXTURE_SIZE") or 0
         block = info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
@@ -97,6 +98,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
+        self._lowest_bed = float(terrain.min())       # a bound on it, for the walled packed calls
         device = _gl.device_kind(ctx)
         self._stats_rows = STATS_ROWS[device]
         self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
@@ -204,6 +206,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         self._alive()
         height = check.field("terrain", height, self.shape)
         self._terrain_tex.write(height.tobytes())
+        self._lowest_bed = float(height.min())
         self._queue_stats()
 
     def _flow(self, k):
@@ -294,6 +297,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def _note_boundary_bounds(self):
         """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
         self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout, self.nx, self.ny)
+        self._all_walls = bool(np.all(self._table["kind"] == bnd.KINDS["wall"]))
         level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
         self._max_level = float(level.max()) if level.size else None
 
@@ -363,6 +367,8 @@ class _PipeGrid(_Passes, _owner.Simulation):
         box, weights, _ = self._brush(x, y, radius, normalise=False)
         depth = check.real32("depth", depth)
         self._run_brush("dig", box, weights, u_depth=depth)
+        if depth > 0:                   # no cell went lower than this (a weight is at most its largest)
+            self._lowest_bed -= depth * float(weights.max())
         self._queue_stats()
 
     def add_water(self, x, y, radius, volume) -> None:

@@ -10,8 +10,9 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed copy of the state, one rgba32f
   texel per cell (step_packed.comp, the same tile kernel on texels GL moves at twice the rate, two
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
-  grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; pack.comp packs it at
-  the start of the call and unpacks it at the end).
+  grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on square grids
+  walled on every side, every tile through that program, against ghost columns around the grid
+  (GHOST_BED); pack.comp packs it at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
   `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a column
@@ -77,6 +78,16 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
+# Walled calls: on a square grid whose every boundary face is a wall (and pipe_area="depth"), the
+# packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
+# packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
+# bed at GHOST_BED, the largest float32, above every surface, so a pipe into one has no cross-section
+# and carries nothing, to the bit what a wall carries. That holds while every surface stays above
+# WALLED_MIN_BED (GHOST_BED minus a surface must stay finite): the grid tracks a bound on its lowest
+# bed (dig() lowers it) and takes the ring where it falls below. The hex lattice reads its beds from
+# the terrain texture, which has no margin, and takes the ring.
+GHOST_BED = float(np.finfo(np.float32).max)
+WALLED_MIN_BED = -1e30
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The cell-wise passes read the flows through r32f buffer-texture views (_native.BufferViews) where that
@@ -85,6 +96,16 @@ BUFFER_VIEWS = {"gpu": False, "cpu": True}
 # boundary_faces.comp's programs by (book, accelerate)
 BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
                      (True, True): "boundary_book_accelerate"}
+
+def packed_state_size(nx: int, ny: int, tile, steps: int, lattice: str) -> tuple[int, int]:
+    """Texels (x, y) of the packed state of an nx x ny grid whose launches take tiles of `tile` cells
+    advanced `steps` substeps (and PACKED_TILE's of one, a call's remainder), and its margin: every
+    tile of either with its halo of two cells a substep lies in it."""
+    margin = 2 * steps
+    size = tuple(margin + max(-(-(n + 1) // t) * t + 2 * s for t, s in ((tile_n, steps), (one, 1)))
+                 for n, tile_n, one in zip((nx, ny), tile, PACKED_TILE[lattice]))
+    return size, margin
+
 
 def check_passes(passes, alternatives=""):
     if isinstance(passes, bool) or not isinstance(passes, int) or passes not in (1, 2, 3):
@@ -127,6 +148,8 @@ class _Passes:
         lay = self._layout                            # the cell-wise step's boundary passes find faces here
         self._places = ctx.buffer(np.stack([lay.array, lay.i, lay.j], axis=1).astype("<i4").tobytes())
         self._state = []                            # the packed kernel's two states, made on first use
+        self._state_margin = 0                      # texels around the grid's in them (_make_states)
+        self._walled_call = False                   # whether this call's launches are walled (_walled)
         self._booked = None                         # and its booked boundary flows
         tile = FUSED_TILE[self._lattice]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
@@ -135,6 +158,7 @@ class _Passes:
         # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
+        self._packed_fits = None        # ((tile, steps), whether that state fits the context): _takes_packed
         shape = PACKED_SHAPE[self._lattice]
         self._packed_tile, self._packed_steps = shape[:2], shape[2]
         self._packed_ready = False
@@ -181,7 +205,14 @@ class _Passes:
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _takes_packed(self, n: int) -> bool:
-        """Whether a call of n substeps (passes=1) runs step_packed.comp."""
+        """Whether a call of n substeps (passes=1) runs step_packed.comp: not where its state, with its
+        margin, would be larger than the context's textures can be (the tile kernel runs instead)."""
+        if self._packed_fits is None or self._packed_fits[0] != (self._packed_tile, self._packed_steps):
+            size, _ = packed_state_size(self.nx, self.ny, self._packed_tile, self._packed_steps, self._lattice)
+            side = self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size)
+            self._packed_fits = ((self._packed_tile, self._packed_steps), max(size) <= side)
+        if not self._packed_fits[1]:
+            return False
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self, n: int) -> None:
@@ -190,8 +221,7 @@ class _Passes:
         in two directions) with where their tiles lie: those that advance _packed_steps substeps a
         launch and, for a call's remainder, those that advance one, made on first use."""
         if not self._packed_ready:
-            if not self._state:   # (depth, flow_x, flow_y, bed or flow_z) per cell and outer face, twice
-                self._state = [self.ctx.texture((self.nx + 1, self.ny + 1), 4, dtype="f4") for _ in range(2)]
+            self._make_states()
             # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
             # until the next launch or the unpack adds it to the ledger (common/booked.glsl); zeros
             # between calls
@@ -199,7 +229,7 @@ class _Passes:
                 self._booked.release()
             self._booked = self.ctx.buffer(reserve=4 * self._packed_steps * self._layout.size)
             self._booked.clear()
-            hexa = {"HEX": self._hexagonal}
+            hexa = {"HEX": self._hexagonal, "MARGIN": self._state_margin}
             for key, defs in (("pack", {**hexa, "UNPACK": False}),
                               ("unpack", {**hexa, "UNPACK": True, "BOOK_SLOTS": self._packed_steps})):
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
@@ -208,13 +238,42 @@ class _Passes:
         if n % self._packed_steps and 1 not in self._packed_sets:
             self._packed_sets[1] = self._packed_set(PACKED_TILE[self._lattice], 1)
 
+    def _make_states(self) -> None:
+        """The packed kernel's two states, (depth, flow_x, flow_y, bed or flow_z) per cell and outer face
+        (texel (x, y) at (x, y) + margin), each reaching past the grid so that every tile of both tile
+        sets (_packed_steps substeps a launch, and one) lies in it with its halo; made again where the
+        tile shape changed. Texels outside the (nx + 1) x (ny + 1) the pack fills hold ghost columns."""
+        size, margin = packed_state_size(self.nx, self.ny, self._packed_tile, self._packed_steps, self._lattice)
+        if self._state and self._state[0].size == size and self._state_margin == margin:
+            return
+        for tex in self._state:
+            tex.release()
+        self._state, self._state_margin = [], margin
+        w, h = size
+        inside = (margin, margin, self.nx + 1, self.ny + 1)
+        strips = [(0, 0, w, inside[1]), (0, inside[1] + inside[3], w, h - inside[1] - inside[3]),
+                  (0, inside[1], inside[0], inside[3]), (inside[0] + inside[2], inside[1], w - inside[0] - inside[2],
+                                                          inside[3])]
+        ghost = np.array([0.0, 0.0, 0.0, 0.0 if self._hexagonal else GHOST_BED], np.float32)
+        for _ in range(2):
+            tex = self.ctx.texture((w, h), 4, dtype="f4")
+            self._state.append(tex)
+            for x, y, sw, sh in strips:
+                if sw > 0 and sh > 0:
+                    tex.write(np.tile(ghost, sw * sh).tobytes(), viewport=(x, y, sw, sh))
+
+    def _walled(self) -> bool:
+        """Whether a packed call runs every tile through the interior program (WALLED_MIN_BED)."""
+        return (not self._hexagonal and self.params.depth_area and self._all_walls
+                and self._lowest_bed > WALLED_MIN_BED)
+
     def _packed_set(self, tile, steps: int) -> dict:
         """The packed kernel's four programs for tiles of tile = (cells x, cells y) advanced `steps`
         substeps a launch, and where their tiles lie."""
         tx, ty = tile
         halo = 2 * steps
         defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "STEPS": steps,
-                   "GROUP_X": tx + 2 * halo, "GROUP_Y": ty + 2 * halo}
+                   "GROUP_X": tx + 2 * halo, "GROUP_Y": ty + 2 * halo, "MARGIN": self._state_margin}
         # tiles cover the texels (nx + 1, ny + 1); tile b is interior when its halo lies in the grid:
         # b * t >= halo and b * t + t + halo <= n
         tiles, first, last = [], [], []
@@ -240,7 +299,7 @@ class _Passes:
                     for name, defs in (general, interior)]
         return {"ring": programs[0], "interior": programs[1], "climbs": climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
-                "first_tile": (first[0], first[1]), "inner": inner,
+                "first_tile": (first[0], first[1]), "inner": inner, "tiles": (tiles[0], tiles[1]),
                 "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
 
     @property
@@ -296,11 +355,13 @@ class _Passes:
             _gl.set_uniforms(self._programs[key], **pipe)
         if packed:                      # the programs this call launches (a remainder: one substep each)
             runs = [self._packed_steps] + [1] * bool(n % self._packed_steps)
+            self._walled_call = self._walled()
             for lay in (self._packed_sets[s] for s in runs):
-                for prog in lay["ring"]:
-                    _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
+                if not self._walled_call:
+                    for prog in lay["ring"]:
+                        _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
                 for prog in lay["interior"]:
-                    _gl.set_uniforms(prog, **pipe, u_first_tile=lay["first_tile"])
+                    _gl.set_uniforms(prog, **pipe, u_first_tile=(0, 0) if self._walled_call else lay["first_tile"])
         for key in moves:
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
         if self.passes == 2:
@@ -370,14 +431,18 @@ class _Passes:
         self._booked.bind_to_storage_buffer(b["B_BOOKED"])
         steps = self._packed_steps
         launches = [steps] * (n // steps) + [1] * (n % steps)
-        # The two write different texels: one barrier after both. The ring goes first, so its few
-        # workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
+        # Walled calls: every tile through the interior program. Else the ring and the interior
+        # rectangle, which write different texels: one barrier after both. The ring goes first, so its
+        # few workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
         for k, s in enumerate(launches):
             lay = self._packed_sets[s]
             inner = lay["inner"]
-            lay["ring"][k % 2].run(*lay["ring_groups"], 1)
-            if inner[0] > 0:            # (0, 0) where there is no interior rectangle
-                lay["interior"][k % 2].run(*inner, 1)
+            if self._walled_call:
+                lay["interior"][k % 2].run(*lay["tiles"], 1)
+            else:
+                lay["ring"][k % 2].run(*lay["ring_groups"], 1)
+                if inner[0] > 0:            # (0, 0) where there is no interior rectangle
+                    lay["interior"][k % 2].run(*inner, 1)
             self.ctx.memory_barrier()
         self._state[len(launches) % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self._water_tex.bind_to_image(b["B_WATER"], read=False, write=True)

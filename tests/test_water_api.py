@@ -176,10 +176,13 @@ def test_a_grid_the_context_cannot_hold_is_refused_before_any_gpu_work(ctx, cls)
     with pytest.raises(ValueError, match=rf"^terrain: shape \(2, {side}\) is too large .*GL_MAX_TEXTURE_SIZE is {side}"):
         cls(ctx, np.zeros((2, side), np.float32))
     assert len(ctx.objects) == objects            # nothing made, nothing left behind
-    g = cls(ctx, np.zeros((2, side - 1), np.float32), water=np.full((2, side - 1), 0.5, np.float32))
-    g.step(0.01)                                  # the largest side it takes works
-    assert g.volume() == pytest.approx(0.5 * 2 * (side - 1) * g.geometry.cell_area, rel=1e-6)
-    g.release()
+    for passes in (None, 1):                      # the largest side it takes works, on every path: the
+        g = cls(ctx, np.zeros((2, side - 1), np.float32),   # packed state, whose margin does not fit,
+                water=np.full((2, side - 1), 0.5, np.float32), passes=passes)  # gives way to the tile kernel
+        g.step(0.01, substeps=4)
+        assert g.volume() == pytest.approx(0.5 * 2 * (side - 1) * g.geometry.cell_area, rel=1e-6)
+        assert not g._takes_packed(4)
+        g.release()
 
 
 def test_release_is_idempotent_and_use_after_release_is_clear(ctx):

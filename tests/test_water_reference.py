@@ -203,17 +203,22 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, layout, steps, monk
         g.release()
 
 
+@pytest.mark.parametrize("walled", [True, False], ids=["walled", "ring"])
 @pytest.mark.parametrize("steps", [2, 3], ids=["2-steps", "3-steps"])
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, steps, monkeypatch):
+def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, steps, walled, monkeypatch):
     """A tile is interior only when its whole halo (two cells a substep) lies in the grid: near-dry
     water over rough ground, walled in by ledges on every side, at the stable limit, so that a tile
     taken for interior too near an edge (its boundary faces worked as ordinary ones, against the zeros
-    outside the grid) changes the outflow scales its cells see. The three passes' bits either way."""
+    outside the grid) changes the outflow scales its cells see. The three passes' bits either way, with
+    the walls worked by the ring's general program or (walled calls, square) by the ghost columns
+    around the grid that every tile takes through the interior program."""
     terrain = rng.uniform(0.0, 1.0, (45, 53))
     terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1] = 2.0, 2.0, 2.0, 2.0
     water = rng.uniform(0.005, 0.02, (45, 53))
     kind = _layout(monkeypatch, layout)
+    if not walled:
+        monkeypatch.setattr(water_passes, "WALLED_MIN_BED", float("inf"))
     grids = []
     for p in (1, 3):
         g, _ = twins(ctx, kind, terrain, water, friction=0.0, passes=p)
@@ -224,6 +229,7 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, ste
             g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
     a, b = grids
     assert a._packed_layout["climbs"] == ("climbed" in layout)
+    assert a._walled_call == (walled and kind == "square")
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
@@ -328,3 +334,74 @@ def test_cell_wise_step_matches_three_passes(ctx, rng, kind):
     assert a.volume() == pytest.approx(la["expected"], rel=1e-6)
     for g in grids:
         g.release()
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 70), (70, 3), (65, 129), (24, 24), (25, 49)])
+@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3, 2), (5, 3, 3)], ids=["default", "1x1", "5x3-2steps", "5x3-3steps"])
+def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, shape, tile):
+    """Walled calls run every tile of the packed kernel through the interior program against the
+    ghost columns around the grid, however the tiles fall on it (narrower than a tile, a column past a
+    multiple of it, exactly a multiple): the three passes' bits, water and flows, and nothing crosses
+    the walls."""
+    terrain, water = random_state(rng, shape)
+    grids = []
+    for p in (1, 3):
+        g, _ = twins(ctx, "square", terrain, water, friction=0.1, passes=p)
+        g._packed = tile if p == 1 else False
+        grids.append(g)
+    for g in grids:
+        for i in range(4):
+            g.step(0.1, substeps=1 + i % 3)
+    a, b = grids
+    assert a._walled_call
+    np.testing.assert_array_equal(a.water, b.water)
+    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+        np.testing.assert_array_equal(fa, fb)
+    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
+    for g in grids:
+        g.release()
+
+
+def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
+    """A call is walled only on a square grid of walls with pipes of the water's depth whose beds stay
+    above WALLED_MIN_BED: an open side, the hex lattice, a fixed pipe area or a pit dug below it take
+    the ring, and a walled call follows again when the sides or the terrain allow it. The water agrees
+    with the three passes all along (a pit a million times deeper than the water is tall)."""
+    terrain, water = random_state(rng, (30, 34))
+    made = {}
+    for kind, pipe_area in (("square", "depth"), ("hex", "depth"), ("square", 0.5)):
+        made[kind, pipe_area] = [twins(ctx, kind, terrain, water, friction=0.1, passes=p, pipe_area=pipe_area)[0]
+                                 for p in (1, 3)]
+    for (kind, pipe_area), grids in made.items():
+        grids[0]._packed = True
+        for g in grids:
+            g.step(0.2, substeps=4)
+        assert grids[0]._walled_call == (kind == "square" and pipe_area == "depth")
+    a, b = made["square", "depth"]
+    for g in (a, b):
+        g.set_boundary("left", "inflow", 0.5)
+        g.step(0.2, substeps=4)
+    assert not a._walled_call
+    for g in (a, b):
+        g.set_boundary("left", "wall")
+        g.step(0.2, substeps=4)
+    assert a._walled_call
+    for g in (a, b):
+        g.dig(10.0, 10.0, 2.0, 5e29)         # the bound: 5e29 below the lowest bed, still above -1e30
+        g.step(0.2, substeps=4)
+    assert a._walled_call
+    for g in (a, b):
+        g.dig(20.0, 10.0, 2.0, 2e30)
+        g.step(0.2, substeps=4)
+    assert not a._walled_call
+    for g in (a, b):
+        g.terrain = terrain
+        g.step(0.2, substeps=4)
+    assert a._walled_call
+    for (kind, pipe_area), (g, h) in made.items():
+        np.testing.assert_array_equal(g.water, h.water, err_msg=f"{kind} {pipe_area}")
+        for fa, fb in zip(gpu_flows(g), gpu_flows(h)):
+            np.testing.assert_array_equal(fa, fb)
+        assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+        g.release()
+        h.release()

@@ -19,6 +19,10 @@ int index_z(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
 
 float terrain_at(ivec2 c) { return imageLoad(u_terrain, c).r; }
 
+// The bed of the packed state's ghost columns (water/pack.comp): the largest float32, above every
+// surface; hydro.water_passes.GHOST_BED
+#define GHOST_BED uintBitsToFloat(0x7f7fffffu)
+
 // A column after a substep's net inflow (volume rate), h + rate * net with rate = dt / S, clamped at
 // 0 (move.comp). `precise`: no shader may fuse the multiply into the add, so every step path moves
 // water to the same bits whatever its compiler makes of the code around it.

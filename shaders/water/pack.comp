@@ -1,6 +1,11 @@
 #version 430
 // WaterGrid's packed substep state (step_packed.comp): one rgba32f texel per cell and face,
 // (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
+// The state texture has a margin of MARGIN texels around the (nx + 1) x (ny + 1) it holds (texel (x, y)
+// at (x, y) + MARGIN) and reaches past it, so every tile of the packed kernel and its halo lie in it;
+// what lies outside the grid's cells holds a ghost column: no water, no flow, and a bed at GHOST_BED,
+// above every surface, so that no pipe into it has any cross-section (WaterGrid._make_states fills
+// the texels outside; this pass those of the outer faces, x = nx or y = ny).
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
 // UNPACK 1: the state back into the grid's flows and water texture, after the last, and what the
 // last launch booked at the boundary faces into the ledger (common/booked.glsl), its slots cleared
@@ -30,7 +35,7 @@ void main() {
     if (any(greaterThan(t, n))) return;
     bool cell = inside(t), has_x = t.y < n.y, has_y = t.x < n.x;
 #if UNPACK
-    vec4 p = imageLoad(u_state, t);
+    vec4 p = imageLoad(u_state, t + MARGIN);
     if (has_x) u_flow_x[index_x(t)] = p.y;
     if (has_y) u_flow_y[index_y(t)] = p.z;
 #if HEX
@@ -51,8 +56,8 @@ void main() {
 #if HEX
     p.w = u_flow_z[index_z(t)];
 #else
-    if (cell) p.w = terrain_at(t);
+    p.w = cell ? terrain_at(t) : GHOST_BED;
 #endif
-    imageStore(u_state, t, p);
+    imageStore(u_state, t + MARGIN, p);
 #endif
 }

@@ -179,7 +179,7 @@ void main() {
 
     // 1. the texel; depth and bed of its cell (0 outside the grid)
     bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
-    vec4 t = texel ? imageLoad(u_state_in, c) : vec4(0.0);
+    vec4 t = texel ? imageLoad(u_state_in, c + MARGIN) : vec4(0.0);
     bool cell = interior || inside(c);
     float h = cell ? t.x : 0.0;
 #if HEX
@@ -298,7 +298,7 @@ void main() {
             }
             barrier();
         } else if (owned && texel) {
-            imageStore(u_state_out, c, t);
+            imageStore(u_state_out, c + MARGIN, t);
         }
     }
 }

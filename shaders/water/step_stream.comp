@@ -100,8 +100,8 @@ void main() {
     // only keeps the compiler from unrolling the climb
     const int climb = TILE_Y + HALO + 2 + LAG * (STEPS - 1);
     int steps = min(climb, u_size.y + climb);
-    int top = u_size.y;                         // the last texel row: rows past it are not needed
-#define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)))
+    int top = imageSize(u_state_in).y - 1 - MARGIN;     // the state's last row: rows past it are not needed
+#define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)) + MARGIN)
 
     vec4 next = LOAD(0), ahead = LOAD(1);       // the texels stage 0 takes at the next two steps
     Stage st0 = FRESH;
@@ -141,11 +141,11 @@ void main() {
         int row = first + j - LAG * (STEPS - 1) - 2;
         if (row >= origin.y && row < origin.y + TILE_Y && lane >= HALO && lane < HALO + TILE_X) {
 #if STEPS == 1
-            imageStore(u_state_out, ivec2(x, row), st0.moved);
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st0.moved);
 #elif STEPS == 2
-            imageStore(u_state_out, ivec2(x, row), st1.moved);
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st1.moved);
 #else
-            imageStore(u_state_out, ivec2(x, row), st2.moved);
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st2.moved);
 #endif
         }
     }
