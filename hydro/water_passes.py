@@ -10,8 +10,8 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed copy of the state, one rgba32f
   texel per cell (step_packed.comp, the same tile kernel on texels GL moves at twice the rate, two
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
-  grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on square grids
-  walled on every side, every tile through that program, against ghost columns around the grid
+  grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
+  every side, every tile through that program, against ghost columns around the grid
   (GHOST_BED); pack.comp packs it at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
@@ -78,14 +78,14 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
-# Walled calls: on a square grid whose every boundary face is a wall (and pipe_area="depth"), the
+# Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
 # packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
 # bed at GHOST_BED, the largest float32, above every surface, so a pipe into one has no cross-section
 # and carries nothing, to the bit what a wall carries. That holds while every surface stays above
 # WALLED_MIN_BED (GHOST_BED minus a surface must stay finite): the grid tracks a bound on its lowest
-# bed (dig() lowers it) and takes the ring where it falls below. The hex lattice reads its beds from
-# the terrain texture, which has no margin, and takes the ring.
+# bed (dig() lowers it) and takes the ring where it falls below. The hex lattice, whose texel holds a
+# flow in place of the bed, reads the beds from a texture laid out as the state (pack.comp).
 GHOST_BED = float(np.finfo(np.float32).max)
 WALLED_MIN_BED = -1e30
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
@@ -149,6 +149,7 @@ class _Passes:
         self._places = ctx.buffer(np.stack([lay.array, lay.i, lay.j], axis=1).astype("<i4").tobytes())
         self._state = []                            # the packed kernel's two states, made on first use
         self._state_margin = 0                      # texels around the grid's in them (_make_states)
+        self._packed_bed = None                     # hex: the beds laid out as the states
         self._walled_call = False                   # whether this call's launches are walled (_walled)
         self._booked = None                         # and its booked boundary flows
         tile = FUSED_TILE[self._lattice]
@@ -246,26 +247,29 @@ class _Passes:
         size, margin = packed_state_size(self.nx, self.ny, self._packed_tile, self._packed_steps, self._lattice)
         if self._state and self._state[0].size == size and self._state_margin == margin:
             return
-        for tex in self._state:
+        for tex in self._state + ([self._packed_bed] if self._packed_bed is not None else []):
             tex.release()
-        self._state, self._state_margin = [], margin
+        self._state, self._state_margin, self._packed_bed = [], margin, None
         w, h = size
         inside = (margin, margin, self.nx + 1, self.ny + 1)
         strips = [(0, 0, w, inside[1]), (0, inside[1] + inside[3], w, h - inside[1] - inside[3]),
                   (0, inside[1], inside[0], inside[3]), (inside[0] + inside[2], inside[1], w - inside[0] - inside[2],
                                                           inside[3])]
         ghost = np.array([0.0, 0.0, 0.0, 0.0 if self._hexagonal else GHOST_BED], np.float32)
-        for _ in range(2):
-            tex = self.ctx.texture((w, h), 4, dtype="f4")
-            self._state.append(tex)
+        textures = [(4, ghost), (4, ghost)] + [(1, np.float32([GHOST_BED]))] * self._hexagonal
+        for k, (components, value) in enumerate(textures):
+            tex = self.ctx.texture((w, h), components, dtype="f4")
+            if k < 2:
+                self._state.append(tex)
+            else:                       # hex: the beds, laid out as the state (pack.comp)
+                self._packed_bed = tex
             for x, y, sw, sh in strips:
                 if sw > 0 and sh > 0:
-                    tex.write(np.tile(ghost, sw * sh).tobytes(), viewport=(x, y, sw, sh))
+                    tex.write(np.tile(value, sw * sh).tobytes(), viewport=(x, y, sw, sh))
 
     def _walled(self) -> bool:
         """Whether a packed call runs every tile through the interior program (WALLED_MIN_BED)."""
-        return (not self._hexagonal and self.params.depth_area and self._all_walls
-                and self._lowest_bed > WALLED_MIN_BED)
+        return self.params.depth_area and self._all_walls and self._lowest_bed > WALLED_MIN_BED
 
     def _packed_set(self, tile, steps: int) -> dict:
         """The packed kernel's four programs for tiles of tile = (cells x, cells y) advanced `steps`
@@ -425,7 +429,11 @@ class _Passes:
         and the last launch's booked flows into the ledger."""
         b = _gl.BINDINGS
         self._state[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        if self._packed_bed is not None:        # hex: the beds too, read by the launches at B_TERRAIN
+            self._packed_bed.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
+        if self._packed_bed is not None:
+            self._packed_bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
         self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
         self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
         self._booked.bind_to_storage_buffer(b["B_BOOKED"])

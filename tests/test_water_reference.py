@@ -229,7 +229,7 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, ste
             g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
     a, b = grids
     assert a._packed_layout["climbs"] == ("climbed" in layout)
-    assert a._walled_call == (walled and kind == "square")
+    assert a._walled_call == walled
     np.testing.assert_array_equal(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         np.testing.assert_array_equal(fa, fb)
@@ -338,7 +338,8 @@ def test_cell_wise_step_matches_three_passes(ctx, rng, kind):
 
 @pytest.mark.parametrize("shape", [(2, 2), (3, 70), (70, 3), (65, 129), (24, 24), (25, 49)])
 @pytest.mark.parametrize("tile", [True, (1, 1), (5, 3, 2), (5, 3, 3)], ids=["default", "1x1", "5x3-2steps", "5x3-3steps"])
-def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, shape, tile):
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, shape, tile):
     """Walled calls run every tile of the packed kernel through the interior program against the
     ghost columns around the grid, however the tiles fall on it (narrower than a tile, a column past a
     multiple of it, exactly a multiple): the three passes' bits, water and flows, and nothing crosses
@@ -346,7 +347,7 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, shape, ti
     terrain, water = random_state(rng, shape)
     grids = []
     for p in (1, 3):
-        g, _ = twins(ctx, "square", terrain, water, friction=0.1, passes=p)
+        g, _ = twins(ctx, kind, terrain, water, friction=0.1, passes=p)
         g._packed = tile if p == 1 else False
         grids.append(g)
     for g in grids:
@@ -363,9 +364,9 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, shape, ti
 
 
 def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
-    """A call is walled only on a square grid of walls with pipes of the water's depth whose beds stay
-    above WALLED_MIN_BED: an open side, the hex lattice, a fixed pipe area or a pit dug below it take
-    the ring, and a walled call follows again when the sides or the terrain allow it. The water agrees
+    """A call is walled only on a grid of walls with pipes of the water's depth whose beds stay above
+    WALLED_MIN_BED: an open side, a fixed pipe area or a pit dug below it take the ring, and a walled
+    call follows again when the sides or the terrain allow it. The water agrees
     with the three passes all along (a pit a million times deeper than the water is tall)."""
     terrain, water = random_state(rng, (30, 34))
     made = {}
@@ -376,7 +377,7 @@ def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
         grids[0]._packed = True
         for g in grids:
             g.step(0.2, substeps=4)
-        assert grids[0]._walled_call == (kind == "square" and pipe_area == "depth")
+        assert grids[0]._walled_call == (pipe_area == "depth")
     a, b = made["square", "depth"]
     for g in (a, b):
         g.set_boundary("left", "inflow", 0.5)

@@ -5,7 +5,8 @@
 // at (x, y) + MARGIN) and reaches past it, so every tile of the packed kernel and its halo lie in it;
 // what lies outside the grid's cells holds a ghost column: no water, no flow, and a bed at GHOST_BED,
 // above every surface, so that no pipe into it has any cross-section (WaterGrid._make_states fills
-// the texels outside; this pass those of the outer faces, x = nx or y = ny).
+// the texels outside; this pass those of the outer faces, x = nx or y = ny). HEX: the texel's fourth
+// component is a flow; the beds go to an r32f texture of the state's size (u_bed, as the state laid out).
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
 // UNPACK 1: the state back into the grid's flows and water texture, after the last, and what the
 // last launch booked at the boundary faces into the ledger (common/booked.glsl), its slots cleared
@@ -23,6 +24,9 @@ layout(binding = B_WATER, r32f) uniform restrict writeonly image2D u_water;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state;
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 #define FLOWS restrict readonly
+#if HEX
+layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_bed;
+#endif
 #endif
 layout(std430, binding = B_FLOW_X) FLOWS buffer FlowX { float u_flow_x[]; };
 layout(std430, binding = B_FLOW_Y) FLOWS buffer FlowY { float u_flow_y[]; };
@@ -55,6 +59,7 @@ void main() {
     if (has_y) p.z = u_flow_y[index_y(t)];
 #if HEX
     p.w = u_flow_z[index_z(t)];
+    imageStore(u_bed, t + MARGIN, vec4(cell ? terrain_at(t) : GHOST_BED));
 #else
     p.w = cell ? terrain_at(t) : GHOST_BED;
 #endif

@@ -183,7 +183,7 @@ void main() {
     bool cell = interior || inside(c);
     float h = cell ? t.x : 0.0;
 #if HEX
-    float z = cell ? terrain_at(c) : 0.0;
+    float z = cell ? terrain_at(c + MARGIN) : 0.0;   // the beds as the state is laid out (pack.comp)
 #else
     float z = cell ? t.w : 0.0;
 #endif
