@@ -511,9 +511,9 @@ class _PipeGrid(_Passes, _owner.Simulation):
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("_terrain_tex", "_water_tex", "_scratch", "_outflow_scale", "_state", "_packed_bed", "_booked", "_views",
-                  "_flows", "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials", "_stats_buffer",
-                  "_readback", "_brush_buffer")
+    _RESOURCES = ("_terrain_tex", "_water_tex", "_scratch", "_outflow_scale", "_state", "_packed_bed", "_booked",
+                  "_views", "_flows", "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials",
+                  "_stats_buffer", "_readback", "_brush_buffer")
 
     def _gpu_objects(self):
         objects = []

@@ -97,7 +97,8 @@ BUFFER_VIEWS = {"gpu": False, "cpu": True}
 BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
                      (True, True): "boundary_book_accelerate"}
 
-def packed_state_size(nx: int, ny: int, tile, steps: int, lattice: str) -> tuple[int, int]:
+
+def packed_state_size(nx: int, ny: int, tile, steps: int, lattice: str) -> tuple[tuple[int, int], int]:
     """Texels (x, y) of the packed state of an nx x ny grid whose launches take tiles of `tile` cells
     advanced `steps` substeps (and PACKED_TILE's of one, a call's remainder), and its margin: every
     tile of either with its halo of two cells a substep lies in it."""

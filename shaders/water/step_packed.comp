@@ -1,7 +1,9 @@
 #version 430
 // WaterGrid._step_packed: STEPS whole substeps (accelerate, scale outflow, move) in one dispatch, as
 // step_fused.comp does one, on the packed state of water/pack.comp: one rgba32f texel per cell and outer face,
-// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
+// (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) for cell (x, y), x <= nx, y <= ny, at
+// texel (x, y) + MARGIN, ghost columns around (HEX: the beds in a texture laid out alike, at B_TERRAIN).
+// Walled calls run every tile through the INTERIOR program against the ghosts (hydro.water_passes).
 //
 // A launch reads one 16-byte texel per cell (hex: and the bed) and writes one: GL moves rgba32f
 // texels at about twice the rate of 4-byte image or storage-buffer accesses (bench/bandwidth.py).
