@@ -171,7 +171,9 @@ class _PipeGrid(_Passes, _owner.Simulation):
 
     @property
     def terrain_texture(self):
-        """Terrain height as an r32f (nx, ny) texture, world units, as water_texture."""
+        """Terrain height as an r32f (nx, ny) texture, world units, as water_texture. Change the terrain
+        through `terrain` or dig(), which keep the grid's bound on its lowest bed; a game's shader that
+        writes this texture must keep every height above -1e30 (hydro.water_passes.WALLED_MIN_BED)."""
         self._alive()
         return self._terrain_tex
 
