@@ -1,13 +1,7 @@
 // The pipe equations, shared by the three-pass step (accelerate.comp, scale_outflow.comp) and the fused
 // step (step_fused.comp). Needs PIPE_AREA_DEPTH; callers supply depths and heights however they store them.
 #include "common/outflow.glsl"
-
-struct BoundaryFace { int kind; float value; };      // kinds as in hydro/boundary.py
-layout(std430, binding = B_BOUNDARY) restrict readonly buffer Boundary { BoundaryFace u_boundary[]; };
-#define BC_WALL 0
-#define BC_INFLOW 1
-#define BC_OUTFLOW 2
-#define BC_LEVEL 3
+#include "common/boundary_table.glsl"
 
 uniform float u_friction_factor;    // (1 - friction)^dt, computed on the CPU
 uniform float u_g_over_l;           // gravity / pipe length
