@@ -141,7 +141,8 @@ class _Passes:
         self._outflow_scale = ctx.texture(size, 1, dtype="f4")
         for tex in (*self._scratch, self._outflow_scale):
             tex.repeat_x = tex.repeat_y = False
-        self._views = (_native.BufferViews.create(ctx, self._flows + self._flows_tmp, _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1)
+        units = _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1
+        self._views = (_native.BufferViews.create(ctx, self._flows + self._flows_tmp, units)
                        if BUFFER_VIEWS[device] else None)
         views = {"BUFFER_VIEWS": self._views is not None, "CELL_ROWS": CELL_ROWS}
         self._programs["accelerate_cells"] = _gl.program(ctx, "water/accelerate_cells.comp", {**pipes, **views})
@@ -160,10 +161,8 @@ class _Passes:
         # the tile kernel on the packed state: for calls of PACKED_MIN_SUBSTEPS and more (None), in
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
-        self._packed_fits = None        # ((tile, steps), whether that state fits the context): _takes_packed
         shape = PACKED_SHAPE[self._lattice]
-        self._packed_tile, self._packed_steps = shape[:2], shape[2]
-        self._packed_ready = False
+        self._set_packed_shape(shape[:2], shape[2])
 
     def _bind_step(self):
         self._terrain_tex.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
@@ -203,17 +202,20 @@ class _Passes:
                                  f"substeps a launch), positive ints with (x + 4 s) * (y + 4 s) <= 1024, got {on!r}")
             shape = tuple(int(v) for v in shape)
         if shape != (*self._packed_tile, self._packed_steps):
-            self._packed_tile, self._packed_steps, self._packed_ready = shape[:2], shape[2], False
+            self._set_packed_shape(shape[:2], shape[2])
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
+
+    def _set_packed_shape(self, tile, steps: int) -> None:
+        """The packed kernel's tile and substeps a launch (its programs and states made again on next
+        use), and whether its state, with its margin, fits the context's textures (_packed_fits)."""
+        self._packed_tile, self._packed_steps, self._packed_ready = tuple(tile), steps, False
+        size, _ = packed_state_size(self.nx, self.ny, self._packed_tile, steps, self._lattice)
+        self._packed_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
     def _takes_packed(self, n: int) -> bool:
         """Whether a call of n substeps (passes=1) runs step_packed.comp: not where its state, with its
         margin, would be larger than the context's textures can be (the tile kernel runs instead)."""
-        if self._packed_fits is None or self._packed_fits[0] != (self._packed_tile, self._packed_steps):
-            size, _ = packed_state_size(self.nx, self.ny, self._packed_tile, self._packed_steps, self._lattice)
-            side = self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size)
-            self._packed_fits = ((self._packed_tile, self._packed_steps), max(size) <= side)
-        if not self._packed_fits[1]:
+        if not self._packed_fits:
             return False
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
@@ -251,11 +253,9 @@ class _Passes:
         for tex in self._state + ([self._packed_bed] if self._packed_bed is not None else []):
             tex.release()
         self._state, self._state_margin, self._packed_bed = [], margin, None
-        w, h = size
-        inside = (margin, margin, self.nx + 1, self.ny + 1)
-        strips = [(0, 0, w, inside[1]), (0, inside[1] + inside[3], w, h - inside[1] - inside[3]),
-                  (0, inside[1], inside[0], inside[3]), (inside[0] + inside[2], inside[1], w - inside[0] - inside[2],
-                                                          inside[3])]
+        (w, h), m, (cw, ch) = size, margin, (self.nx + 1, self.ny + 1)
+        # below, above, left of and right of the texels the pack fills, (x, y, width, height)
+        strips = [(0, 0, w, m), (0, m + ch, w, h - m - ch), (0, m, m, ch), (m + cw, m, w - m - cw, ch)]
         ghost = np.array([0.0, 0.0, 0.0, 0.0 if self._hexagonal else GHOST_BED], np.float32)
         textures = [(4, ghost), (4, ghost)] + [(1, np.float32([GHOST_BED]))] * self._hexagonal
         for k, (components, value) in enumerate(textures):

@@ -29,11 +29,11 @@ layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_bed;
 #endif
 #include "common/boundary_table.glsl"
 
-// The flow a face on the grid's edge starts the call with: none where it is a wall (or, hex, an unused
-// corner face), whatever it held (a side that was open before set_boundary, the flow setters). The
-// programs that work boundary faces out give a wall 0 whatever it held, but a ghost column's pipe
-// (walled calls) keeps q (1 - f)^dt.
-float edge_flow(float q, int b) { return b >= 0 && u_boundary[b].kind != BC_WALL ? q : 0.0; }
+// The flow a face starts the call with, q as it holds it unless the face is on the grid's edge and a
+// wall (or, hex, an unused corner face: b < 0), whatever it held (a side that was open before
+// set_boundary, the flow setters). The programs that work boundary faces out give a wall 0 whatever
+// it held, but a ghost column's pipe (walled calls) keeps q (1 - f)^dt.
+float start_flow(float q, bool edge, int b) { return !edge || (b >= 0 && u_boundary[b].kind != BC_WALL) ? q : 0.0; }
 #endif
 layout(std430, binding = B_FLOW_X) FLOWS buffer FlowX { float u_flow_x[]; };
 layout(std430, binding = B_FLOW_Y) FLOWS buffer FlowY { float u_flow_y[]; };
@@ -63,10 +63,10 @@ void main() {
     vec4 p = vec4(0.0);
     if (cell) p.x = imageLoad(u_water, t).r;
     bool edge_x = t.x == 0 || t.x == n.x, edge_y = t.y == 0 || t.y == n.y;
-    if (has_x) p.y = edge_x ? edge_flow(u_flow_x[index_x(t)], boundary_x(t)) : u_flow_x[index_x(t)];
-    if (has_y) p.z = edge_y ? edge_flow(u_flow_y[index_y(t)], boundary_y(t)) : u_flow_y[index_y(t)];
+    if (has_x) p.y = start_flow(u_flow_x[index_x(t)], edge_x, boundary_x(t));
+    if (has_y) p.z = start_flow(u_flow_y[index_y(t)], edge_y, boundary_y(t));
 #if HEX
-    p.w = edge_x || edge_y ? edge_flow(u_flow_z[index_z(t)], boundary_z(t)) : u_flow_z[index_z(t)];
+    p.w = start_flow(u_flow_z[index_z(t)], edge_x || edge_y, boundary_z(t));
     imageStore(u_bed, t + MARGIN, vec4(cell ? terrain_at(t) : GHOST_BED));
 #else
     p.w = cell ? terrain_at(t) : GHOST_BED;
