@@ -27,6 +27,8 @@ def _same(a, b):
     for x, y in zip(a, b):
         if isinstance(x, dict):
             assert x == y
+        elif x.dtype == np.float32:             # the same bits, the sign of zero included
+            np.testing.assert_array_equal(x.view(np.uint32), y.view(np.uint32))
         else:
             np.testing.assert_array_equal(x, y)
 

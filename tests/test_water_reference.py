@@ -5,7 +5,7 @@ import pytest
 
 from hydro import water_passes
 from hydro.reference import water as ref
-from water_cases import GRIDS, gpu_flows, random_state, set_boundary_both, twins
+from water_cases import GRIDS, assert_same_bits, gpu_flows, random_state, set_boundary_both, twins
 
 MODES = ["depth", 0.35]
 
@@ -196,9 +196,9 @@ def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, layout, steps, monk
     a, b = grids
     lay = a._packed_layout                                        # which programs ran
     assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0 and lay["climbs"] == climbed
-    np.testing.assert_array_equal(a.water, b.water)
+    assert_same_bits(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        np.testing.assert_array_equal(fa, fb)
+        assert_same_bits(fa, fb)
     for g in grids:
         g.release()
 
@@ -230,9 +230,9 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, ste
     a, b = grids
     assert a._packed_layout["climbs"] == ("climbed" in layout)
     assert a._walled_call == walled
-    np.testing.assert_array_equal(a.water, b.water)
+    assert_same_bits(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        np.testing.assert_array_equal(fa, fb)
+        assert_same_bits(fa, fb)
     for g in grids:
         g.release()
 
@@ -340,9 +340,9 @@ def _walled_and_same_bits(a, b):
     """a's last call was walled and gave b's (three passes') water and flows to the bit, the sign of
     zero included, with no water lost; both released."""
     assert a._walled_call
-    np.testing.assert_array_equal(a.water.view(np.uint32), b.water.view(np.uint32))
+    assert_same_bits(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        np.testing.assert_array_equal(fa.view(np.uint32), fb.view(np.uint32))
+        assert_same_bits(fa, fb)
     assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
     for g in (a, b):
         g.release()
@@ -405,9 +405,9 @@ def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
         g.step(0.2, substeps=4)
     assert a._walled_call
     for (kind, pipe_area), (g, h) in made.items():
-        np.testing.assert_array_equal(g.water.view(np.uint32), h.water.view(np.uint32), err_msg=f"{kind} {pipe_area}")
+        assert_same_bits(g.water, h.water, err_msg=f"{kind} {pipe_area}")
         for fa, fb in zip(gpu_flows(g), gpu_flows(h)):
-            np.testing.assert_array_equal(fa.view(np.uint32), fb.view(np.uint32))
+            assert_same_bits(fa, fb)
         assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
         g.release()
         h.release()

@@ -11,6 +11,14 @@ except AttributeError:
     pass
 
 
+def assert_same_bits(a, b, err_msg=""):
+    """float32 arrays a and b hold the same bits: the same numbers, the sign of zero included (where
+    array_equal takes -0.0 for +0.0)."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=err_msg)
+
+
 def random_state(rng, shape, dry_fraction=0.25):
     ny, nx = shape
     terrain = rng.uniform(0.0, 1.0, shape)
