@@ -337,12 +337,16 @@ class Renderer(_owner.Owner):
                              self.texture_units):
             tex.use(unit)
         bound.use()                     # no change to GL; the scope below comes back to it
-        with self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST):
-            self._vaos["terrain"].render(moderngl.TRIANGLES)
-            self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
-            self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            self.ctx.blend_equation = moderngl.FUNC_ADD
-            self._vaos["water"].render(moderngl.TRIANGLES)
+        scope = self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST)
+        try:
+            with scope:
+                self._vaos["terrain"].render(moderngl.TRIANGLES)
+                self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+                self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+                self.ctx.blend_equation = moderngl.FUNC_ADD
+                self._vaos["water"].render(moderngl.TRIANGLES)
+        finally:
+            scope.release()             # moderngl keeps an unreleased scope's memory: ~240 B a frame
         if state is not None:           # the flags, blending and texture unit GL had, not moderngl's
             state["restore"]()
 

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 
+import moderngl
 import numpy as np
 import pytest
 
@@ -27,6 +28,32 @@ def _no_gl_errors(request):
         assert context.error == "GL_NO_ERROR", "a GL error was pending before the test"
         yield
         assert context.error == "GL_NO_ERROR", "the test left a GL error"
+
+
+# What moderngl makes that holds memory or a GL object until release(). Programs are left out: hydro
+# keeps one set per context, shared by its grids, for the context's lifetime.
+_MADE_BY = ("texture", "texture_array", "texture3d", "texture_cube", "depth_texture", "buffer", "framebuffer",
+            "simple_framebuffer", "renderbuffer", "depth_renderbuffer", "vertex_array", "simple_vertex_array",
+            "sampler", "query", "scope")
+
+
+@pytest.fixture
+def gl_objects(monkeypatch):
+    """Records every moderngl object made during the test (any context); `gl_objects()` lists the
+    ones not released yet, as "kind" strings beside the objects."""
+    made = []
+    for name in _MADE_BY:
+        original = getattr(moderngl.Context, name)
+
+        def wrapped(self, *args, _original=original, _name=name, **kwargs):
+            obj = _original(self, *args, **kwargs)
+            made.append((_name, obj))
+            return obj
+        monkeypatch.setattr(moderngl.Context, name, wrapped)
+
+    def live():
+        return [(name, obj) for name, obj in made if type(obj.mglo).__name__ != "InvalidObject"]
+    return live
 
 
 @pytest.fixture

@@ -54,6 +54,25 @@ def test_draws_terrain_and_water(ctx):
     assert np.median(cols) > pixels.shape[1] / 2
 
 
+def test_drawing_keeps_nothing_and_release_frees_everything(ctx, gl_objects):
+    """A frame's draw leaves no object behind (a game draws for hours), and release() frees the
+    renderer's own objects, not the grid's."""
+    fbo = ctx.simple_framebuffer((32, 24))
+    grid = _scene(ctx)
+    renderer = render.Renderer(ctx, grid)
+    renderer.update_velocity()
+    held = {id(obj) for _, obj in gl_objects()}
+    for _ in range(3):
+        renderer.draw(_camera(grid.nx, grid.ny, 4 / 3), fbo)
+    assert {id(obj) for _, obj in gl_objects()} == held, "a draw made an object it kept"
+    renderer.release()
+    grid.step(0.1)                                      # the grid is untouched
+    ctx.detect_framebuffer(0).use()                     # never leave a released framebuffer bound
+    fbo.release()
+    grid.release()
+    assert [name for name, _ in gl_objects() if name not in ("renderbuffer", "depth_renderbuffer")] == []
+
+
 def test_flat_column_major_matrix_is_the_same_picture(ctx):
     with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
         m = _camera(grid.nx, grid.ny, 160 / 120)

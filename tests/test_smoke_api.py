@@ -64,6 +64,22 @@ def test_context_manager_and_release(ctx):
             use()
 
 
+@pytest.mark.parametrize("options", [{}, {"viscosity": 0.1, "vorticity": 2.0, "buoyancy": (0.2, 1.0)},
+                                     {"fire": True}, {"pressure": "jacobi"}, {"advection": "semi-lagrangian"}],
+                         ids=["default", "viscous", "fire", "jacobi", "semi-lagrangian"])
+def test_release_frees_every_gpu_object(ctx, options, gl_objects):
+    g = SmokeGrid(ctx, (40, 48), **options)
+    g.splat(10, 10, 4, velocity=(1.0, 2.0), density=1.0)
+    g.obstacles = np.pad(np.ones((4, 4), bool), ((18, 18), (22, 22)))
+    g.set_boundary("top", "open")
+    for _ in range(3):
+        g.step(0.05)
+    g.velocity_texture, g.density_texture, g.divergence(), g.velocity
+    assert gl_objects()
+    g.release()
+    assert gl_objects() == []
+
+
 def test_splat_takes_any_finite_temperature(ctx):
     with SmokeGrid(ctx, (8, 8), ambient_temperature=10.0) as g:
         g.splat(4, 4, 2, density=0.0, temperature=-3.0)             # cold air is a valid splat

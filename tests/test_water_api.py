@@ -170,12 +170,11 @@ def test_bad_terrain_and_context(ctx):
 
 
 @pytest.mark.parametrize("cls", [hydro.WaterGrid, hydro.HexWaterGrid])
-def test_a_grid_the_context_cannot_hold_is_refused_before_any_gpu_work(ctx, cls):
+def test_a_grid_the_context_cannot_hold_is_refused_before_any_gpu_work(ctx, cls, gl_objects):
     side = ctx.info["GL_MAX_TEXTURE_SIZE"]
-    objects = len(ctx.objects)
     with pytest.raises(ValueError, match=rf"^terrain: shape \(2, {side}\) is too large .*GL_MAX_TEXTURE_SIZE is {side}"):
         cls(ctx, np.zeros((2, side), np.float32))
-    assert len(ctx.objects) == objects            # nothing made, nothing left behind
+    assert gl_objects() == []                     # nothing left behind
     for passes in (None, 1):                      # the largest side it takes works, on every path: the
         g = cls(ctx, np.zeros((2, side - 1), np.float32),   # packed state, whose margin does not fit,
                 water=np.full((2, side - 1), 0.5, np.float32), passes=passes)  # gives way to the tile kernel
@@ -237,6 +236,29 @@ def test_a_grid_is_not_copied_or_pickled(ctx):
         assert g.volume() == pytest.approx(30.0)
 
 
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_release_frees_every_gpu_object_on_every_path(ctx, kind, gl_objects):
+    """After release() nothing the grid made holds GPU memory, whichever paths its calls took: the three
+    passes, the cell-wise passes, the tile kernel, the packed kernel (walled and with a ring), brushes,
+    the stats and the flows read back."""
+    for passes in (None, 1, 2, 3):
+        g = GRIDS[kind](ctx, np.zeros((40, 44)), water=np.ones((40, 44)), passes=passes)
+        if passes == 1:
+            g._packed = (5, 3, 2)
+        for sides in ("wall", "open"):
+            if sides == "open":
+                g.set_boundary("left", "level", 1.0)
+            g.step(0.05, substeps=4)
+            g.step(0.05, substeps=1)
+        g.add_water(3, 3, 2, 1.0)
+        g.remove_water(3, 3, 2, 0.5)
+        g.dig(10, 10, 3, 0.5)
+        g.volume(), g.flow_x, g.water_texture, g.flow_buffers
+        assert gl_objects(), "the grid holds its textures and buffers until release"
+        g.release()
+        assert gl_objects() == [], f"passes={passes}"
+
+
 def _rss_mb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -266,6 +288,7 @@ def test_grid_on_a_host_context_leaves_its_framebuffer_usable(ctx):
     pixel = np.frombuffer(fbo.read(components=4), np.uint8)[:4].astype(int)
     assert np.abs(pixel - [64, 128, 191, 255]).max() <= 1        # drivers round 127.5 either way
     g.release()
+    ctx.detect_framebuffer(0).use()               # never leave a released framebuffer bound
     fbo.release()
 
 
