@@ -75,7 +75,11 @@ GL_SYNC_FLUSH_COMMANDS_BIT = 0x1
 def gl_functions(ctx, signatures: dict):
     """{name: ctypes function} for `signatures` ({name: (restype, argtypes)}) through the loader of
     moderngl's context (EGL, GLX or WGL as it was made), or None if the loader or a function is missing."""
-    load = getattr(getattr(ctx.mglo, "_context", None), "load", None)
+    # glcontext's contexts (standalone, or made by moderngl.create_context(standalone=...)) and the
+    # DefaultLoader that moderngl.create_context() takes for a window's context both have
+    # load_opengl_function; older glcontext contexts only `load`
+    loader = getattr(ctx.mglo, "_context", None)
+    load = getattr(loader, "load_opengl_function", None) or getattr(loader, "load", None)
     if load is None:
         return None
     kind = ctypes.WINFUNCTYPE if sys.platform == "win32" else ctypes.CFUNCTYPE

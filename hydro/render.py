@@ -30,7 +30,7 @@ and scissor box, whether the game set them through moderngl or not (pyglet sets 
 resize behind moderngl's back). It blends the water over the terrain with its own blend function
 (SRC_ALPHA, ONE_MINUS_SRC_ALPHA, added), whatever the game had set; afterwards that framebuffer,
 viewport, scissor, the enable flags (DEPTH_TEST, BLEND, CULL_FACE, ...), the blend function and
-equation and the active texture unit are as GL had them. The depth function is the game's (it goes
+equation, the depth and colour write masks and the active texture unit are as GL had them. The depth function is the game's (it goes
 with the game's projection: a reversed-depth game sets GREATER), and is not changed.
 Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It cannot restore: the
 textures bound to its three texture units (`texture_units`, default 13, 14, 15), the image unit and
@@ -116,6 +116,7 @@ def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float)
 # The game's drawing state as GL holds it (not as moderngl remembers it: a pyglet game sets it behind
 # moderngl's back), read before a draw and put back after, through moderngl's function loader.
 GL_VIEWPORT, GL_SCISSOR_BOX, GL_SCISSOR_TEST, GL_ACTIVE_TEXTURE = 0x0BA2, 0x0C10, 0x0C11, 0x84E0
+GL_DEPTH_WRITEMASK, GL_COLOR_WRITEMASK = 0x0B72, 0x0C23     # a framebuffer's use() sets both
 # glBlendFuncSeparate's and glBlendEquationSeparate's arguments, in their order
 GL_BLEND_FUNC = (0x80C9, 0x80C8, 0x80CB, 0x80CA)     # SRC_RGB, DST_RGB, SRC_ALPHA, DST_ALPHA
 GL_BLEND_EQUATION = (0x8009, 0x883D)                 # RGB, ALPHA
@@ -124,13 +125,15 @@ _ENABLE_FLAGS = {moderngl.DEPTH_TEST: 0x0B71, moderngl.BLEND: 0x0BE2, moderngl.C
 _STATE_FUNCTIONS = {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)]),
                     "glIsEnabled": (ctypes.c_ubyte, [ctypes.c_uint]), "glActiveTexture": (None, [ctypes.c_uint]),
                     "glBlendFuncSeparate": (None, [ctypes.c_uint] * 4),
-                    "glBlendEquationSeparate": (None, [ctypes.c_uint] * 2)}
+                    "glBlendEquationSeparate": (None, [ctypes.c_uint] * 2),
+                    "glDepthMask": (None, [ctypes.c_ubyte]), "glColorMask": (None, [ctypes.c_ubyte] * 4)}
 
 
 def _drawing_state(ctx) -> dict | None:
     """The viewport, scissor box (None: scissor test off), moderngl enable flags, blend function and
-    equation and active texture unit GL has now, and `restore()`, which puts back all but the first
-    two (moderngl's scope puts those back); None where moderngl's loader is missing."""
+    equation, depth and colour write masks and active texture unit GL has now, and `restore()`, which
+    puts back all but the first two (moderngl's scope puts those back); None where moderngl's loader is
+    missing."""
     gl = {name: _native.loaded_function(ctx, name, *signature) for name, signature in _STATE_FUNCTIONS.items()}
     if None in gl.values():
         return None
@@ -147,11 +150,14 @@ def _drawing_state(ctx) -> dict | None:
     blend_func = [ints(name, 1)[0] for name in GL_BLEND_FUNC]
     blend_equation = [ints(name, 1)[0] for name in GL_BLEND_EQUATION]
     active_texture = ints(GL_ACTIVE_TEXTURE, 1)[0]
+    depth_mask, color_mask = ints(GL_DEPTH_WRITEMASK, 1)[0], ints(GL_COLOR_WRITEMASK, 4)
 
     def restore():
         ctx.enable_only(flags)
         gl["glBlendFuncSeparate"](*blend_func)
         gl["glBlendEquationSeparate"](*blend_equation)
+        gl["glDepthMask"](depth_mask)
+        gl["glColorMask"](*color_mask)
         gl["glActiveTexture"](active_texture)
 
     return {"viewport": ints(GL_VIEWPORT, 4), "scissor": ints(GL_SCISSOR_BOX, 4) if gl["glIsEnabled"](GL_SCISSOR_TEST)
@@ -305,17 +311,20 @@ class Renderer(_owner.Owner):
         time = float(self.grid.sim_time if time is None else check.real("time", time))
         if framebuffer is not None and not isinstance(framebuffer, moderngl.Framebuffer):
             raise TypeError(f"framebuffer: expected a moderngl.Framebuffer, got {type(framebuffer).__name__}")
+        if framebuffer is not None and framebuffer.ctx is not self.ctx:
+            raise ValueError("framebuffer: it belongs to another moderngl context than the renderer's "
+                             "(GL names are per context: it would draw into that context's namesake)")
         # the framebuffer the game has bound now (through moderngl or not), with GL's viewport and scissor
         # (moderngl's own record of it where that is what GL has: the game's object stays bound)
         state, record = _drawing_state(self.ctx), self.ctx.fbo
         bound = self.ctx.detect_framebuffer()
+        if framebuffer is None and (bound.glo == 0 and self.ctx.screen is None and self.ctx.fbo is None):
+            raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
         if record is not None and (state is None or (record.glo == bound.glo and state["scissor"] is None
                                                      and tuple(record.viewport) == state["viewport"])):
             bound = record
         elif state is not None:
             bound.viewport, bound.scissor = state["viewport"], state["scissor"]
-        if framebuffer is None and (bound.glo == 0 and self.ctx.screen is None and self.ctx.fbo is None):
-            raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
         target = framebuffer if framebuffer is not None else bound
         self.update_velocity()
 

@@ -73,6 +73,19 @@ def test_drawing_keeps_nothing_and_release_frees_everything(ctx, gl_objects):
     assert [name for name, _ in gl_objects() if name not in ("renderbuffer", "depth_renderbuffer")] == []
 
 
+def test_a_framebuffer_of_another_context_is_refused(ctx):
+    """GL names are per context: another context's framebuffer would have the draw go into this
+    context's framebuffer of the same name."""
+    other = hydro.create_context()
+    foreign = other.simple_framebuffer((8, 8))
+    with ctx:
+        with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
+            with pytest.raises(ValueError, match="^framebuffer: it belongs to another moderngl context"):
+                renderer.draw(_camera(grid.nx, grid.ny, 1.0), foreign)
+    foreign.release()
+    other.release()
+
+
 def test_flat_column_major_matrix_is_the_same_picture(ctx):
     with _scene(ctx) as grid, render.Renderer(ctx, grid) as renderer:
         m = _camera(grid.nx, grid.ny, 160 / 120)
