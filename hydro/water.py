@@ -438,9 +438,10 @@ class _PipeGrid(_Passes, _owner.Simulation):
         """
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
-        stats, lag = self._planning_stats()
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
+        stats, lag = self._planning_stats()
+        if substeps is not None:
             h = dt / substeps
             coupling = self._coupling(stats, dt)
             if not stable(h, coupling, self.geometry, self.params):

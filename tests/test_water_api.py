@@ -71,16 +71,28 @@ BAD_CALLS = [
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind):
+def test_bad_input_is_named_and_changes_nothing(ctx, rng, kind, monkeypatch):
+    """Each bad call raises naming the argument, and leaves the grid as it was; those that do not
+    depend on the water refuse before any GPU work (no stats read back, which waits for the GPU)."""
     terrain, water = random_state(rng, (12, 14))
     g = GRIDS[kind](ctx, terrain, water=water)
     g.set_boundary("left", "inflow", 1.0)
     g.step(0.3)
+    g.add_water(3, 3, 1.5, 0.5)                   # an edit: the next step() waits for its stats
     before = _snapshot(g)
+    reads = []
+    read_stats = type(g)._read_stats
+    monkeypatch.setattr(type(g), "_read_stats", lambda self: reads.append(1) or read_stats(self))
+    measured = False
     for what, call, exc, name in BAD_CALLS:
         with pytest.raises(exc) as info:
             call(g)
         assert str(info.value).startswith((name + ":", name + "[")), f"{what}: message {info.value!r} does not name {name!r}"
+        if what in ("unstable substeps", "huge dt"):        # refused for the water as measured
+            measured = True
+        else:
+            assert not reads and (measured or g._sync_next), f"{what}: read the stats back before refusing"
+        reads.clear()
         _same(before, _snapshot(g))
     g.release()
 
