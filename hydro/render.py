@@ -42,6 +42,7 @@ This module imports moderngl and numpy only.
 from __future__ import annotations
 
 import ctypes
+import difflib
 import math
 from dataclasses import dataclass
 
@@ -223,14 +224,34 @@ class Renderer(_owner.Owner):
     style: a RenderStyle. height_range: (low, high) terrain heights spanning the colour bands; by
     default the terrain's range when the renderer is made (one readback, here only).
     texture_units: three texture units the draw may bind (terrain, water, velocity).
+    Once made, `style` can be set (a RenderStyle); the other attributes are read-only, and a name the
+    renderer does not have is refused, as on the grids (`renderer.stlye = ...` would draw nothing new).
     """
 
     _kind = "Renderer"
+    _sealed = False
+
+    def __setattr__(self, name, value):
+        if self._sealed and not name.startswith("_"):
+            if name == "style":
+                if not isinstance(value, RenderStyle):
+                    raise TypeError(f"style: expected a RenderStyle, got {type(value).__name__}")
+            elif name in self.__dict__ or hasattr(type(self), name):
+                raise AttributeError(f"Renderer.{name} is read-only; the attribute that can be set is style")
+            else:
+                close = difflib.get_close_matches(name, [n for n in (*self.__dict__, *dir(type(self)))
+                                                         if not n.startswith("_")], n=3, cutoff=0.75)
+                hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+                raise AttributeError(f"Renderer has no attribute {name!r}{hint}; the attribute that can be set "
+                                     f"is style")
+        object.__setattr__(self, name, value)
 
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
                  texture_units=(13, 14, 15)):
         self._released = True
         _gl.require_compute(ctx)
+        if getattr(type(grid), "flow_buffers", None) is None:
+            raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
         if getattr(grid, "ctx", None) is not ctx:
             raise ValueError("grid: it belongs to another moderngl context than ctx")
         self.style = style if style is not None else RenderStyle()
@@ -272,6 +293,8 @@ class Renderer(_owner.Owner):
         self._vaos = {name: ctx.vertex_array(prog, [], index_buffer=self._indices, index_element_size=4)
                       for name, prog in (("terrain", self._terrain_prog), ("water", self._water_prog))}
         self._released = False
+        # only hydro's own class: a game's subclass keeps Python's usual attributes for its own state
+        self._sealed = type(self).__module__.split(".")[0] == "hydro"
 
     @staticmethod
     def _mesh_indices(w: int, h: int) -> np.ndarray:

@@ -49,6 +49,9 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
                  water=None, passes=None):
         self._released = True                     # until every resource exists
+        owns_ctx = ctx is None
+        if not owns_ctx:                          # first: WaterGrid(terrain, ctx) names ctx
+            _gl.require_compute(ctx)
         self.params = WaterParams(cell_size, gravity, friction, pipe_area)
         terrain = check.field("terrain", terrain)
         if terrain.ndim != 2 or min(terrain.shape) < 2:
@@ -58,9 +61,6 @@ class _PipeGrid(_Passes, _owner.Simulation):
                  else check.field("water", water, terrain.shape, nonnegative=True))
         if passes is not None:
             check_passes(passes, "or None")
-        owns_ctx = ctx is None
-        if not owns_ctx:
-            _gl.require_compute(ctx)
         ctx = _gl.create_context() if owns_ctx else ctx
         self.ctx, self._owns_ctx = ctx, owns_ctx
         try:

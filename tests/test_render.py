@@ -227,6 +227,16 @@ def test_invalid_inputs_raise_before_drawing(ctx):
             renderer.draw(np.eye(4), framebuffer="screen")
         with pytest.raises(ValueError, match="texture_units"):
             render.Renderer(ctx, grid, texture_units=(1, 1, 2))
+        with pytest.raises(TypeError, match="^grid: expected a hydro WaterGrid or HexWaterGrid, got ndarray"):
+            render.Renderer(ctx, np.zeros((4, 4)))
+        with pytest.raises(AttributeError, match="no attribute 'stlye' \\(did you mean 'style'\\?\\)"):
+            renderer.stlye = render.RenderStyle()
+        with pytest.raises(AttributeError, match="^Renderer.nx is read-only"):
+            renderer.nx = 3
+        with pytest.raises(TypeError, match="^style: expected a RenderStyle"):
+            renderer.style = {"fog_density": 0.0}
+        renderer.style = render.RenderStyle(fog_density=0.5)
+        assert renderer.style.fog_density == 0.5 and renderer.nx == grid.nx
         with pytest.raises(ValueError, match="sun_direction"):
             render.RenderStyle(sun_direction=(0, 0, 0))
     with pytest.raises(RuntimeError, match="release"):

@@ -179,6 +179,8 @@ def test_bad_terrain_and_context(ctx):
         hydro.WaterGrid(ctx, np.zeros((4, 4)), pipe_area="dept")
     with pytest.raises(TypeError, match="^ctx:"):
         hydro.WaterGrid("not a context", np.zeros((4, 4)))
+    with pytest.raises(TypeError, match="^ctx: expected a moderngl.Context, got ndarray"):
+        hydro.WaterGrid(np.zeros((4, 4)), ctx)           # the arguments swapped
 
 
 @pytest.mark.parametrize("cls", [hydro.WaterGrid, hydro.HexWaterGrid])
