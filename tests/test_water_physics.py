@@ -266,6 +266,70 @@ def test_a_far_dry_pit_does_not_slow_a_sea():
     ctx.release()
 
 
+def _exact_stable_dt(coupling, mu, friction):
+    """The largest dt with dt^2 * coupling * mu <= 2 (1 + (1 - friction)^dt) (DESIGN section 3), by
+    bisection: the left side grows with dt, the right side shrinks."""
+    lo, hi = 0.0, math.sqrt(4.0 / (coupling * mu))
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid * mid * coupling * mu <= 2.0 * (1.0 + (1.0 - friction) ** mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+# K/S = g A / (l S) per unit of pipe depth (A = h w), and mu, written out from DESIGN sections 3 and 4
+PER_DEPTH = {"square": lambda s: 1.0 / (s * s), "hex": lambda s: 2.0 / (3.0 * s * s)}   # w / (l S)
+MU = {"square": 8.0, "hex": 9.0}
+
+
+def _planned_substeps(dt, limit):
+    """What step(dt) picks: the fewest equal substeps AUTO_SAFETY inside the stable limit."""
+    from hydro.water import AUTO_SAFETY
+    ratio = dt / (AUTO_SAFETY * limit)
+    assert abs(ratio - round(ratio)) > 1e-3, "a case on the edge between two counts"
+    return max(1, math.ceil(ratio))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_sea_sets_the_stable_step_of_a_dry_grid(ctx, kind):
+    """A level boundary's pipe is as deep as the outside surface over the lowest bed on the grid's edge:
+    the bound holds for that depth before any water has come in (a pit inside the grid does not count)."""
+    gravity, friction, level = 9.81, 0.02, 2.0
+    terrain = np.zeros((10, 12))
+    terrain[0, 7] = -0.5                              # the lowest edge bed
+    terrain[5, 5] = -20.0                             # inside: no level face reaches it
+    g = _new(ctx, kind, terrain, None, gravity=gravity, friction=friction)
+    g.set_boundary("left", "level", level)
+    coupling = gravity * (level - (-0.5)) * PER_DEPTH[kind](1.0)
+    limit = _exact_stable_dt(coupling, MU[kind], friction)
+    assert g.max_stable_dt() == pytest.approx(limit, rel=1e-6)
+    assert g.step(1.0) == _planned_substeps(1.0, limit) > 1
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_strong_inflow_into_one_cell_plans_for_the_water_it_piles_up(ctx, kind):
+    """A dry grid with an inflow: the bound holds for the depth the inflow can pile into one cell during
+    the call, discharge * dt / S, so a river mouth one cell wide needs more substeps than the same
+    discharge spread over a whole side."""
+    gravity, friction, s, q, dt = 9.81, 0.02, 0.8, 6.0, 0.5
+    counts = []
+    for span, cells in (((4, 5), 1), (None, 10)):
+        g = _new(ctx, kind, np.zeros((10, 12)), None, gravity=gravity, friction=friction, cell_size=s)
+        area = g.geometry.cell_area
+        assert area == pytest.approx(s * s if kind == "square" else math.sqrt(3) / 2 * s * s)
+        g.set_boundary("left", "inflow", q, span=span)
+        depth = q / cells * dt / area
+        limit = _exact_stable_dt(gravity * depth * PER_DEPTH[kind](s), MU[kind], friction)
+        counts.append(g.step(dt))
+        assert counts[-1] == _planned_substeps(dt, limit)
+        assert g.volume() == pytest.approx(q * dt, rel=1e-6)
+        g.release()
+    assert counts[0] > counts[1] > 1
+
+
 @pytest.mark.parametrize("passes", [1, 2, 3])
 def test_cell_size_other_than_one(ctx, passes):
     """Volumes, inflow and wave speed in world units when a cell is 0.37 wide."""
