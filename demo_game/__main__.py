@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 
 from .scripts import SCRIPTS
@@ -37,6 +38,8 @@ def parse_args(argv):
         p.error("--size must be at least 32")
     if args.frames < 0:
         p.error("--frames must be >= 0")
+    if args.load is not None and not os.path.isfile(args.load):
+        p.error(f"--load: no such file: {args.load}")
     return args
 
 
@@ -50,6 +53,15 @@ def main(argv=None) -> int:
         from . import smoke_scene
         return smoke_scene.main(argv[1:]) or 0
     args = parse_args(argv)
+    from .saves import SaveError
+    try:
+        return _run(args)
+    except SaveError as exc:         # --load FILE: a corrupt or foreign file, named with what is wrong
+        print(f"python -m demo_game: --load: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     if args.headless:
         from .headless import run
         return run(args)

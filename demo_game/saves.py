@@ -53,7 +53,16 @@ def save(game, path) -> None:
 
 
 def read(path) -> dict:
-    """The validated contents of a save file, or SaveError."""
+    """The validated contents of a save file, or SaveError (FileNotFoundError where there is none)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SaveError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if magic != b"PK\x03\x04":             # np.load would take anything else for a pickle or a .npy
+        raise SaveError(f"{path}: not a hydro demo save (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}

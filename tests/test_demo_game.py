@@ -184,6 +184,10 @@ def test_corrupt_and_foreign_saves_raise_clear_errors(game, tmp_path):
         np.savez(broken, **data)
         with pytest.raises(saves.SaveError, match="sim_time"):
             saves.load(game, broken)
+    text = tmp_path / "notes.npz"                  # np.load would take it for a pickle
+    text.write_bytes(b"hello, not a save")
+    with pytest.raises(saves.SaveError, match="not an .npz archive"):
+        saves.load(game, text)
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(good.read_bytes()[:200])
     with pytest.raises(saves.SaveError):
@@ -242,3 +246,13 @@ def test_smoke_subcommand_is_wired():
         assert "Traceback" not in result.stderr
     else:
         assert result.returncode == 2 and "smoke scene" in result.stderr
+
+
+def test_a_bad_load_file_is_one_line_not_a_traceback(tmp_path):
+    text = tmp_path / "notes.npz"
+    text.write_bytes(b"hello, not a save")
+    for path, message in ((tmp_path / "missing.npz", "--load: no such file"), (text, "not an .npz archive")):
+        result = subprocess.run([sys.executable, "-m", "demo_game", "--headless", "--frames", "1", "--size", "32",
+                                 "--load", str(path), "--out", str(tmp_path / "x.png")], cwd=ROOT,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
