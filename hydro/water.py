@@ -54,8 +54,8 @@ class _PipeGrid(_Passes, _owner.Simulation):
             _gl.require_compute(ctx)
         self.params = WaterParams(cell_size, gravity, friction, pipe_area)
         terrain = check.field("terrain", terrain)
-        if terrain.ndim != 2 or min(terrain.shape) < 2:
-            raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 2, got shape {terrain.shape}")
+        if terrain.ndim != 2 or min(terrain.shape) < 1:
+            raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))

@@ -169,6 +169,8 @@ def test_bad_constructor_arguments(ctx, kwargs, exc, name):
 def test_bad_terrain_and_context(ctx):
     with pytest.raises(ValueError, match="^terrain:"):
         hydro.WaterGrid(ctx, np.zeros(7))
+    with pytest.raises(ValueError, match=r"^terrain: expected a 2D array \(ny, nx\) with ny, nx >= 1, got shape \(0, 5\)"):
+        hydro.WaterGrid(ctx, np.zeros((0, 5)))
     with pytest.raises(ValueError, match="^terrain:"):
         hydro.WaterGrid(ctx, np.full((4, 4), np.nan))
     with warnings.catch_warnings():

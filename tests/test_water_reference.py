@@ -106,6 +106,33 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
+@pytest.mark.parametrize("shape", [(1, 23), (19, 1), (1, 1)], ids=["one-row", "one-column", "one-cell"])
+@pytest.mark.parametrize("passes", [None, 1, 2, 3])
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_grids_one_cell_thin_match_reference(ctx, rng, kind, passes, shape):
+    """A channel one cell wide (a flume, a pipe between two maps) is a grid like any other: every
+    path against the reference, with a boundary of each kind on its ends and sides, and a brush."""
+    terrain, water = random_state(rng, shape, dry_fraction=0.2)
+    g, s = twins(ctx, kind, terrain, water, friction=0.1, passes=passes)
+    if passes == 1:
+        g._packed = (5, 3, 2)                   # the packed kernel whatever the size
+    set_boundary_both(g, s, "left", "inflow", 0.4)
+    set_boundary_both(g, s, "right", "level", 0.9)
+    set_boundary_both(g, s, "bottom", "outflow", 0.05)
+    set_boundary_both(g, s, "top", "level", 0.3)
+    g.add_water(0.0, 0.0, 1.5, 0.5)
+    ref.add_water(s, 0.0, 0.0, 1.5, 0.5)
+    for _ in range(4):
+        g.step(0.1, substeps=4)
+        ref.step(s, 0.1, substeps=4)
+    _close(g.water, s.water, s.water.max(), rtol=1e-4)
+    for a, b in zip(gpu_flows(g), s.flows()):
+        _close(a, b, np.abs(b).max(), rtol=1e-4)
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+    assert not np.allclose(g.water, water.astype(np.float32)), "the water did not move"
+    g.release()
+
+
 # The fused kernels: as step() chooses them (calls of 1 to 5 substeps take the tile kernel, then the
 # tile kernel on the packed state from PACKED_MIN_SUBSTEPS); the tile kernel (step_fused.comp) alone in
 # its default shape, in a smaller one, in the GPUs' shapes (one invocation per cell of the tile and its
