@@ -1,8 +1,11 @@
 """One place creates the test context (Mesa llvmpipe through EGL on machines with no GPU).
 Every test checks that it left no GL error behind. Window tests get a private Xvfb display."""
+import json
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import moderngl
 import numpy as np
@@ -81,3 +84,17 @@ def xvfb_display():
     yield f":{number}"
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture
+def window_report(xvfb_display):
+    """Runs a window test's file as a script in a child process on the Xvfb display (pyglet's options
+    are per process, and its GLX context must not mix with the EGL context the other tests share) and
+    returns the JSON report the script prints last."""
+    def run(script):
+        env = dict(os.environ, DISPLAY=xvfb_display)
+        result = subprocess.run([sys.executable, str(script)], cwd=Path(__file__).resolve().parents[1], env=env,
+                                capture_output=True, text=True, timeout=180)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        return json.loads(result.stdout.strip().splitlines()[-1])
+    return run

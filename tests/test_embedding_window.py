@@ -6,20 +6,14 @@ the game's GL state, as it does on a standalone context.
 The window runs in a child process (this file run as a script), as in test_demo_window.py.
 """
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_game_window_gets_the_fenced_stats_and_its_drawing_state_back(xvfb_display):
-    env = dict(os.environ, DISPLAY=xvfb_display)
-    result = subprocess.run([sys.executable, __file__], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=180)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+def test_a_game_window_gets_the_fenced_stats_and_its_drawing_state_back(window_report):
+    report = window_report(__file__)
     assert report["gl_version"] >= 430
     assert report["gl_functions"] and report["fenced_stats"]
     assert report["ledger_error"] <= 1e-6

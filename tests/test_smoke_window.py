@@ -2,20 +2,14 @@
 drag draws obstacles the gas cannot enter, the preset and clear keys work, and the HUD shows the solver.
 The window runs in a child process (this file run as a script), as in test_demo_window.py."""
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_drag_pushes_smoke_and_draws_obstacles(xvfb_display):
-    env = dict(os.environ, DISPLAY=xvfb_display)
-    result = subprocess.run([sys.executable, __file__], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=180)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+def test_drag_pushes_smoke_and_draws_obstacles(window_report):
+    report = window_report(__file__)
     assert report["gl_version"] >= 430
     assert report["push_after"] > report["push_before"] + 0.5        # world units/s along the drag
     assert report["solid_after"] > report["solid_before"]

@@ -22,6 +22,17 @@ def _close(a, b, scale, rtol=2e-5):
     np.testing.assert_allclose(a, b, rtol=0, atol=rtol * max(scale, 1e-3))
 
 
+def _step_both(g, s, calls, dt, substeps, rtol):
+    """`calls` step() calls of dt in `substeps` on the GPU grid and its reference twin; then the same
+    water and flows to rtol of their largest."""
+    for _ in range(calls):
+        g.step(dt, substeps=substeps)
+        ref.step(s, dt, substeps=substeps)
+    _close(g.water, s.water, s.water.max(), rtol=rtol)
+    for a, b in zip(gpu_flows(g), s.flows()):
+        _close(a, b, np.abs(b).max(), rtol=rtol)
+
+
 @pytest.mark.parametrize("kind", list(GRIDS))
 @pytest.mark.parametrize("pipe_area", MODES)
 def test_each_pass_matches_reference(ctx, rng, kind, pipe_area):
@@ -95,12 +106,7 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
     ref.add_water(s, 6.5, 3.2, 2.5, 3.0)
     _close(g.terrain, s.terrain, 1.0, rtol=1e-6)
     _close(g.water, s.water, s.water.max(), rtol=1e-6)
-    for _ in range(5):
-        g.step(0.2, substeps=4)
-        ref.step(s, 0.2, substeps=4)
-    _close(g.water, s.water, s.water.max(), rtol=2e-4)
-    for a, b in zip(gpu_flows(g), s.flows()):
-        _close(a, b, np.abs(b).max(), rtol=2e-4)
+    _step_both(g, s, 5, 0.2, 4, rtol=2e-4)
     assert g.iteration == 20
     assert g.sim_time == pytest.approx(1.0)
     g.release()
@@ -122,12 +128,7 @@ def test_grids_one_cell_thin_match_reference(ctx, rng, kind, passes, shape):
     set_boundary_both(g, s, "top", "level", 0.3)
     g.add_water(0.0, 0.0, 1.5, 0.5)
     ref.add_water(s, 0.0, 0.0, 1.5, 0.5)
-    for _ in range(4):
-        g.step(0.1, substeps=4)
-        ref.step(s, 0.1, substeps=4)
-    _close(g.water, s.water, s.water.max(), rtol=1e-4)
-    for a, b in zip(gpu_flows(g), s.flows()):
-        _close(a, b, np.abs(b).max(), rtol=1e-4)
+    _step_both(g, s, 4, 0.1, 4, rtol=1e-4)
     assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
     assert not np.allclose(g.water, water.astype(np.float32)), "the water did not move"
     g.release()
