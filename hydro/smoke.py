@@ -7,17 +7,21 @@ change the physics:
   _forces                vorticity confinement f = eps h (N x w), the vorticity w worked out there,
                          and buoyancy f = (-alpha density + beta (T - T_ambient)) up (Fedkiw, Stam &
                          Jensen 2001)
-  _advect [_maccormack]  semi-Lagrangian (Stam 1999) or MacCormack with the min/max limiter
-                         (Selle et al. 2008) for the velocity and all scalars
+  _advect [_maccormack]  the velocity carries itself: semi-Lagrangian (Stam 1999) or MacCormack with
+                         the min/max limiter (Selle et al. 2008)
   _diffuse               implicit viscosity (I - nu dt Laplacian) v = v*, Chebyshev iterations to a
                          stated error bound (DIFFUSION_TOLERANCE), no readback
   _divergence, solve, _subtract_gradient
                          exact projection: on the MAC grid D G == L, so the divergence left is the
                          pressure residual; multigrid V-cycles reach the tolerance in a few cycles
+  _advect [_maccormack]  the scalars (density, temperature, fuel) move with the velocity just
+                         projected, as in Stam's "Real-Time Fluid Dynamics for Games" (2003), whose
+                         dens_step follows vel_step: a divergent velocity (a splat's impulse, the
+                         forces) would compress or spread the gas, and its total with it
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
 cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
-The NumPy float64 twin of every pass is hydro.reference.smoke; state access and diagnostics are in
-hydro.smoke_state.
+hydro.reference.smoke.step is the same step in NumPy float64, from the float64 twin of every pass;
+state access and diagnostics are in hydro.smoke_state.
 """
 from __future__ import annotations
 
@@ -99,8 +103,13 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._bc = ref.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "combust", "forces", "advect", "maccormack", "diffuse", "divergence",
-            "subtract_gradient", "centre_velocity")}
+            "splat", "combust", "forces", "diffuse", "divergence", "subtract_gradient", "centre_velocity")}
+        # advection in two passes of its own: the velocity's faces (before the projection) and the
+        # cell scalars (after it), one file each with SCALARS choosing the fields
+        for name in ("advect", "maccormack"):
+            for scalars in (False, True):
+                key = f"{name}_scalars" if scalars else name
+                self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", {"SCALARS": scalars})
         # the passes that see the boundaries, found once: a regex over the source per dispatch cost
         # ~40 us of Python, more than the dispatch itself on a GPU
         self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
@@ -168,14 +177,23 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
-        """Advance by dt seconds of simulated time in `substeps` equal steps. No readback, except with
-        pressure_tolerance set (multigrid): the residual after the cycle count the last projection
-        needed, and after each cycle beyond it while it is above the tolerance (hydro.smoke_pressure):
-        one small sync per projection while the scene changes slowly. The last projection's check is
-        not waited for here: the next step waits for it once its own forces and advection are queued
-        (and its projection, where the last solve met its tolerance with a margin), and so does the
-        first call that reads the velocity or the solve's figures (splats and drawing
-        the density do not); whatever waits sees a velocity projected to the tolerance."""
+        """Advance by dt seconds of simulated time in `substeps` equal steps. A substep: combustion
+        (fire), forces, the velocity's advection (by itself) and viscosity, the projection, then the
+        scalars' advection by the velocity just projected, so the splats' impulses and the forces,
+        added since the last projection, never carry the gas (Stam 2003's order, with one pressure
+        solve a substep).
+
+        No readback, except with pressure_tolerance set (multigrid): the residual after the cycle count
+        the last projection needed, and after each cycle beyond it while it is above the tolerance
+        (hydro.smoke_pressure): one small sync per projection while the scene changes slowly. The last projection's check is
+        not waited for here: the next step waits for it once its own forces and velocity advection are
+        queued (and its projection and scalar advection, where the last solve met its tolerance with
+        a margin), and so does the first call that reads the velocity or the solve's figures (splats
+        and drawing the density do not); whatever waits sees a velocity projected to the tolerance.
+        The scalars do not wait: they move with the velocity the solve's first batch of cycles left,
+        and where the check then asks for more cycles only the velocity is corrected (a batch falls
+        short where the scene changed faster than the last solve predicted; its divergence is then
+        above the tolerance by about what the missing cycles would have cut, ~30x each)."""
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
@@ -187,13 +205,13 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         _native.flush(self.ctx)
         for _ in range(substeps):
             # The last projection's check, if still queued, is waited for only once this substep's
-            # forces and advection are queued, and where that solve met its tolerance with a margin
-            # (Pressure.run_ahead) its projection too, so the GPU has work queued behind the record
-            # (a wait earlier would leave it idle while Python queued the rest). They are computed
-            # from the velocity as that projection left it, which is kept (_spare) until the check
-            # says whether it holds; where it does not (a cycle short), that solve is finished and
-            # they are computed again from the velocity corrected. With viscosity the viscosity
-            # solve's scratch is that texture: it waits first.
+            # forces and velocity advection are queued, and where that solve met its tolerance with a
+            # margin (Pressure.run_ahead) its projection and scalar advection too, so the GPU has work
+            # queued behind the record (a wait earlier would leave it idle while Python queued the
+            # rest). They are computed from the velocity as that projection left it, which is kept
+            # (_spare) until the check says whether it holds; where it does not (a cycle short), that
+            # solve is finished and they are computed again from the velocity corrected. With
+            # viscosity the viscosity solve's scratch is that texture: it waits first.
             ahead = pr.pending is not None and p.viscosity == 0.0
             if not ahead:
                 self._settle()
@@ -204,14 +222,16 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             else:
                 self._pre_projection(h)
                 self._project()
+                self._advect_scalars(h)
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
         self._centre_dirty = True
 
     def _pre_projection(self, h, keep=False):
-        """Forces, advection and viscosity of a substep of h. With `keep` the velocity they start from
-        is left untouched: advection writes into _spare, which then holds the velocity read before."""
+        """Forces, the velocity's advection and viscosity of a substep of h. With `keep` the velocity
+        they start from is left untouched: advection writes into _spare, which then holds the velocity
+        read before."""
         p = self.params
         start = (self._vx.read, self._vy.read)
         if p.vorticity > 0.0 or p.buoyancy != (0.0, 0.0):
@@ -219,24 +239,26 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._vx.swap()
             self._vy.swap()
             _native.flush(self.ctx)
-        self._advect_all(h, keep=start if keep else None)
+        self._advect_velocity(h, keep=start if keep else None)
         _native.flush(self.ctx)
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
     def _substep_ahead(self, h, projected):
-        """A substep whose forces and advection (with `projected`, its projection too, the check set
-        aside) run ahead of the last projection's check (step): wait for the check; where it holds, that
-        is all (without `projected`, the projection follows). Where the tolerance asks for more cycles,
-        drop this substep's projection, finish that solve, correct the velocity it left (kept in _spare)
-        as _settle does, put the scalars back to what advection read, and run the forces, the advection
-        and the projection again."""
+        """A substep whose forces and velocity advection (with `projected`, its projection and scalar
+        advection too, the check set aside) run ahead of the last projection's check (step): wait for
+        the check; where it holds, that is all (without `projected`, the projection and the scalars'
+        advection follow). Where the tolerance asks for more cycles, drop this substep's projection,
+        finish that solve, correct the velocity it left (kept in _spare) as _settle does, put the
+        scalars back to what this substep found, and run the forces, the advection and the projection
+        again."""
         pr = self._pressure
         found = (self._vx.read, self._vx.write, self._vy.read, self._vy.write, self._spare, self._s.read)
         try:
             self._pre_projection(h, keep=True)
             if projected:
                 self._project(aside=True)
+                self._advect_scalars(h)
             n = pr.read_aside() if projected else pr.read_pending()
         except BaseException:
             # interrupted while waiting (a KeyboardInterrupt in the poll), or a pass failed: the check
@@ -252,6 +274,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             else:
                 pr.finish(n)
                 self._project()
+                self._advect_scalars(h)
             return
         if projected:
             pr.abandon()
@@ -270,9 +293,11 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         free = (vx.write, vy.write)                 # what advection (and the projection) wrote: spent
         self._subtract_gradient(self._spare, pr.solution, free, q_before=pr.q_before)
         self._vx, self._vy = _gl.PingPong(free[0], vx.read), _gl.PingPong(free[1], vy.read)
-        self._s.swap()                              # the scalars as advection found them
+        if self._s.read is not found[5]:
+            self._s.swap()                          # the scalars as this substep found them
         self._pre_projection(h)
         self._project()
+        self._advect_scalars(h)
 
     def _restore(self, found):
         """Put the velocity (and _spare) and the scalars back to `found`, the textures a substep began
@@ -310,44 +335,54 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         p = self.params
         return (math.exp(-p.velocity_dissipation * dt), math.exp(-p.density_dissipation * dt), 1.0, 1.0)
 
-    def _advect(self, vel, src, out, dt_h, decay):
-        """One semi-Lagrangian pass: fields `src` (vx, vy, s textures) through velocity `vel` (vx, vy)
-        into `out`."""
-        prog = self._programs["advect"]
+    # The fields of an advection pass: the velocity's faces, or the cell scalars (SCALARS in advect.comp
+    # and maccormack.comp): the bindings of phi_n, of its source or hat, and of the output
+    _FIELDS = {False: (("B_SMOKE_VX", "B_SMOKE_VY"), ("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"),
+                       ("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT")),
+               True: (("B_SMOKE_S",), ("B_SMOKE_S_HAT",), ("B_SMOKE_S_OUT",))}
+
+    def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None):
+        """Dispatch advect.comp or maccormack.comp (`name`) through velocity `vel` (vx, vy): on the
+        velocity's faces where `src` and `out` are (vx, vy) textures, on the cell scalars where they
+        are (s,)."""
+        scalars = len(out) == 1
+        names = self._FIELDS[scalars]
+        prog = self._programs[f"{name}_scalars" if scalars else name]
         self._common(prog)
         _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
-        for name, tex in zip(("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), src):
-            self._bind(name, tex)
-        for name, tex in zip(("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT", "B_SMOKE_S_OUT"), out):
-            self._image(name, tex)
-        _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
+        for binding, tex in zip(names[0] if phi is not None else (), phi or ()):
+            self._bind(binding, tex)
+        for binding, tex in zip(names[1], src):
+            self._bind(binding, tex)
+        for binding, tex in zip(names[2], out):
+            self._image(binding, tex)
+        _gl.dispatch(self.ctx, prog, self.nx + (not scalars), self.ny + (not scalars))
 
-    def _maccormack(self, phi, hat, out, dt_h, decay):
-        prog = self._programs["maccormack"]
-        self._common(prog)
-        _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
-        for names, texs in ((("B_SMOKE_VX", "B_SMOKE_VY", "B_SMOKE_S"), phi),
-                            (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT", "B_SMOKE_S_HAT"), hat)):
-            for name, tex in zip(names, texs):
-                self._bind(name, tex)
-        for name, tex in zip(("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT", "B_SMOKE_S_OUT"), out):
-            self._image(name, tex)
-        _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
+    def _advect(self, vel, src, out, dt_h, decay):
+        """One semi-Lagrangian pass: fields `src` through velocity `vel` (vx, vy) into `out`: the
+        velocity's faces where `src` and `out` are (vx, vy) textures, the cell scalars where they are
+        (s,)."""
+        self._advection_pass("advect", vel, src, out, dt_h, decay)
 
-    def _advect_all(self, dt, keep=None):
-        """Velocity and scalars from the read sides into the write sides, then swapped. With `keep`
-        (the substep's first velocity textures, which forces may have swapped to the write side) the
-        velocity goes into _spare instead, and _spare takes `keep`, untouched."""
+    def _maccormack(self, vel, phi, hat, out, dt_h, decay):
+        """The MacCormack correction of `phi` (phi_n: the velocity `vel` itself, or (s,) the scalars it
+        carries) from `hat` = A(phi_n) into `out`."""
+        self._advection_pass("maccormack", vel, hat, out, dt_h, decay, phi=phi)
+
+    def _advect_velocity(self, dt, keep=None):
+        """The velocity carried by itself, from the read sides into the write sides, then swapped. With
+        `keep` (the substep's first velocity textures, which forces may have swapped to the write side)
+        it goes into _spare instead, and _spare takes `keep`, untouched."""
         dt_h = dt / self.params.cell_size
-        cur = (self._vx.read, self._vy.read, self._s.read)
-        out = (*(self._spare if keep is not None else (self._vx.write, self._vy.write)), self._s.write)
+        cur = (self._vx.read, self._vy.read)
+        out = self._spare if keep is not None else (self._vx.write, self._vy.write)
         if self.params.advection == "semi-lagrangian":
-            self._advect(cur[:2], cur, out, dt_h, self._decays(dt))
+            self._advect(cur, cur, out, dt_h, self._decays(dt))
         else:
-            self._advect(cur[:2], cur, self._hat, dt_h, (1.0,) * 4)
-            self._maccormack(cur, self._hat, out, dt_h, self._decays(dt))
+            self._advect(cur, cur, self._hat[:2], dt_h, (1.0,) * 4)
+            self._maccormack(cur, cur, self._hat[:2], out, dt_h, self._decays(dt))
         if keep is not None:
             others = [(pp.read if pp.write is t else pp.write) for pp, t in zip((self._vx, self._vy), keep)]
             self._vx, self._vy = _gl.PingPong(out[0], others[0]), _gl.PingPong(out[1], others[1])
@@ -355,6 +390,17 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         else:
             self._vx.swap()
             self._vy.swap()
+
+    def _advect_scalars(self, dt):
+        """Density, temperature and fuel carried by the velocity on the read side (the one the
+        projection just left, divergence-free to the solver's tolerance), then swapped."""
+        dt_h = dt / self.params.cell_size
+        vel, cur, out = (self._vx.read, self._vy.read), (self._s.read,), (self._s.write,)
+        if self.params.advection == "semi-lagrangian":
+            self._advect(vel, cur, out, dt_h, self._decays(dt))
+        else:
+            self._advect(vel, cur, self._hat[2:], dt_h, (1.0,) * 4)
+            self._maccormack(vel, cur, self._hat[2:], out, dt_h, self._decays(dt))
         self._s.swap()
 
     def _diffusion_plan(self, dt):

@@ -25,8 +25,9 @@ last group folds the tile records) of the cycles whose residual is checked; with
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
 drains, then idles until the next passes are queued and submitted: v_cycle and SmokeGrid.step submit
 as they go, _native.flush), so a step's solve leaves its first check queued (solve()) for
-finish() to read later: SmokeGrid waits for it once the next step's forces and advection are queued,
-and where the last solve met its tolerance with a margin (run_ahead) the next solve too (set_aside;
+finish() to read later: SmokeGrid waits for it once the next step's forces and velocity advection are
+queued, and where the last solve met its tolerance with a margin (run_ahead) the next solve and the
+scalars' advection too (set_aside;
 level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
 still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
 (_native.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
@@ -75,7 +76,7 @@ BEFORE_LAST = 32
 NORMS_RECORD = BEFORE_LAST + NORMS_DTYPE.itemsize
 # The prediction comes down when the second-to-last cycle's residual was below DOWN_MARGIN * tolerance:
 # a residual that hovers just under the tolerance would otherwise make every other solve one cycle
-# short, and a short solve now also repeats the next step's forces and advection (SmokeGrid.step).
+# short, and a short solve now also repeats the next step's forces and velocity advection (SmokeGrid.step).
 DOWN_MARGIN = 0.5
 # ... or when one cycle fewer met the tolerance and the last cycle cut the residual by less than FLOOR_CUT:
 # the fp32 floor, where the margin can never be met, so one solve that needed a cycle more by round-off
@@ -83,7 +84,7 @@ DOWN_MARGIN = 0.5
 FLOOR_CUT = 2.0
 # A step queues its projection ahead of the last solve's check (SmokeGrid.step, set_aside) only where that
 # solve's last checked residual was at most RUN_AHEAD * tolerance: a check that then fails costs the
-# step's forces, advection and projection again, not only its forces and advection, and near the
+# step's forces, advection and projection again, not only its forces and velocity advection, and near the
 # tolerance (1024^2 to 1e-4: 0.6-1.0 of it after three cycles) checks fail now and then. In the
 # benchmark scenes on the H200 the two ways measured the same within the spread (docs/benchmarks.md).
 RUN_AHEAD = 0.5

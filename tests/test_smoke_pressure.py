@@ -257,20 +257,21 @@ def test_a_splat_while_a_check_is_queued_adds_to_the_corrected_velocity(ctx, rng
 
 
 # where a step is interrupted, and how many times in a row before one gets through: the wait for the
-# last step's check (the poll where it spends its waiting), the advection and, running ahead, the
-# divergence pass of its own projection
-INTERRUPTS = {"wait": (smoke_pressure.Pressure, "_read_check"), "advection": (SmokeGrid, "_advect_all"),
-              "projection": (SmokeGrid, "_divergence")}
+# last step's check (the poll where it spends its waiting), the velocity's advection and, running ahead,
+# the divergence pass of its own projection and the scalars' advection after it
+INTERRUPTS = {"wait": (smoke_pressure.Pressure, "_read_check"), "advection": (SmokeGrid, "_advect_velocity"),
+              "projection": (SmokeGrid, "_divergence"), "scalars": (SmokeGrid, "_advect_scalars")}
 
 
-@pytest.mark.parametrize("where, times", [("wait", 1), ("wait", 3), ("advection", 1), ("projection", 2)])
+@pytest.mark.parametrize("where, times", [("wait", 1), ("wait", 3), ("advection", 1), ("projection", 2),
+                                          ("scalars", 1)])
 def test_an_interrupted_step_is_undone(ctx, rng, monkeypatch, run_ahead, where, times):
     """A KeyboardInterrupt in a step that runs ahead of the last one's check: the check stays queued
     (readable however often it happens: the ring keeps its record), the velocity, the scalars and
     the solve are as the step found them, the solve's figures are of that solve, and the next step
     gives what an uninterrupted run gives."""
-    if where == "projection" and not run_ahead:
-        where = "advection"      # without running ahead the projection comes after the wait
+    if where in ("projection", "scalars") and not run_ahead:
+        where = "advection"      # without running ahead the projection and the scalars come after the wait
     out = []
     for interrupt in (True, False):
         g, faces = _hard_field(ctx, np.random.default_rng(11), 1e-4, buoyancy=(0.3, 1.0))
@@ -385,18 +386,19 @@ def run_ahead(request, monkeypatch):
 
 
 def test_step_queues_work_before_waiting(ctx, monkeypatch, run_ahead):
-    """The wait for the last step's check comes after this step's forces and advection are queued,
-    or its whole projection (run ahead), so the GPU has work behind the record it waits for (with
-    viscosity, whose solve uses the texture that keeps the velocity, it waits first)."""
+    """The wait for the last step's check comes after this step's forces and velocity advection are
+    queued, or its whole projection and the scalars' advection (run ahead), so the GPU has work behind
+    the record it waits for (with viscosity, whose solve uses the texture that keeps the velocity, it
+    waits first). The scalars always move after the projection, with the velocity it left."""
     events = []
-    for name in ("_forces", "_maccormack", "_divergence"):
+    for name in ("_forces", "_advect_velocity", "_divergence", "_advect_scalars"):
         method = getattr(SmokeGrid, name)
         monkeypatch.setattr(SmokeGrid, name, lambda self, *a, _m=method, _n=name, **k: (events.append(_n), _m(self, *a, **k))[1])
     read = smoke_pressure.Pressure._read_check
     monkeypatch.setattr(smoke_pressure.Pressure, "_read_check", lambda self, seq: (events.append("wait"), read(self, seq))[1])
-    inviscid = ["_forces", "_maccormack", "_divergence", "wait"] if run_ahead else ["_forces", "_maccormack", "wait", "_divergence"]
-    for viscosity, expected in ((0.0, inviscid),
-                                (0.1, ["wait", "_forces", "_maccormack", "_divergence"])):
+    passes = ["_forces", "_advect_velocity", "_divergence", "_advect_scalars"]
+    inviscid = passes + ["wait"] if run_ahead else passes[:2] + ["wait"] + passes[2:]
+    for viscosity, expected in ((0.0, inviscid), (0.1, ["wait"] + passes)):
         g = SmokeGrid(ctx, (40, 40), buoyancy=(0.0, 1.0), viscosity=viscosity, pressure_tolerance=TOLERANCE)
         g.splat(20, 10, 5.0, velocity=(1.0, 3.0), density=1.0, temperature=1.0)
         g._pressure.predicted = 8                  # more than enough: the check will pass

@@ -1,7 +1,8 @@
 """NumPy float64 twin of every SmokeGrid pass (Stable Fluids on a staggered MAC grid).
 
 Each function mirrors one shader in shaders/smoke/ and the SmokeGrid method that dispatches it
-(`advect` <-> advect.comp <-> SmokeGrid._advect, ...). Conventions:
+(`advect` <-> advect.comp <-> SmokeGrid._advect, ...); `step` puts them together in SmokeGrid.step's
+order. Conventions:
   vx (ny, nx+1): x-velocity on vertical faces; face [j, i] sits at grid point (i - 1/2, j)
   vy (ny+1, nx): y-velocity on horizontal faces; face [j, i] sits at grid point (i, j - 1/2)
   s  (ny, nx, 3): density, temperature, fuel at cell centres, cell [j, i] at grid point (i, j)
@@ -215,7 +216,8 @@ def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, 
     """Semi-Lagrangian advection (Stam 1999) of the fields src_* through the velocity vel_*:
     trace each face / cell centre back by dt (RK2) and sample bilinearly, the scalars over fluid
     cells only (bilinear_fluid). Fixed faces get 0, solid cells solid_scalars(t_ambient). dt_h < 0
-    traces forward (MacCormack's reverse step). Returns (x, y, s)."""
+    traces forward (MacCormack's reverse step). Returns (x, y, s): advect.comp computes the faces
+    (SCALARS 0) or the cells (SCALARS 1) of it, in two passes of a step (see step)."""
     ny, nx = solid.shape
     tx, ty = face_types(solid, bc)
     (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
@@ -229,19 +231,24 @@ def advect(vel_x, vel_y, src_x, src_y, src_s, solid, bc: Bc, dt_h, decay_v=1.0, 
             np.where(solid[..., None], solid_scalars(t_ambient), out_s))
 
 
-def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0), t_ambient=0.0):
+def maccormack(vx, vy, s, hat, back, solid, bc: Bc, dt_h, decay_v=1.0, decay_s=(1.0, 1.0, 1.0), t_ambient=0.0,
+               vel=None):
     """MacCormack (Selle et al. 2008): phi = hat + (phi_n - back)/2, where hat = A(phi_n) and
     back = A^R(hat); limited by clamping to the min/max of the four nodes of phi_n around the
     back-traced point (the GPU Gems 3 ch. 30 form of the limiter), so no new extrema appear; for the
-    scalars the min/max over the fluid nodes only. Solid cells get solid_scalars(t_ambient)."""
+    scalars the min/max over the fluid nodes only. Solid cells get solid_scalars(t_ambient).
+    phi_n = (vx, vy, s), carried by `vel` = (x, y), by default (vx, vy) itself; hat and back must
+    have been traced through the same velocity. maccormack.comp computes the faces (SCALARS 0: the
+    velocity carrying itself) or the cells (SCALARS 1) of it."""
     ny, nx = solid.shape
     tx, ty = face_types(solid, bc)
     (ax, ay), (bx, by), (cx, cy) = _points(ny, nx)
+    carrier = (vx, vy) if vel is None else vel
     outs = []
     for (qx, qy), src, off, h_, b_ in (((ax, ay), vx, (0.5, 0.0), hat[0], back[0]),
                                        ((bx, by), vy, (0.0, 0.5), hat[1], back[1]),
                                        ((cx, cy), s, (0.0, 0.0), hat[2], back[2])):
-        px, py = trace(vx, vy, qx, qy, dt_h)
+        px, py = trace(*carrier, qx, qy, dt_h)
         if src.ndim == 3:
             _, lo, hi = bilinear_fluid(src, solid, px, py, src)
         else:
@@ -328,6 +335,39 @@ def subtract_gradient(vx, vy, q, solid, bc: Bc):
     gx = qx[:, 1:] - qx[:, :-1]
     gy = qy[1:] - qy[:-1]
     return (np.where(tx == FACE_FIXED, vx, vx - gx), np.where(ty == FACE_FIXED, vy, vy - gy))
+
+
+def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10):
+    """One substep of dt of SmokeGrid.step, from the twins of its passes in its order: combustion
+    (p.fire), forces (curl, confinement, buoyancy), the velocity carried by itself (advect, or
+    MacCormack), viscosity (diffuse_solve), the projection (solved to `tol`), and then the scalars
+    carried by the velocity just projected: Stam's order ("Real-Time Fluid Dynamics for Games", 2003:
+    dens_step after vel_step), with one projection. The scalars must not move with the velocity
+    before the projection: a splat's impulse and the forces make it divergent, and a divergent
+    velocity compresses or spreads the gas, changing its total. p: the grid's SmokeParams (only its
+    fields are read). s: (ny, nx, 3). Returns (vx, vy, s)."""
+    h, t_amb = p.cell_size, p.ambient_temperature
+    dt_h = dt / h
+    decays = (np.exp(-p.velocity_dissipation * dt), (np.exp(-p.density_dissipation * dt), 1.0, 1.0))
+    if p.fire:
+        s = combust(s, dt, p.burn_rate, p.burn_heat, p.smoke_yield, p.cooling, t_amb)
+    if p.vorticity > 0.0 or tuple(p.buoyancy) != (0.0, 0.0):
+        w = curl(vx, vy, solid, bc, h)
+        vx, vy = forces(vx, vy, s, w, solid, bc, dt, p.vorticity, h, *p.buoyancy, t_amb)
+
+    def carried(vel, fields):
+        """`fields` (x, y, s) carried by `vel` (x, y), by the grid's advection scheme."""
+        if p.advection == "semi-lagrangian":
+            return advect(*vel, *fields, solid, bc, dt_h, *decays, t_ambient=t_amb)
+        hat = advect(*vel, *fields, solid, bc, dt_h, t_ambient=t_amb)
+        back = advect(*vel, *hat, solid, bc, -dt_h, t_ambient=t_amb)
+        return maccormack(*fields, hat, back, solid, bc, dt_h, *decays, t_ambient=t_amb, vel=vel)
+
+    vx, vy, _ = carried((vx, vy), (vx, vy, s))
+    if p.viscosity > 0.0:
+        vx, vy, _ = diffuse_solve(vx, vy, solid, bc, p.viscosity * dt / h ** 2, cap=p.diffusion_iterations)
+    vx, vy, _ = project(vx, vy, solid, bc, tol)
+    return (vx, vy, carried((vx, vy), (vx, vy, s))[2])
 
 
 def centre_velocity(vx, vy):
