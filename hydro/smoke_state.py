@@ -124,7 +124,7 @@ class SmokeState:
 
     @obstacles.setter
     def obstacles(self, mask):
-        self._alive()
+        self._alive(settle=False)              # the arguments first: a bad call does no GPU work
         if isinstance(mask, (str, bytes)) or mask is None:
             raise TypeError(f"obstacles: expected a (ny, nx) bool array, got {type(mask).__name__}")
         arr = np.asarray(mask)
@@ -134,6 +134,7 @@ class SmokeState:
             raise ValueError(f"obstacles: expected shape {self.shape} (indexed [y, x]), got {arr.shape}")
         if arr.all():
             raise ValueError("obstacles: every cell is solid; at least one cell must hold gas")
+        self._settle()                          # the new operator needs the queued solve finished
         self._apply_geometry(arr.copy(), self._bc)
 
     def set_boundary(self, side, kind, velocity=(0.0, 0.0)) -> None:
@@ -145,7 +146,7 @@ class SmokeState:
         enters freely). velocity = (vx, vy) world units/s of a wall; its normal component must be 0
         (walls do not move into the box) and open sides take none.
         """
-        self._alive()
+        self._alive(settle=False)              # the arguments first: a bad call does no GPU work
         check.choice("side", side, ref.SIDES)
         check.choice("kind", kind, tuple(ref.KINDS))
         vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
@@ -161,6 +162,7 @@ class SmokeState:
                              "use 'no-slip' for a sliding wall (a lid)")
         kinds, tangents = list(self._bc.kind), list(self._bc.tangent)
         kinds[k], tangents[k] = ref.KINDS[kind], tangent
+        self._settle()                          # the new operator needs the queued solve finished
         self._apply_geometry(self._solid, ref.Bc(tuple(kinds), tuple(tangents)))
 
     @property
@@ -243,8 +245,9 @@ class SmokeState:
     def divergence(self, norm="max") -> float:
         """Divergence of the current velocity, in 1/s: (net outflow of a cell) / cell_size, the same D
         the projection uses, over fluid cells. norm: "max" (max |div|) or "rms"."""
-        self._alive()
+        self._alive(settle=False)
         check.choice("norm", norm, ("max", "rms"))
+        self._settle()
         pr = self._pressure
         # into the textures the next projection writes (Pressure.begin): the last solve's q, the next
         # warm start, and its right-hand side stay as they are

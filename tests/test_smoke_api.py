@@ -2,9 +2,11 @@
 input rejected with a ValueError/TypeError naming the argument, before any GPU work, state unchanged."""
 import math
 
+import moderngl
 import numpy as np
 import pytest
 
+from hydro import _native
 from hydro.smoke import SmokeGrid
 
 SHAPE = (12, 18)
@@ -153,7 +155,7 @@ def test_constructor_rejects(ctx, kwargs, exc, name):
         SmokeGrid(ctx, shape, **args)
 
 
-@pytest.mark.parametrize("call, exc, name", [
+BAD_CALLS = [
     (lambda g: g.splat(float("nan"), 3, 2), ValueError, "x"),
     (lambda g: g.splat(3, 3, 2, density=float("nan")), ValueError, "density"),
     (lambda g: g.splat(3, 3, 0), ValueError, "radius"),
@@ -184,7 +186,10 @@ def test_constructor_rejects(ctx, kwargs, exc, name):
     (lambda g: g.step(1e39), ValueError, "dt"),
     (lambda g: g.step(0.1, substeps=0), ValueError, "substeps"),
     (lambda g: g.divergence("l1"), ValueError, "norm"),
-])
+]
+
+
+@pytest.mark.parametrize("call, exc, name", BAD_CALLS)
 def test_bad_input_rejected_and_state_unchanged(grid, call, exc, name):
     before = _snapshot(grid)
     t, it = grid.sim_time, grid.iteration
@@ -192,6 +197,42 @@ def test_bad_input_rejected_and_state_unchanged(grid, call, exc, name):
         call(grid)
     _same(_snapshot(grid), before)
     assert (grid.sim_time, grid.iteration) == (t, it)
+
+
+@pytest.fixture
+def gpu_work(monkeypatch):
+    """A one-item list counting, from now on, every call that runs or waits for GPU work: compute
+    dispatches, texture and buffer reads and writes, buffer copies, glFinish, and the waits for the
+    residual checks' fenced records."""
+    count = [0]
+
+    def counting(method):
+        def counted(self, *args, **kwargs):
+            count[0] += 1
+            return method(self, *args, **kwargs)
+        return counted
+
+    for cls, names in ((moderngl.ComputeShader, ("run",)), (moderngl.Texture, ("read", "write")),
+                       (moderngl.Buffer, ("read", "write", "clear")), (moderngl.Context, ("finish", "copy_buffer")),
+                       (_native.FencedReadback, ("newest", "record"))):
+        for name in names:
+            monkeypatch.setattr(cls, name, counting(getattr(cls, name)))
+    return count
+
+
+@pytest.mark.parametrize("call, exc, name", BAD_CALLS)
+def test_bad_input_does_no_gpu_work(grid, gpu_work, call, exc, name):
+    """A bad call raises before any GPU work: with the step's residual check still queued, it neither
+    waits for that check nor runs the cycles it might ask for (obstacles, set_boundary and divergence
+    finished the pending solve before they looked at their arguments), nor dispatches, reads or
+    writes anything."""
+    pr = grid._pressure
+    assert pr.pending is not None                  # the fixture's step left its check queued
+    pending, cycles, checks = pr.pending, pr.cycles, pr.checks
+    with pytest.raises(exc, match=name):
+        call(grid)
+    assert gpu_work[0] == 0
+    assert (pr.pending, pr.cycles, pr.checks) == (pending, cycles, checks)
 
 
 def test_attributes_that_cannot_be_set_are_refused_with_what_is_meant(grid):
