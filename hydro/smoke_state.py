@@ -42,12 +42,19 @@ class SmokeState:
 
     @property
     def velocity(self) -> np.ndarray:
-        """Velocity at cell centres (ny, nx, 2), world units/s, the mean of each component's two faces."""
+        """Velocity at cell centres (ny, nx, 2), world units/s, the mean of each component's two faces.
+
+        Setting it is not a round trip: the velocity lives on faces, so each face takes the mean of the
+        two cells beside it, and the faces of walls and obstacles hold 0. Reading back averages the
+        faces again: what was set comes back smoothed by [1, 2, 1] / 4 along each component's own axis
+        (vx along x, vy along y), and a cell beside a wall reads (v_0 + v_1) / 4 of the component
+        normal to it. For exact values set and read face_velocity."""
         self._alive()
         return ref.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
 
     @velocity.setter
     def velocity(self, value):
+        """Cell-centre values averaged onto the faces (see the getter: not a round trip)."""
         self._alive(settle=False)              # the velocity is replaced: _upload_faces drops a queued check
         v = check.field("velocity", value, (self.ny, self.nx, 2), dtype=np.float64)
         vx = np.zeros((self.ny, self.nx + 1))
