@@ -373,10 +373,19 @@ def _check_v_cycle(ctx, rng, shape):
 
 
 def test_centre_velocity(case):
+    """centre_velocity.comp (velocity_texture), the velocity getter and hydro.reference.smoke's
+    centre_velocity (which the getter uses) against the cell-by-cell mean written out here: cell
+    [j, i] lies between vx faces [j, i] and [j, i + 1], and between vy faces [j, i] and [j + 1, i]."""
     g, vx, vy, s, solid, bc = case
-    tex = g.velocity_texture
-    _close(_read(tex, SHAPE, 2), ref.centre_velocity(vx, vy))
-    _close(g.velocity, ref.centre_velocity(vx, vy))
+    ny, nx = SHAPE
+    expected = np.zeros((ny, nx, 2))
+    for j in range(ny):
+        for i in range(nx):
+            expected[j, i] = 0.5 * (vx[j, i] + vx[j, i + 1]), 0.5 * (vy[j, i] + vy[j + 1, i])
+    assert np.abs(expected).max() > 0.1
+    _close(_read(g.velocity_texture, SHAPE, 2), expected)
+    _close(g.velocity, expected)
+    np.testing.assert_allclose(ref.centre_velocity(vx, vy), expected, rtol=0, atol=1e-15)
 
 
 def test_whole_projection_matches_exact_reference(case):
