@@ -335,11 +335,10 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         p = self.params
         return (math.exp(-p.velocity_dissipation * dt), math.exp(-p.density_dissipation * dt), 1.0, 1.0)
 
-    # The fields of an advection pass: the velocity's faces, or the cell scalars (SCALARS in advect.comp
-    # and maccormack.comp): the bindings of phi_n, of its source or hat, and of the output
-    _FIELDS = {False: (("B_SMOKE_VX", "B_SMOKE_VY"), ("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"),
-                       ("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT")),
-               True: (("B_SMOKE_S",), ("B_SMOKE_S_HAT",), ("B_SMOKE_S_OUT",))}
+    # The fields of an advection pass, the velocity's faces or the cell scalars (SCALARS in advect.comp
+    # and maccormack.comp): the bindings of its source (or hat) and of its output
+    _FIELDS = {False: (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"), ("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT")),
+               True: (("B_SMOKE_S_HAT",), ("B_SMOKE_S_OUT",))}
 
     def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None):
         """Dispatch advect.comp or maccormack.comp (`name`) through velocity `vel` (vx, vy): on the
@@ -352,11 +351,11 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
-        for binding, tex in zip(names[0] if phi is not None else (), phi or ()):
+        if scalars and phi is not None:
+            self._bind("B_SMOKE_S", phi[0])       # MacCormack's phi_n (the velocity's is `vel` itself)
+        for binding, tex in zip(names[0], src):
             self._bind(binding, tex)
-        for binding, tex in zip(names[1], src):
-            self._bind(binding, tex)
-        for binding, tex in zip(names[2], out):
+        for binding, tex in zip(names[1], out):
             self._image(binding, tex)
         _gl.dispatch(self.ctx, prog, self.nx + (not scalars), self.ny + (not scalars))
 
