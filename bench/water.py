@@ -84,13 +84,14 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     if path == "fused-tile":
         g._packed = False
     h = 0.5 * g.max_stable_dt()
-    climb = hydro.water_passes.STREAM_MIN_CELLS[kind]
+    wp = hydro.water_passes
+    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind]
     if path == "fused-settled":                   # the packed kernel's programs are chosen in the first call
-        hydro.water_passes.STREAM_MIN_CELLS[kind] = None
+        wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
     try:
         g.step(h * 4, substeps=4)                 # compile, warm up
     finally:
-        hydro.water_passes.STREAM_MIN_CELLS[kind] = climb
+        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind] = climb
     ctx.finish()
     batch, elapsed = 4, 0.0
     longest = OPEN_MAX_BATCH if sides == "open" else None

@@ -78,6 +78,10 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
+# The same for walled calls (every tile through the interior program, one dispatch a launch): there
+# the climb gains from 1024^2 (H200, us a substep in one process: 11.17-11.33 against 11.77-11.80 on
+# 2026-12-05 07:43 UTC, 11.53 against 11.78 at 05:48).
+STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
 # packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
@@ -291,18 +295,21 @@ class _Passes:
             first, last = [0, tiles[1]], [-1, tiles[1] - 1]
         inner = (last[0] - first[0] + 1, last[1] - first[1] + 1)
         ring = tiles[0] * tiles[1] - max(inner[0], 0) * max(inner[1], 0)
-        # the interior tiles climbed a row at a time (step_stream.comp) or settled at once
-        least = STREAM_MIN_CELLS[self._lattice]
-        climbs = (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
-                  and inner[0] > 0)
-        if climbs:                      # one row of invocations a tile
-            interior = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
-        else:
-            interior = ("water/step_packed.comp", {**defines, "INTERIOR": True})
+        # the interior tiles climbed a row at a time (step_stream.comp) or settled at once, in calls
+        # with a ring and in walled calls (every tile)
+        def climbs(least, tiles_in):
+            return (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
+                    and tiles_in > 0)
+        climbed = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
+        settled = ("water/step_packed.comp", {**defines, "INTERIOR": True})
         general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._packed_steps})
+        ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
+        walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
         programs = [[_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
-                    for name, defs in (general, interior)]
-        return {"ring": programs[0], "interior": programs[1], "climbs": climbs,
+                    for name, defs in (general, climbed if ring_climbs else settled,
+                                       climbed if walled_climbs else settled)]
+        return {"ring": programs[0], "interior": programs[1], "walled": programs[2], "climbs": ring_climbs,
+                "walled_climbs": walled_climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
                 "first_tile": (first[0], first[1]), "inner": inner, "tiles": (tiles[0], tiles[1]),
                 "ring_groups": (min(ring, RING_ROW), -(-ring // RING_ROW))}
@@ -365,7 +372,7 @@ class _Passes:
                 if not self._walled_call:
                     for prog in lay["ring"]:
                         _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
-                for prog in lay["interior"]:
+                for prog in lay["walled" if self._walled_call else "interior"]:
                     _gl.set_uniforms(prog, **pipe, u_first_tile=(0, 0) if self._walled_call else lay["first_tile"])
         for key in moves:
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
@@ -447,7 +454,7 @@ class _Passes:
             lay = self._packed_sets[s]
             inner = lay["inner"]
             if self._walled_call:
-                lay["interior"][k % 2].run(*lay["tiles"], 1)
+                lay["walled"][k % 2].run(*lay["tiles"], 1)
             else:
                 lay["ring"][k % 2].run(*lay["ring_groups"], 1)
                 if inner[0] > 0:            # (0, 0) where there is no interior rectangle

@@ -200,6 +200,7 @@ def _layout(monkeypatch, layout) -> str:
     kind, split, climb = LAYOUTS[layout]
     monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, kind, split)
     monkeypatch.setitem(water_passes.STREAM_MIN_CELLS, kind, climb)
+    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, kind, climb)
     return kind
 
 
@@ -256,7 +257,10 @@ def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, ste
         for _ in range(3):
             g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
     a, b = grids
-    assert a._packed_layout["climbs"] == ("climbed" in layout)
+    if walled:                  # every tile through one program: climbed wherever the climb is on
+        assert a._packed_layout["walled_climbs"] == (LAYOUTS[layout][2] is not None)
+    else:
+        assert a._packed_layout["climbs"] == ("climbed" in layout)
     assert a._walled_call == walled
     assert_same_bits(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
