@@ -59,6 +59,41 @@ def gl_objects(monkeypatch):
     return live
 
 
+def _count_calls(monkeypatch, targets):
+    """A one-item list counting, from now on, calls of the methods `targets` names ((class, names))."""
+    count = [0]
+
+    def counting(method):
+        def counted(self, *args, **kwargs):
+            count[0] += 1
+            return method(self, *args, **kwargs)
+        return counted
+
+    for cls, names in targets:
+        for name in names:
+            monkeypatch.setattr(cls, name, counting(getattr(cls, name)))
+    return count
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """A one-item list counting syncs from now on: Buffer.read calls and waits for fenced records."""
+    from hydro import _native
+    return _count_calls(monkeypatch, ((moderngl.Buffer, ("read",)), (_native.FencedReadback, ("newest", "record"))))
+
+
+@pytest.fixture
+def gpu_work(monkeypatch):
+    """A one-item list counting, from now on, every call that runs or waits for GPU work: compute
+    dispatches, texture and buffer reads and writes, buffer copies, glFinish, and the waits for the
+    residual checks' fenced records."""
+    from hydro import _native
+    return _count_calls(monkeypatch, (
+        (moderngl.ComputeShader, ("run",)), (moderngl.Texture, ("read", "write")),
+        (moderngl.Buffer, ("read", "write", "clear")), (moderngl.Context, ("finish", "copy_buffer")),
+        (_native.FencedReadback, ("newest", "record"))))
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -2,11 +2,9 @@
 input rejected with a ValueError/TypeError naming the argument, before any GPU work, state unchanged."""
 import math
 
-import moderngl
 import numpy as np
 import pytest
 
-from hydro import _native
 from hydro.smoke import SmokeGrid
 
 SHAPE = (12, 18)
@@ -197,27 +195,6 @@ def test_bad_input_rejected_and_state_unchanged(grid, call, exc, name):
         call(grid)
     _same(_snapshot(grid), before)
     assert (grid.sim_time, grid.iteration) == (t, it)
-
-
-@pytest.fixture
-def gpu_work(monkeypatch):
-    """A one-item list counting, from now on, every call that runs or waits for GPU work: compute
-    dispatches, texture and buffer reads and writes, buffer copies, glFinish, and the waits for the
-    residual checks' fenced records."""
-    count = [0]
-
-    def counting(method):
-        def counted(self, *args, **kwargs):
-            count[0] += 1
-            return method(self, *args, **kwargs)
-        return counted
-
-    for cls, names in ((moderngl.ComputeShader, ("run",)), (moderngl.Texture, ("read", "write")),
-                       (moderngl.Buffer, ("read", "write", "clear")), (moderngl.Context, ("finish", "copy_buffer")),
-                       (_native.FencedReadback, ("newest", "record"))):
-        for name in names:
-            monkeypatch.setattr(cls, name, counting(getattr(cls, name)))
-    return count
 
 
 @pytest.mark.parametrize("call, exc, name", BAD_CALLS)

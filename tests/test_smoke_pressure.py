@@ -5,7 +5,6 @@ steady scene must pay one readback per projection. Readbacks are counted by wrap
 Buffer.read and _native.FencedReadback.newest and .record, the calls every sync of the solver goes through."""
 import math
 
-import moderngl
 import numpy as np
 import pytest
 
@@ -15,23 +14,6 @@ from hydro.smoke import SmokeGrid
 
 TOLERANCE = 1e-4
 SHAPE = (48, 70)          # one tiled level above coarse_cycle.comp's, so prolong_smooth.comp's norms are used
-
-
-@pytest.fixture
-def reads(monkeypatch):
-    """A one-item list counting syncs from now on: Buffer.read calls and waits for fenced records."""
-    count = [0]
-
-    def counting(method):
-        def counted(self, *args, **kwargs):
-            count[0] += 1
-            return method(self, *args, **kwargs)
-        return counted
-
-    monkeypatch.setattr(moderngl.Buffer, "read", counting(moderngl.Buffer.read))
-    monkeypatch.setattr(_native.FencedReadback, "newest", counting(_native.FencedReadback.newest))
-    monkeypatch.setattr(_native.FencedReadback, "record", counting(_native.FencedReadback.record))
-    return count
 
 
 def _hard_field(ctx, rng, tolerance=TOLERANCE, **options):

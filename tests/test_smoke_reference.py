@@ -40,16 +40,21 @@ def _grid(ctx, shape, **options):
     return g, solid
 
 
+def _random_fields(g, rng):
+    """Random velocity and scalars on grid g; returns them as the GPU holds them, in float64."""
+    ny, nx = g.shape
+    g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
+    g.density = rng.uniform(0.1, 1.0, g.shape)
+    g.temperature = rng.normal(size=g.shape)
+    g.fuel = rng.uniform(0.0, 1.0, g.shape)
+    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
+    return vx, vy, g._scalars()[..., :3].astype(np.float64)
+
+
 @pytest.fixture
 def case(ctx, rng):
     g, solid = _grid(ctx, SHAPE)
-    ny, nx = SHAPE
-    g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
-    g.density = rng.uniform(0.1, 1.0, SHAPE)
-    g.temperature = rng.normal(size=SHAPE)
-    g.fuel = rng.uniform(0.0, 1.0, SHAPE)
-    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
-    s = g._scalars()[..., :3].astype(np.float64)
+    vx, vy, s = _random_fields(g, rng)
     yield g, vx, vy, s, solid, g._bc
     g.release()
 
@@ -414,13 +419,7 @@ def test_step_matches_reference(ctx, rng, options, steps):
     on the other side. Carried by the velocity before the projection (the order before), the scalars
     differ from these by 7 % rms, 64 % at most."""
     g, solid = _grid(ctx, SHAPE, **options)
-    ny, nx = SHAPE
-    g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
-    g.density = rng.uniform(0.1, 1.0, SHAPE)
-    g.temperature = rng.normal(size=SHAPE)
-    g.fuel = rng.uniform(0.0, 1.0, SHAPE)
-    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
-    s = g._scalars()[..., :3].astype(np.float64)
+    vx, vy, s = _random_fields(g, rng)
     for _ in range(steps):
         g.step(0.2)
         vx, vy, s = ref.step(vx, vy, s, solid, g._bc, 0.2, g.params)
