@@ -71,35 +71,11 @@ class Owner:
 
     __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = _not_copied
 
-
-class Simulation(Owner):
-    """A grid that steps: its clock (`sim_time`, `iteration`) and a guard on its attributes. Once the
-    grid is made (`_seal()`), a public name can only be set where the class has a property with a
-    setter (`water`, `density`, ...), so `grid.frictoin = 0.3` or `grid.friction = 0.3` raises an
-    AttributeError that says what is meant instead of silently making an attribute nothing reads.
-    A subclass defined outside hydro (a game's own grid with state of its own) is not guarded."""
-
+    # The guard on attributes: once sealed (hydro's own classes, when made), a public name can only be
+    # set where the class has a property with a setter.
     _sealed = False
-    _sim_time = 0.0
-    _iteration = 0
-
-    @property
-    def sim_time(self) -> float:
-        """Simulated seconds so far; settable (a loaded game restores it), finite and >= 0."""
-        return self._sim_time
-
-    @sim_time.setter
-    def sim_time(self, value):
-        self._alive()
-        self._sim_time = _validate.real("sim_time", value, low=0.0)
-
-    @property
-    def iteration(self) -> int:
-        """Steps (substeps) advanced so far."""
-        return self._iteration
 
     def _seal(self) -> None:
-        self._note_context()
         # only hydro's own classes: a game's subclass keeps Python's usual attributes for its own state
         self._sealed = type(self).__module__.split(".")[0] == "hydro"
 
@@ -127,3 +103,33 @@ class Simulation(Owner):
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
         hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         return f"{kind} has no attribute {name!r}{hint}; the attributes that can be set are {', '.join(settable)}"
+
+
+class Simulation(Owner):
+    """A grid that steps: its clock (`sim_time`, `iteration`), its attributes guarded (Owner). Once the
+    grid is made (`_seal()`), a public name can only be set where the class has a property with a
+    setter (`water`, `density`, ...), so `grid.frictoin = 0.3` or `grid.friction = 0.3` raises an
+    AttributeError that says what is meant instead of silently making an attribute nothing reads.
+    A subclass defined outside hydro (a game's own grid with state of its own) is not guarded."""
+
+    _sim_time = 0.0
+    _iteration = 0
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds so far; settable (a loaded game restores it), finite and >= 0."""
+        return self._sim_time
+
+    @sim_time.setter
+    def sim_time(self, value):
+        self._alive()
+        self._sim_time = _validate.real("sim_time", value, low=0.0)
+
+    @property
+    def iteration(self) -> int:
+        """Steps (substeps) advanced so far."""
+        return self._iteration
+
+    def _seal(self) -> None:
+        self._note_context()
+        super()._seal()

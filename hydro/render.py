@@ -42,7 +42,6 @@ This module imports moderngl and numpy only.
 from __future__ import annotations
 
 import ctypes
-import difflib
 import math
 from dataclasses import dataclass
 
@@ -229,22 +228,16 @@ class Renderer(_owner.Owner):
     """
 
     _kind = "Renderer"
-    _sealed = False
+    @property
+    def style(self) -> RenderStyle:
+        """How the world looks; settable (a RenderStyle), read at every draw."""
+        return self._style
 
-    def __setattr__(self, name, value):
-        if self._sealed and not name.startswith("_"):
-            if name == "style":
-                if not isinstance(value, RenderStyle):
-                    raise TypeError(f"style: expected a RenderStyle, got {type(value).__name__}")
-            elif name in self.__dict__ or hasattr(type(self), name):
-                raise AttributeError(f"Renderer.{name} is read-only; the attribute that can be set is style")
-            else:
-                close = difflib.get_close_matches(name, [n for n in (*self.__dict__, *dir(type(self)))
-                                                         if not n.startswith("_")], n=3, cutoff=0.75)
-                hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-                raise AttributeError(f"Renderer has no attribute {name!r}{hint}; the attribute that can be set "
-                                     f"is style")
-        object.__setattr__(self, name, value)
+    @style.setter
+    def style(self, value):
+        if not isinstance(value, RenderStyle):
+            raise TypeError(f"style: expected a RenderStyle, got {type(value).__name__}")
+        self._style = value
 
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
                  texture_units=(13, 14, 15)):
@@ -255,8 +248,6 @@ class Renderer(_owner.Owner):
         if getattr(grid, "ctx", None) is not ctx:
             raise ValueError("grid: it belongs to another moderngl context than ctx")
         self.style = style if style is not None else RenderStyle()
-        if not isinstance(self.style, RenderStyle):
-            raise TypeError(f"style: expected a RenderStyle, got {type(self.style).__name__}")
         units = tuple(texture_units)
         if len(units) != 3 or len(set(units)) != 3 or not all(isinstance(u, int) and 0 <= u < 32 for u in units):
             raise ValueError(f"texture_units: expected three distinct ints in [0, 32), got {texture_units!r}")
@@ -293,8 +284,7 @@ class Renderer(_owner.Owner):
         self._vaos = {name: ctx.vertex_array(prog, [], index_buffer=self._indices, index_element_size=4)
                       for name, prog in (("terrain", self._terrain_prog), ("water", self._water_prog))}
         self._released = False
-        # only hydro's own class: a game's subclass keeps Python's usual attributes for its own state
-        self._sealed = type(self).__module__.split(".")[0] == "hydro"
+        self._seal()
 
     @staticmethod
     def _mesh_indices(w: int, h: int) -> np.ndarray:
