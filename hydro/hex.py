@@ -36,6 +36,12 @@ class HexWaterGrid(_PipeGrid):
     _hexagonal = True
     _kind = "HexWaterGrid"
 
+    # its own signature, so that a call missing an argument is told HexWaterGrid.__init__()
+    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
+                 water=None, passes=None):
+        super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
+                         passes=passes)
+
     @property
     def flow_z(self) -> np.ndarray:
         """Signed flow (ny+1, nx+1), volume/s, from vertex (x, y-1) to (x-1, y); a NumPy copy."""

@@ -552,3 +552,9 @@ class WaterGrid(_PipeGrid):
     (nx, ny) textures, depth and bed height in world units, for a game's own shaders; valid until
     release()).
     """
+
+    # its own signature, so that a call missing an argument is told WaterGrid.__init__(), not the base's
+    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
+                 water=None, passes=None):
+        super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
+                         passes=passes)

@@ -186,6 +186,19 @@ def test_bad_terrain_and_context(ctx):
 
 
 @pytest.mark.parametrize("cls", [hydro.WaterGrid, hydro.HexWaterGrid])
+def test_a_call_missing_arguments_names_the_class_and_the_arguments(ctx, cls):
+    with pytest.raises(TypeError, match=rf"^{cls.__name__}.__init__\(\) missing 2 required positional "
+                                        r"arguments: 'ctx' and 'terrain'"):
+        cls()
+    with pytest.raises(TypeError, match=rf"^{cls.__name__}.__init__\(\) got an unexpected keyword argument 'depth'"):
+        cls(ctx, np.zeros((4, 4)), depth=np.ones((4, 4)))
+    g = cls(ctx, np.zeros((4, 5)), 2.0, 9.0, 0.1, water=np.ones((4, 5)), passes=3, pipe_area=0.5)
+    assert (g.params.cell_size, g.params.gravity, g.params.friction, g.params.pipe_area, g.passes) == (2.0, 9.0, 0.1, 0.5, 3)
+    assert g.water.sum() == 20.0
+    g.release()
+
+
+@pytest.mark.parametrize("cls", [hydro.WaterGrid, hydro.HexWaterGrid])
 def test_a_grid_the_context_cannot_hold_is_refused_before_any_gpu_work(ctx, cls, gl_objects):
     side = ctx.info["GL_MAX_TEXTURE_SIZE"]
     with pytest.raises(ValueError, match=rf"^terrain: shape \(2, {side}\) is too large .*GL_MAX_TEXTURE_SIZE is {side}"):
