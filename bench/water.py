@@ -74,21 +74,21 @@ OPEN_MAX_BATCH = 4096
 def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="walls"):
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
-    g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
-    for side, bc, value in OPEN_SIDES if sides == "open" else ():
-        g.set_boundary(side, bc, value * (n if bc in ("inflow", "outflow") else 1))
-    if tile and path != "fused-packed":
-        g._tile = tile
-    if path == "fused-packed":
-        g._packed = tuple(tile) if tile else True
-    if path == "fused-tile":
-        g._packed = False
-    h = 0.5 * g.max_stable_dt()
     wp = hydro.water_passes
     climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind]
-    if path == "fused-settled":                   # the packed kernel's programs are chosen in the first call
+    if path == "fused-settled":     # the grid's walled tiles are chosen when it is made, its programs in the first call
         wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
     try:
+        g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
+        for side, bc, value in OPEN_SIDES if sides == "open" else ():
+            g.set_boundary(side, bc, value * (n if bc in ("inflow", "outflow") else 1))
+        if tile and path != "fused-packed":
+            g._tile = tile
+        if path == "fused-packed":
+            g._packed = tuple(tile) if tile else True
+        if path == "fused-tile":
+            g._packed = False
+        h = 0.5 * g.max_stable_dt()
         g.step(h * 4, substeps=4)                 # compile, warm up
     finally:
         wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind] = climb

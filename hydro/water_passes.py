@@ -78,10 +78,18 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
-# The same for walled calls (every tile through the interior program, one dispatch a launch): there
-# the climb gains from 1024^2 (H200, us a substep in one process: 11.17-11.33 against 11.77-11.80 on
-# 2026-12-05 07:43 UTC, 11.53 against 11.78 at 05:48).
+# The same for walled calls (every tile through the interior program, one dispatch a launch), which
+# there climb tiles of WALLED_SHAPE (cells x, cells y, substeps a launch): rows of 64 invocations (two
+# warps) that advance three substeps a launch, so fewer launches a substep for about the same halo a
+# cell (1.9 cells worked out a cell moved). H200, 2026-12-05 14:02 UTC, us a substep in one process,
+# against PACKED_SHAPE's tiles climbed and settled: 1024^2 9.0-9.4 against 11.9-12.5 and 12.9;
+# 2048^2 31.9 against 36.7 and 42.2; 4096^2 105.6-105.9 against 121.3-122.1 and 153.3; ahead of
+# 52x24/28/32/36/44/48/52/64x3, 20x24/40x3, 84x24/40x3, 116x24/40x3, 48x24/32/40/48/56/64x4,
+# 16x48x4, 80x24x4, 112x24x4, 56x24/40/48/64x2, 88x24x2, 24x48x2, 40x24/48x6, 72x36x6 and 60x40/64x1.
+# At 512^2 PACKED_SHAPE's tiles settled at once are fastest (5.6 against 6.1 climbed, 6.3 for
+# WALLED_SHAPE's). None: no such kernel (hex).
 STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
+WALLED_SHAPE = {"square": (52, 40, 3), "hex": None}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
 # packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
@@ -102,13 +110,13 @@ BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "bound
                      (True, True): "boundary_book_accelerate"}
 
 
-def packed_state_size(nx: int, ny: int, tile, steps: int, lattice: str) -> tuple[tuple[int, int], int]:
-    """Texels (x, y) of the packed state of an nx x ny grid whose launches take tiles of `tile` cells
-    advanced `steps` substeps (and PACKED_TILE's of one, a call's remainder), and its margin: every
-    tile of either with its halo of two cells a substep lies in it."""
-    margin = 2 * steps
-    size = tuple(margin + max(-(-(n + 1) // t) * t + 2 * s for t, s in ((tile_n, steps), (one, 1)))
-                 for n, tile_n, one in zip((nx, ny), tile, PACKED_TILE[lattice]))
+def packed_state_size(nx: int, ny: int, shapes) -> tuple[tuple[int, int], int]:
+    """Texels (x, y) of the packed state of an nx x ny grid whose launches take the tile shapes
+    `shapes`, ((cells x, cells y), substeps a launch) each, and its margin: every tile of each with its
+    halo of two cells a substep lies in it."""
+    margin = 2 * max(steps for _, steps in shapes)
+    size = tuple(margin + max(-(-(n + 1) // tile[axis]) * tile[axis] + 2 * steps for tile, steps in shapes)
+                 for axis, n in enumerate((nx, ny)))
     return size, margin
 
 
@@ -166,7 +174,7 @@ class _Passes:
         # every call (True) or none (False); its tile; its programs and states are made on first use
         self._packed_use = None
         shape = PACKED_SHAPE[self._lattice]
-        self._set_packed_shape(shape[:2], shape[2])
+        self._set_packed_shape(shape[:2], shape[2], walled=True)
 
     def _bind_step(self):
         self._terrain_tex.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
@@ -185,8 +193,10 @@ class _Passes:
         step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
         or its (cells x, cells y, substeps a launch) when it runs in every call; the same result to
         the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
-        a launch) for every call; (cells x, cells y) means one substep a launch. A call's remainder
-        (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile whatever the shape."""
+        a launch) for every call, walled calls too; (cells x, cells y) means one substep a launch. A
+        call's remainder (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile
+        whatever the shape. Walled calls on large square grids take WALLED_SHAPE's tiles unless a shape
+        is set (_launch_plan)."""
         return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter
@@ -205,16 +215,29 @@ class _Passes:
                 raise ValueError(f"_packed: expected None, True, False, (cells x, cells y) or (cells x, cells y, "
                                  f"substeps a launch), positive ints with (x + 4 s) * (y + 4 s) <= 1024, got {on!r}")
             shape = tuple(int(v) for v in shape)
-        if shape != (*self._packed_tile, self._packed_steps):
-            self._set_packed_shape(shape[:2], shape[2])
+        walled = on is None or isinstance(on, bool)
+        if (shape, walled) != ((*self._packed_tile, self._packed_steps), self._walled_shape is not None):
+            self._set_packed_shape(shape[:2], shape[2], walled)
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
-    def _set_packed_shape(self, tile, steps: int) -> None:
-        """The packed kernel's tile and substeps a launch (its programs and states made again on next
-        use), and whether its state, with its margin, fits the context's textures (_packed_fits)."""
+    def _set_packed_shape(self, tile, steps: int, walled: bool) -> None:
+        """The packed kernel's tile and substeps a launch, with `walled` the tiles of walled calls
+        (WALLED_SHAPE where the grid is large enough, else the same; its programs and states made again
+        on next use), and whether its state, with its margin, fits the context's textures (_packed_fits)."""
         self._packed_tile, self._packed_steps, self._packed_ready = tuple(tile), steps, False
-        size, _ = packed_state_size(self.nx, self.ny, self._packed_tile, steps, self._lattice)
+        shape, least = WALLED_SHAPE[self._lattice], STREAM_MIN_CELLS_WALLED[self._lattice]
+        big = shape is not None and least is not None and self.nx * self.ny >= least
+        self._walled_shape = (tuple(shape[:2]), shape[2]) if walled and big else None
+        size, _ = packed_state_size(self.nx, self.ny, self._state_shapes)
         self._packed_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
+
+    @property
+    def _state_shapes(self) -> list:
+        """The tile shapes, ((cells x, cells y), substeps a launch), the packed kernel's launches take:
+        its own, PACKED_TILE's of one substep (a call's remainder) and WALLED_SHAPE's where walled
+        calls take it."""
+        shapes = [(self._packed_tile, self._packed_steps), (PACKED_TILE[self._lattice], 1)]
+        return shapes + [self._walled_shape] * (self._walled_shape is not None)
 
     def _takes_packed(self, n: int) -> bool:
         """Whether a call of n substeps (passes=1) runs step_packed.comp: not where its state, with its
@@ -223,11 +246,11 @@ class _Passes:
             return False
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
-    def _ready_packed(self, n: int) -> None:
+    def _ready_packed(self, launches) -> None:
         """The packed kernel's states, its booked boundary flows (_packed_steps slots a boundary
-        face) and the programs a call of n substeps runs (interior tiles, the ring around them; each
-        in two directions) with where their tiles lie: those that advance _packed_steps substeps a
-        launch and, for a call's remainder, those that advance one, made on first use."""
+        face) and the programs of the launches of a call, `launches` (_launch_plan), with where their
+        tiles lie, made on first use: interior tiles and the ring around them, each in two directions,
+        for PACKED_SHAPE's launches and those of one substep; walled ones alone for WALLED_SHAPE's."""
         if not self._packed_ready:
             self._make_states()
             # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
@@ -241,17 +264,37 @@ class _Passes:
             for key, defs in (("pack", {**hexa, "UNPACK": False}),
                               ("unpack", {**hexa, "UNPACK": True, "BOOK_SLOTS": self._packed_steps})):
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
-            self._packed_sets = {self._packed_steps: self._packed_set(self._packed_tile, self._packed_steps)}
+            self._packed_sets = {}
             self._packed_ready = True
-        if n % self._packed_steps and 1 not in self._packed_sets:
-            self._packed_sets[1] = self._packed_set(PACKED_TILE[self._lattice], 1)
+        for shape in launches:
+            if shape not in self._packed_sets:
+                walled_only = shape == self._walled_shape and shape != self._main_shape
+                self._packed_sets[shape] = self._packed_set(*shape, walled_only)
+
+    @property
+    def _main_shape(self) -> tuple:
+        return self._packed_tile, self._packed_steps
+
+    def _launch_plan(self, n: int) -> list:
+        """The tile shapes, ((cells x, cells y), substeps a launch), of the launches of a call of n
+        substeps: _packed's, the rest one substep a launch on PACKED_TILE's tile. Walled calls that take
+        WALLED_SHAPE (large square grids) take its launches with the rest in launches of _packed's
+        where they fit: with three substeps a launch against two, 3 + 3 + 2 for 8 and 3 + 2 + 2 for 7."""
+        main, one = self._main_shape, (PACKED_TILE[self._lattice], 1)
+        wide = self._walled_shape if self._walled_call else None
+        if wide is None or wide == main:
+            return [main] * (n // main[1]) + [one] * (n % main[1])
+        q, r = divmod(n, wide[1])
+        if r % main[1] and q and (r + wide[1]) % main[1] == 0:
+            q, r = q - 1, r + wide[1]           # one launch of the wide shape fewer, its substeps in main's
+        return [wide] * q + [main] * (r // main[1]) + [one] * (r % main[1])
 
     def _make_states(self) -> None:
         """The packed kernel's two states, (depth, flow_x, flow_y, bed or flow_z) per cell and outer face
-        (texel (x, y) at (x, y) + margin), each reaching past the grid so that every tile of both tile
-        sets (_packed_steps substeps a launch, and one) lies in it with its halo; made again where the
-        tile shape changed. Texels outside the (nx + 1) x (ny + 1) the pack fills hold ghost columns."""
-        size, margin = packed_state_size(self.nx, self.ny, self._packed_tile, self._packed_steps, self._lattice)
+        (texel (x, y) at (x, y) + margin), each reaching past the grid so that every tile of every
+        shape its launches take (_state_shapes) lies in it with its halo; made again where the
+        shapes changed. Texels outside the (nx + 1) x (ny + 1) the pack fills hold ghost columns."""
+        size, margin = packed_state_size(self.nx, self.ny, self._state_shapes)
         if self._state and self._state[0].size == size and self._state_margin == margin:
             return
         for tex in self._state + ([self._packed_bed] if self._packed_bed is not None else []):
@@ -276,9 +319,10 @@ class _Passes:
         """Whether a packed call runs every tile through the interior program (WALLED_MIN_BED)."""
         return self.params.depth_area and self._all_walls and self._lowest_bed > WALLED_MIN_BED
 
-    def _packed_set(self, tile, steps: int) -> dict:
-        """The packed kernel's four programs for tiles of tile = (cells x, cells y) advanced `steps`
-        substeps a launch, and where their tiles lie."""
+    def _packed_set(self, tile, steps: int, walled_only: bool = False) -> dict:
+        """The packed kernel's programs for tiles of tile = (cells x, cells y) advanced `steps`
+        substeps a launch, and where their tiles lie: the ring's, the interior's and the walled calls',
+        each in two directions, or with `walled_only` the walled calls' alone, climbed."""
         tx, ty = tile
         halo = 2 * steps
         defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "STEPS": steps,
@@ -301,6 +345,9 @@ class _Passes:
             return (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
                     and tiles_in > 0)
         climbed = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
+        if walled_only:
+            return {"walled": [_gl.program(self.ctx, climbed[0], {**climbed[1], "SWAPPED": swapped})
+                               for swapped in (False, True)], "walled_climbs": True, "tiles": (tiles[0], tiles[1])}
         settled = ("water/step_packed.comp", {**defines, "INTERIOR": True})
         general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._packed_steps})
         ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
@@ -317,7 +364,7 @@ class _Passes:
     @property
     def _packed_layout(self) -> dict:
         """Where the packed kernel's tiles lie (its launches of _packed_steps substeps)."""
-        return self._packed_sets[self._packed_steps]
+        return self._packed_sets[self._main_shape]
 
     @property
     def _tile(self):
@@ -349,7 +396,9 @@ class _Passes:
         packed = self.passes == 1 and self._takes_packed(n)
         if self.passes == 1:
             if packed:
-                self._ready_packed(n)
+                self._walled_call = self._walled()
+                self._launches = self._launch_plan(n)
+                self._ready_packed(self._launches)
                 pipes, moves = [], []
                 _gl.set_uniforms(self._programs["pack"], u_size=size)
                 _gl.set_uniforms(self._programs["unpack"], u_size=size, u_dt=h)
@@ -365,10 +414,8 @@ class _Passes:
                     u_max_face_depth=stable_face_depth(h, geo, p))
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
-        if packed:                      # the programs this call launches (a remainder: one substep each)
-            runs = [self._packed_steps] + [1] * bool(n % self._packed_steps)
-            self._walled_call = self._walled()
-            for lay in (self._packed_sets[s] for s in runs):
+        if packed:                      # the programs this call launches
+            for lay in (self._packed_sets[shape] for shape in set(self._launches)):
                 if not self._walled_call:
                     for prog in lay["ring"]:
                         _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
@@ -430,8 +477,8 @@ class _Passes:
 
     def _step_packed(self, n: int):
         """n substeps of the tile kernel on the packed state: pack the grid into state 0, launches
-        alternate the two programs that read one state and write the other, each advancing
-        _packed_steps substeps (the call's remainder one a launch; the ring's owners of boundary faces
+        alternate the two programs that read one state and write the other, each advancing the
+        substeps of its shape (_launch_plan; the ring's owners of boundary faces
         store what crossed them in _booked, and add what the launch before stored to the ledger),
         unpack the last state into the grid (its depth is settled: this kernel moves every substep)
         and the last launch's booked flows into the ledger."""
@@ -445,17 +492,16 @@ class _Passes:
         self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
         self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
         self._booked.bind_to_storage_buffer(b["B_BOOKED"])
-        steps = self._packed_steps
-        launches = [steps] * (n // steps) + [1] * (n % steps)
+        launches = self._launches
         # Walled calls: every tile through the interior program. Else the ring and the interior
         # rectangle, which write different texels: one barrier after both. The ring goes first, so its
         # few workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
-        for k, s in enumerate(launches):
-            lay = self._packed_sets[s]
-            inner = lay["inner"]
+        for k, shape in enumerate(launches):
+            lay = self._packed_sets[shape]
             if self._walled_call:
                 lay["walled"][k % 2].run(*lay["tiles"], 1)
             else:
+                inner = lay["inner"]
                 lay["ring"][k % 2].run(*lay["ring_groups"], 1)
                 if inner[0] > 0:            # (0, 0) where there is no interior rectangle
                     lay["interior"][k % 2].run(*inner, 1)

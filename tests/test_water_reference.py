@@ -400,6 +400,71 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, sha
     _walled_and_same_bits(*grids)
 
 
+@pytest.mark.parametrize("wide", [(52, 40, 3), (5, 3, 3), (7, 4, 4)], ids=["52x40x3", "5x3x3", "7x4x4"])
+@pytest.mark.parametrize("shape", [(45, 53), (130, 97)])
+def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, monkeypatch):
+    """Walled calls on large square grids climb WALLED_SHAPE's tiles (more substeps a launch, workgroups
+    of several warps), the rest of a call's substeps in launches of PACKED_SHAPE's two and, for one
+    substep, of PACKED_TILE's: calls of 1 to 8 substeps give the three passes' bits. A side opened
+    takes the ring, with PACKED_SHAPE's tiles, and walled calls climb the wide tiles again after."""
+    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, "square", 0)     # any grid is large
+    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", wide)
+    terrain, water = random_state(rng, shape)
+    grids = [twins(ctx, "square", terrain, water, friction=0.1, passes=p)[0] for p in (1, 3)]
+    a, b = grids
+    a._packed = True                            # calls of one substep too
+    wide_shape, main = (wide[:2], wide[2]), (water_passes.PACKED_SHAPE["square"][:2], 2)
+    for n in range(1, 9):
+        for g in grids:
+            g.step(0.05 * n, substeps=n)
+        assert a._walled_call
+        assert sum(steps for _, steps in a._launches) == n
+        # as many wide launches as leave the rest to launches of two, where some number does
+        even = [q for q in range(n // wide[2] + 1) if (n - q * wide[2]) % 2 == 0]
+        q = max(even) if even else n // wide[2]
+        rest = n - q * wide[2]
+        assert sorted(a._launches, key=lambda s: -s[1]) == [wide_shape] * q + [main] * (rest // 2) + \
+            [(water_passes.PACKED_TILE["square"], 1)] * (rest % 2), n
+        assert_same_bits(a.water, b.water, err_msg=f"{n} substeps")
+    for g in grids:
+        g.set_boundary("top", "outflow", 0.5)
+        g.step(0.3, substeps=6)
+    assert not a._walled_call and a._launches == [main] * 3
+    for g in grids:
+        g.set_boundary("top", "wall")
+        g.step(0.3, substeps=6)
+    assert a._walled_call and wide_shape in a._launches
+    assert_same_bits(a.water, b.water)
+    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+        assert_same_bits(fa, fb)
+    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
+    for g in grids:
+        g.release()
+
+
+def test_walled_calls_climb_wider_tiles_only_on_large_square_grids(ctx, rng, monkeypatch):
+    """WALLED_SHAPE's tiles are for walled calls on square grids of STREAM_MIN_CELLS_WALLED cells and
+    more, with the packed kernel's own shape: a smaller grid, or one whose shape a benchmark set,
+    keeps its tiles."""
+    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, "square", 40 * 40)
+    terrain, water = random_state(rng, (40, 41))
+    big = twins(ctx, "square", terrain, water, passes=1)[0]
+    small = twins(ctx, "square", terrain[:, :39], water[:, :39], passes=1)[0]
+    wide = water_passes.WALLED_SHAPE["square"]
+    for g in (big, small):
+        g.step(0.2, substeps=6)
+    assert big._launches == [(wide[:2], wide[2])] * (6 // wide[2])
+    assert small._launches == [(water_passes.PACKED_SHAPE["square"][:2], 2)] * 3
+    big._packed = (5, 3, 2)
+    big.step(0.2, substeps=6)
+    assert big._launches == [((5, 3), 2)] * 3
+    big._packed = None
+    big.step(0.2, substeps=6)
+    assert big._launches == [(wide[:2], wide[2])] * (6 // wide[2])
+    for g in (big, small):
+        g.release()
+
+
 def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
     """A call is walled only on a grid of walls with pipes of the water's depth whose beds stay above
     WALLED_MIN_BED: an open side, a fixed pipe area or a pit dug below it take the ring, and a walled

@@ -105,6 +105,9 @@ void main() {
 
     vec4 next = LOAD(0), ahead = LOAD(1);       // the texels stage 0 takes at the next two steps
     Stage st0 = FRESH;
+#if STEPS > 6
+#error "step_stream.comp takes 1 to 6 substeps a launch"
+#endif
 #if STEPS > 1
     Stage st1 = FRESH;
 #endif
@@ -112,7 +115,13 @@ void main() {
     Stage st2 = FRESH;
 #endif
 #if STEPS > 3
-#error "step_stream.comp takes 1 to 3 substeps a launch"
+    Stage st3 = FRESH;
+#endif
+#if STEPS > 4
+    Stage st4 = FRESH;
+#endif
+#if STEPS > 5
+    Stage st5 = FRESH;
 #endif
     for (int j = 0; j < steps; j++) {
         int buf = j & 1;
@@ -129,6 +138,18 @@ void main() {
         vec4 row2 = st1.moved;
         TELL(2, st2, row2)
 #endif
+#if STEPS > 3
+        vec4 row3 = st2.moved;
+        TELL(3, st3, row3)
+#endif
+#if STEPS > 4
+        vec4 row4 = st3.moved;
+        TELL(4, st4, row4)
+#endif
+#if STEPS > 5
+        vec4 row5 = st4.moved;
+        TELL(5, st5, row5)
+#endif
         barrier();
         ADVANCE(0, st0, row0)
 #if STEPS > 1
@@ -137,6 +158,15 @@ void main() {
 #if STEPS > 2
         ADVANCE(2, st2, row2)
 #endif
+#if STEPS > 3
+        ADVANCE(3, st3, row3)
+#endif
+#if STEPS > 4
+        ADVANCE(4, st4, row4)
+#endif
+#if STEPS > 5
+        ADVANCE(5, st5, row5)
+#endif
         // the last stage's moved row, stored where the tile owns it
         int row = first + j - LAG * (STEPS - 1) - 2;
         if (row >= origin.y && row < origin.y + TILE_Y && lane >= HALO && lane < HALO + TILE_X) {
@@ -144,8 +174,14 @@ void main() {
             imageStore(u_state_out, ivec2(x, row) + MARGIN, st0.moved);
 #elif STEPS == 2
             imageStore(u_state_out, ivec2(x, row) + MARGIN, st1.moved);
-#else
+#elif STEPS == 3
             imageStore(u_state_out, ivec2(x, row) + MARGIN, st2.moved);
+#elif STEPS == 4
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st3.moved);
+#elif STEPS == 5
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st4.moved);
+#elif STEPS == 6
+            imageStore(u_state_out, ivec2(x, row) + MARGIN, st5.moved);
 #endif
         }
     }
