@@ -7,14 +7,14 @@ hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel),
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
 settled at once by step_packed.comp, where large square grids climb them a row at a time,
-step_stream.comp: the kernel before that), "fused-tile" (the tile kernel on the grid's own textures and
+step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: the kernel before that), "fused-tile" (the tile kernel on the grid's own textures and
 buffers, step_fused.comp), "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made
 for CPU rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each
 must move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
 72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
 kernels: one 16-byte texel read and written per cell, 32 B, hex 36 B with the terrain; "fused" is
-counted as packed; with two substeps a launch, hydro.water_passes.PACKED_SHAPE, the packed kernel moves that
-once per two substeps, so its GB/s is the rate a kernel moving its state every substep would need). Two
+counted as packed; with two substeps a launch, hydro.water_passes.PACKED_SHAPE (three in walled calls
+on large square grids, WALLED_SHAPE), the packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep would need). Two
 copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200 the image copy
 moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times the floor bytes
 over it. With --numpy the float64 NumPy reference is timed too (the CPU baseline).
