@@ -12,7 +12,8 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
   grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
   every side, every tile through that program, against ghost columns around the grid
-  (GHOST_BED); pack.comp packs it at the start of the call and unpacks it at the end).
+  (GHOST_BED), large square ones climbing wider tiles three substeps a launch (WALLED_SHAPE);
+  pack.comp packs it at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
   `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a column
@@ -221,9 +222,10 @@ class _Passes:
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _set_packed_shape(self, tile, steps: int, walled: bool) -> None:
-        """The packed kernel's tile and substeps a launch, with `walled` the tiles of walled calls
-        (WALLED_SHAPE where the grid is large enough, else the same; its programs and states made again
-        on next use), and whether its state, with its margin, fits the context's textures (_packed_fits)."""
+        """The packed kernel's tile and substeps a launch, and with `walled` WALLED_SHAPE's tiles for
+        walled calls where the grid is large enough (STREAM_MIN_CELLS_WALLED); its programs and states
+        are made again on next use. Also whether its state, with its margin, fits the context's
+        textures (_packed_fits)."""
         self._packed_tile, self._packed_steps, self._packed_ready = tuple(tile), steps, False
         shape, least = WALLED_SHAPE[self._lattice], STREAM_MIN_CELLS_WALLED[self._lattice]
         big = shape is not None and least is not None and self.nx * self.ny >= least

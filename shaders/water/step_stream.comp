@@ -1,11 +1,12 @@
 #version 430
-// WaterGrid._step_packed's interior tiles on large square grids (STREAM_MIN_CELLS): STEPS whole substeps
+// WaterGrid._step_packed's interior tiles on large square grids (STREAM_MIN_CELLS; every tile in walled
+// calls from STREAM_MIN_CELLS_WALLED, hydro/water_passes.py): STEPS whole substeps
 // in one dispatch on the packed state (water/pack.comp), as step_packed.comp's interior program does
 // them, but a workgroup climbs its tile a row at a time instead of settling the whole tile at once.
 //
 // A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two cells
-// a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for the default tile: one warp on the
-// H200). It climbs from HALO rows below the tile to the row the last substep's move needs, and at every
+// a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for PACKED_SHAPE's tile, one warp on
+// the H200; 52 + 12 = 64 for WALLED_SHAPE's, two warps, three substeps). STEPS is 1 to 6. It climbs from HALO rows below the tile to the row the last substep's move needs, and at every
 // climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s (stage 0 the
 // texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
 //   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
