@@ -166,6 +166,7 @@ class _Passes:
         self._state_margin = 0                      # texels around the grid's in them (_make_states)
         self._packed_bed = None                     # hex: the beds laid out as the states
         self._walled_call = False                   # whether this call's launches are walled (_walled)
+        self._launches = []                         # and their tile shapes (_launch_plan)
         self._booked = None                         # and its booked boundary flows
         tile = FUSED_TILE[self._lattice]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
