@@ -91,6 +91,12 @@ STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
 # WALLED_SHAPE's). None: no such kernel (hex).
 STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 WALLED_SHAPE = {"square": (52, 40, 3), "hex": None}
+# How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
+# climbs and WALLED_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
+# 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /
+# 127.77 (4 and 6 ahead: 20.9 and 25.0 at 1024^2); 24x24x2 at 2048^2 57.58 / 48.43 / 61.29, 4096^2
+# 210.10 / 156.25 / 210.88 (1024^2: 13.58 / 14.19).
+CLIMB_AHEAD = {"packed": 2, "walled": 1}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
 # packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
@@ -347,7 +353,8 @@ class _Passes:
         def climbs(least, tiles_in):
             return (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
                     and tiles_in > 0)
-        climbed = ("water/step_stream.comp", {k: v for k, v in defines.items() if k != "GROUP_Y"})
+        climbed = ("water/step_stream.comp", {**{k: v for k, v in defines.items() if k != "GROUP_Y"},
+                                              "AHEAD": CLIMB_AHEAD["walled" if walled_only else "packed"]})
         if walled_only:
             return {"walled": [_gl.program(self.ctx, climbed[0], {**climbed[1], "SWAPPED": swapped})
                                for swapped in (False, True)], "walled_climbs": True, "tiles": (tiles[0], tiles[1])}

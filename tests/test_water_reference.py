@@ -400,15 +400,19 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, sha
     _walled_and_same_bits(*grids)
 
 
-@pytest.mark.parametrize("wide", [(52, 40, 3), (5, 3, 3), (7, 4, 4)], ids=["52x40x3", "5x3x3", "7x4x4"])
+@pytest.mark.parametrize("wide, ahead", [((52, 40, 3), 1), ((5, 3, 3), 1), ((7, 4, 4), 1), ((5, 3, 3), 0),
+                                         ((5, 3, 3), 3)], ids=["52x40x3", "5x3x3", "7x4x4", "5x3x3-load-0-ahead",
+                                                               "5x3x3-load-3-ahead"])
 @pytest.mark.parametrize("shape", [(45, 53), (130, 97)])
-def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, monkeypatch):
+def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, ahead, monkeypatch):
     """Walled calls on large square grids climb WALLED_SHAPE's tiles (more substeps a launch, workgroups
-    of several warps), the rest of a call's substeps in launches of PACKED_SHAPE's two and, for one
-    substep, of PACKED_TILE's: calls of 1 to 8 substeps give the three passes' bits. A side opened
-    takes the ring, with PACKED_SHAPE's tiles, and walled calls climb the wide tiles again after."""
+    of several warps, texels loaded CLIMB_AHEAD steps ahead), the rest of a call's substeps in launches
+    of PACKED_SHAPE's two and, for one substep, of PACKED_TILE's: calls of 1 to 8 substeps give the
+    three passes' bits. A side opened takes the ring, with PACKED_SHAPE's tiles, and walled calls climb
+    the wide tiles again after."""
     monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, "square", 0)     # any grid is large
     monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", wide)
+    monkeypatch.setitem(water_passes.CLIMB_AHEAD, "walled", ahead)
     terrain, water = random_state(rng, shape)
     grids = [twins(ctx, "square", terrain, water, friction=0.1, passes=p)[0] for p in (1, 3)]
     a, b = grids

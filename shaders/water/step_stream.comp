@@ -21,7 +21,7 @@
 // face, their K) goes through shared memory, one barrier a step for every stage: a stage's rows lag
 // three behind the stage before, so its input was moved a step earlier.
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
-// registers, not shared memory; the texels are loaded two steps ahead of their use. The arithmetic is
+// registers, not shared memory; the texels are loaded AHEAD steps ahead of their use. The arithmetic is
 // that of step_packed.comp's interior program in the same order: the same bits on llvmpipe.
 #include "common/cells.glsl"
 #include "common/water.glsl"
@@ -104,7 +104,11 @@ void main() {
     int top = imageSize(u_state_in).y - 1 - MARGIN;     // the state's last row: rows past it are not needed
 #define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)) + MARGIN)
 
-    vec4 next = LOAD(0), ahead = LOAD(1);       // the texels stage 0 takes at the next two steps
+    // AHEAD (0 to a few, hydro/water_passes.py CLIMB_AHEAD): how many steps ahead of its use a texel is loaded
+#if AHEAD > 0
+    vec4 pending[AHEAD];                        // the texels stage 0 takes at the next AHEAD steps
+    for (int k = 0; k < AHEAD; k++) pending[k] = LOAD(k);
+#endif
     Stage st0 = FRESH;
 #if STEPS > 6
 #error "step_stream.comp takes 1 to 6 substeps a launch"
@@ -127,9 +131,13 @@ void main() {
     for (int j = 0; j < steps; j++) {
         int buf = j & 1;
         // each stage's row r: stage 0 the loaded texel, the others what the stage before moved
-        vec4 row0 = next;
-        next = ahead;
-        ahead = LOAD(j + 2);
+#if AHEAD > 0
+        vec4 row0 = pending[0];
+        for (int k = 0; k + 1 < AHEAD; k++) pending[k] = pending[k + 1];
+        pending[AHEAD - 1] = LOAD(j + AHEAD);
+#else
+        vec4 row0 = LOAD(j);
+#endif
         TELL(0, st0, row0)
 #if STEPS > 1
         vec4 row1 = st0.moved;
