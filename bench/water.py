@@ -1,23 +1,24 @@
 """Water-grid throughput: cells*steps/s and achieved bandwidth beside copy kernels in the same run.
 
-For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through `step(dt,
-substeps=n)` (one call records n substeps; no readback inside), timed with glFinish on both ends. The
-implementations: "fused" (what passes=1 takes: the tile kernel on the packed state for calls of
+For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through `step(dt, substeps=n)`
+(one call records n substeps; no readback inside), timed with glFinish on both ends. The implementations:
+"fused" (what passes=1 takes: the tile kernel on the packed state for calls of
 hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
 settled at once by step_packed.comp, where large square grids climb them a row at a time,
-step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: the kernel before that), "fused-tile" (the tile kernel on the grid's own textures and
-buffers, step_fused.comp), "cell-wise" (accelerate_cells, scale_and_move and the boundary faces: made
-for CPU rasterisers) and "three-pass" (accelerate, scale_outflow, move). Bandwidth counts the bytes each
-must move per cell per substep with perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B,
-72 B; fused-tile: 28 B, 36 B, the floor: read terrain, depth, flows; write depth, flows; the packed
-kernels: one 16-byte texel read and written per cell, 32 B, hex 36 B with the terrain; "fused" is
-counted as packed; with two substeps a launch, hydro.water_passes.PACKED_SHAPE (three in walled calls
-on large square grids, WALLED_SHAPE), the packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep would need). Two
-copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200 the image copy
-moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times the floor bytes
-over it. With --numpy the float64 NumPy reference is timed too (the CPU baseline).
+step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: the kernel before that),
+"fused-tile" (the tile kernel on the grid's own textures and buffers, step_fused.comp), "cell-wise"
+(accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and "three-pass"
+(accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per substep with
+perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused-tile: 28 B, 36 B, the
+floor: read terrain, depth, flows; write depth, flows; the packed kernels: one 16-byte texel read and
+written per cell, 32 B, hex 36 B with the terrain; "fused" is counted as packed; with two substeps a
+launch, hydro.water_passes.PACKED_SHAPE (three in walled calls on large square grids, WALLED_SHAPE), the
+packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep
+would need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200
+the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times
+the floor bytes over it. With --numpy the float64 NumPy reference is timed too (the CPU baseline).
 
     python bench/water.py                       # small sizes, fine on llvmpipe
     python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
@@ -76,7 +77,7 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     terrain, water = scene(n, kind)
     wp = hydro.water_passes
     climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind]
-    if path == "fused-settled":     # the grid's walled tiles are chosen when it is made, its programs in the first call
+    if path == "fused-settled":     # walled tiles are chosen as the grid is made, programs in its first call
         wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
     try:
         g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])

@@ -6,7 +6,8 @@
 //
 // A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two cells
 // a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for PACKED_SHAPE's tile, one warp on
-// the H200; 52 + 12 = 64 for WALLED_SHAPE's, two warps, three substeps). STEPS is 1 to 6. It climbs from HALO rows below the tile to the row the last substep's move needs, and at every
+// the H200; 52 + 12 = 64 for WALLED_SHAPE's, two warps, three substeps). STEPS is 1 to 6. It climbs
+// from HALO rows below the tile to the row the last substep's move needs, and at every
 // climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s (stage 0 the
 // texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
 //   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
@@ -104,7 +105,7 @@ void main() {
     int top = imageSize(u_state_in).y - 1 - MARGIN;     // the state's last row: rows past it are not needed
 #define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)) + MARGIN)
 
-    // AHEAD (0 to a few, hydro/water_passes.py CLIMB_AHEAD): how many steps ahead of its use a texel is loaded
+    // AHEAD (hydro/water_passes.py CLIMB_AHEAD): how many steps ahead of its use a texel is loaded
 #if AHEAD > 0
     vec4 pending[AHEAD];                        // the texels stage 0 takes at the next AHEAD steps
     for (int k = 0; k < AHEAD; k++) pending[k] = LOAD(k);
