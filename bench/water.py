@@ -14,7 +14,7 @@ step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: t
 perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused-tile: 28 B, 36 B, the
 floor: read terrain, depth, flows; write depth, flows; the packed kernels: one 16-byte texel read and
 written per cell, 32 B, hex 36 B with the terrain; "fused" is counted as packed; with two substeps a
-launch, hydro.water_passes.PACKED_SHAPE (three in walled calls on large square grids, WALLED_SHAPE), the
+launch, hydro.water_passes.PACKED_SHAPE (three or four in walled calls on square grids, WALLED_SHAPE), the
 packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep
 would need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200
 the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times
@@ -76,9 +76,10 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     wp = hydro.water_passes
-    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind]
+    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WALLED_SHAPE[kind]
     if path == "fused-settled":     # walled tiles are chosen as the grid is made, programs in its first call
         wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
+        wp.WALLED_SHAPE[kind] = ()
     try:
         g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
         for side, bc, value in OPEN_SIDES if sides == "open" else ():
@@ -92,7 +93,7 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
         h = 0.5 * g.max_stable_dt()
         g.step(h * 4, substeps=4)                 # compile, warm up
     finally:
-        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind] = climb
+        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WALLED_SHAPE[kind] = climb
     ctx.finish()
     batch, elapsed = 4, 0.0
     longest = OPEN_MAX_BATCH if sides == "open" else None

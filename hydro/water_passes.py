@@ -12,7 +12,7 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
   grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
   every side, every tile through that program, against ghost columns around the grid
-  (GHOST_BED), large square ones climbing wider tiles three substeps a launch (WALLED_SHAPE);
+  (GHOST_BED), square ones from 512^2 climbing wider tiles three or four substeps a launch (WALLED_SHAPE);
   pack.comp packs it at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
@@ -79,23 +79,26 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # 130.8 against 161.2, 2048^2 40.0 against 44.6, 1536^2 27.1 against 28.2; 1024^2 14.4 against 13.4,
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
-# The same for walled calls (every tile through the interior program, one dispatch a launch), which
-# there climb tiles of WALLED_SHAPE (cells x, cells y, substeps a launch): rows of 64 invocations (two
-# warps) that advance three substeps a launch, so fewer launches a substep for about the same halo a
-# cell (1.9 cells worked out a cell moved). H200, 2026-12-05 14:02 UTC, us a substep in one process,
-# against PACKED_SHAPE's tiles climbed and settled: 1024^2 9.0-9.4 against 11.9-12.5 and 12.9;
-# 2048^2 31.9 against 36.7 and 42.2; 4096^2 105.6-105.9 against 121.3-122.1 and 153.3; ahead of
-# 52x24/28/32/36/44/48/52/64x3, 20x24/40x3, 84x24/40x3, 116x24/40x3, 48x24/32/40/48/56/64x4,
-# 16x48x4, 80x24x4, 112x24x4, 56x24/40/48/64x2, 88x24x2, 24x48x2, 40x24/48x6, 72x36x6 and 60x40/64x1.
-# At 512^2 PACKED_SHAPE's tiles settled at once are fastest (5.6 against 6.1 climbed, 6.3 for
-# WALLED_SHAPE's). None: no such kernel (hex).
+# The same for walled calls (every tile through the interior program, one dispatch a launch) of
+# PACKED_SHAPE's tiles: a call's launches of two substeps on grids that take WALLED_SHAPE's.
 STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
-WALLED_SHAPE = {"square": (52, 40, 3), "hex": None}
+# Walled calls on square grids of at least so many cells climb tiles of (cells x, cells y, substeps a
+# launch), the last such entry: rows of 64 invocations (two warps) that advance three or four substeps a
+# launch, so fewer launches a substep for about the same halo a cell (1.9 cells worked out a cell
+# moved). H200, 2026-12-05 14:02 UTC, us a substep in one process, 52x40x3 against PACKED_SHAPE's tiles
+# climbed and settled: 1024^2 9.0-9.4 against 11.9-12.5 and 12.9; 2048^2 31.9 against 36.7 and 42.2;
+# 4096^2 105.6-105.9 against 121.3-122.1 and 153.3; ahead of 52x24/28/32/36/44/48/52/64x3, 20x24/40x3,
+# 84x24/40x3, 116x24/40x3, 48x24/32/40/48/56/64x4, 16x48x4, 80x24x4, 112x24x4, 56x24/40/48/64x2,
+# 88x24x2, 24x48x2, 40x24/48x6, 72x36x6 and 60x40/64x1. Below (H100, 15:29 UTC, loads one ahead):
+# 768^2 52x40x3 8.78 against 9.08 settled, 48x24x4 9.35; 512^2 48x24x4 5.44 against 5.88 settled (calls
+# of 16: 8.46 against 9.35, of 8: 16.92 against 17.78), 48x16x4 6.12, 52x40x3 6.89, 20x24x3 6.73, the
+# climb of PACKED_SHAPE's tiles 7.11. Smaller grids: none, PACKED_SHAPE's tiles settled at once.
+WALLED_SHAPE = {"square": ((512 * 512, (48, 24, 4)), (768 * 768, (52, 40, 3))), "hex": ()}
 # How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
 # climbs and WALLED_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
 # 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /
-# 127.77 (4 and 6 ahead: 20.9 and 25.0 at 1024^2); 24x24x2 at 2048^2 57.58 / 48.43 / 61.29, 4096^2
-# 210.10 / 156.25 / 210.88 (1024^2: 13.58 / 14.19).
+# 127.77 (4 and 6 ahead: 20.9 and 25.0 at 1024^2); 48x24x4 at 512^2 5.44 / 5.75 / 7.17 (15:29);
+# 24x24x2 at 2048^2 57.58 / 48.43 / 61.29, 4096^2 210.10 / 156.25 / 210.88 (1024^2: 13.58 / 14.19).
 CLIMB_AHEAD = {"packed": 2, "walled": 1}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
@@ -203,8 +206,8 @@ class _Passes:
         the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
         a launch) for every call, walled calls too; (cells x, cells y) means one substep a launch. A
         call's remainder (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile
-        whatever the shape. Walled calls on large square grids take WALLED_SHAPE's tiles unless a shape
-        is set (_launch_plan)."""
+        whatever the shape. Walled calls on square grids from 512^2 take WALLED_SHAPE's tiles unless a
+        shape is set (_launch_plan)."""
         return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter
@@ -230,13 +233,11 @@ class _Passes:
 
     def _set_packed_shape(self, tile, steps: int, walled: bool) -> None:
         """The packed kernel's tile and substeps a launch, and with `walled` WALLED_SHAPE's tiles for
-        walled calls where the grid is large enough (STREAM_MIN_CELLS_WALLED); its programs and states
-        are made again on next use. Also whether its state, with its margin, fits the context's
-        textures (_packed_fits)."""
+        walled calls where the grid is large enough; its programs and states are made again on next
+        use. Also whether its state, with its margin, fits the context's textures (_packed_fits)."""
         self._packed_tile, self._packed_steps, self._packed_ready = tuple(tile), steps, False
-        shape, least = WALLED_SHAPE[self._lattice], STREAM_MIN_CELLS_WALLED[self._lattice]
-        big = shape is not None and least is not None and self.nx * self.ny >= least
-        self._walled_shape = (tuple(shape[:2]), shape[2]) if walled and big else None
+        shapes = [shape for least, shape in WALLED_SHAPE[self._lattice] if self.nx * self.ny >= least]
+        self._walled_shape = (tuple(shapes[-1][:2]), shapes[-1][2]) if walled and shapes else None
         size, _ = packed_state_size(self.nx, self.ny, self._state_shapes)
         self._packed_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
@@ -287,7 +288,7 @@ class _Passes:
     def _launch_plan(self, n: int) -> list:
         """The tile shapes, ((cells x, cells y), substeps a launch), of the launches of a call of n
         substeps: _packed's, the rest one substep a launch on PACKED_TILE's tile. Walled calls that take
-        WALLED_SHAPE (large square grids) take its launches with the rest in launches of _packed's
+        WALLED_SHAPE (square grids from 512^2) take its launches with the rest in launches of _packed's
         where they fit: with three substeps a launch against two, 3 + 3 + 2 for 8 and 3 + 2 + 2 for 7."""
         main, one = self._main_shape, (PACKED_TILE[self._lattice], 1)
         wide = self._walled_shape if self._walled_call else None

@@ -410,8 +410,7 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
     of PACKED_SHAPE's two and, for one substep, of PACKED_TILE's: calls of 1 to 8 substeps give the
     three passes' bits. A side opened takes the ring, with PACKED_SHAPE's tiles, and walled calls climb
     the wide tiles again after."""
-    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, "square", 0)     # any grid is large
-    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", wide)
+    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", ((0, wide),))     # on any grid
     monkeypatch.setitem(water_passes.CLIMB_AHEAD, "walled", ahead)
     terrain, water = random_state(rng, shape)
     grids = [twins(ctx, "square", terrain, water, friction=0.1, passes=p)[0] for p in (1, 3)]
@@ -446,26 +445,31 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
         g.release()
 
 
-def test_walled_calls_climb_wider_tiles_only_on_large_square_grids(ctx, rng, monkeypatch):
-    """WALLED_SHAPE's tiles are for walled calls on square grids of STREAM_MIN_CELLS_WALLED cells and
-    more, with the packed kernel's own shape: a smaller grid, or one whose shape a benchmark set,
-    keeps its tiles."""
-    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, "square", 40 * 40)
+def test_walled_calls_climb_the_wider_tiles_of_their_grids_size(ctx, rng, monkeypatch):
+    """WALLED_SHAPE's tiles are for walled calls on square grids of at least its entries' cells (the
+    last entry a grid reaches), with the packed kernel's own shape: a smaller grid, or one whose shape
+    a benchmark set, keeps its tiles; hex grids have none."""
+    tiers = ((30 * 30, (7, 4, 4)), (40 * 40, (5, 3, 3)))
+    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", tiers)
     terrain, water = random_state(rng, (40, 41))
-    big = twins(ctx, "square", terrain, water, passes=1)[0]
-    small = twins(ctx, "square", terrain[:, :39], water[:, :39], passes=1)[0]
-    wide = water_passes.WALLED_SHAPE["square"]
-    for g in (big, small):
-        g.step(0.2, substeps=6)
-    assert big._launches == [(wide[:2], wide[2])] * (6 // wide[2])
-    assert small._launches == [(water_passes.PACKED_SHAPE["square"][:2], 2)] * 3
+    grids = {(kind, size): twins(ctx, kind, terrain[:size[0], :size[1]], water[:size[0], :size[1]], passes=1)[0]
+             for kind, size in (("square", (40, 41)), ("square", (40, 39)), ("square", (29, 30)),
+                                ("hex", (40, 41)))}
+    for g in grids.values():
+        g.step(0.2, substeps=12)
+    assert grids["square", (40, 41)]._launches == [((5, 3), 3)] * 4        # 1640 cells: the second entry
+    assert grids["square", (40, 39)]._launches == [((7, 4), 4)] * 3        # 1560: the first
+    for kind, size in (("square", (29, 30)), ("hex", (40, 41))):            # 870; hex
+        shape = water_passes.PACKED_SHAPE[kind]
+        assert grids[kind, size]._walled_call and grids[kind, size]._launches == [(shape[:2], shape[2])] * 6
+    big = grids["square", (40, 41)]
     big._packed = (5, 3, 2)
     big.step(0.2, substeps=6)
     assert big._launches == [((5, 3), 2)] * 3
     big._packed = None
     big.step(0.2, substeps=6)
-    assert big._launches == [(wide[:2], wide[2])] * (6 // wide[2])
-    for g in (big, small):
+    assert big._launches == [((5, 3), 3)] * 2
+    for g in grids.values():
         g.release()
 
 
