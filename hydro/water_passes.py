@@ -246,7 +246,7 @@ class _Passes:
         """The tile shapes, ((cells x, cells y), substeps a launch), the packed kernel's launches take:
         its own, PACKED_TILE's of one substep (a call's remainder) and WALLED_SHAPE's where walled
         calls take it."""
-        shapes = [(self._packed_tile, self._packed_steps), (PACKED_TILE[self._lattice], 1)]
+        shapes = [self._main_shape, (PACKED_TILE[self._lattice], 1)]
         return shapes + [self._walled_shape] * (self._walled_shape is not None)
 
     def _takes_packed(self, n: int) -> bool:
@@ -256,11 +256,12 @@ class _Passes:
             return False
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
-    def _ready_packed(self, launches) -> None:
+    def _ready_packed(self, shapes) -> None:
         """The packed kernel's states, its booked boundary flows (_packed_steps slots a boundary
-        face) and the programs of the launches of a call, `launches` (_launch_plan), with where their
-        tiles lie, made on first use: interior tiles and the ring around them, each in two directions,
-        for PACKED_SHAPE's launches and those of one substep; walled ones alone for WALLED_SHAPE's."""
+        face) and the programs of the tile shapes a call launches, `shapes` (_launch_plan), with where
+        their tiles lie, made on first use: interior tiles and the ring around them, each in two
+        directions, for PACKED_SHAPE's launches and those of one substep; walled ones alone for
+        WALLED_SHAPE's."""
         if not self._packed_ready:
             self._make_states()
             # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
@@ -276,13 +277,14 @@ class _Passes:
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
             self._packed_sets = {}
             self._packed_ready = True
-        for shape in launches:
+        for shape in shapes:
             if shape not in self._packed_sets:
                 walled_only = shape == self._walled_shape and shape != self._main_shape
                 self._packed_sets[shape] = self._packed_set(*shape, walled_only)
 
     @property
     def _main_shape(self) -> tuple:
+        """The packed kernel's own tile shape, ((cells x, cells y), substeps a launch)."""
         return self._packed_tile, self._packed_steps
 
     def _launch_plan(self, n: int) -> list:
@@ -356,16 +358,16 @@ class _Passes:
                     and tiles_in > 0)
         climbed = ("water/step_stream.comp", {**{k: v for k, v in defines.items() if k != "GROUP_Y"},
                                               "AHEAD": CLIMB_AHEAD["walled" if walled_only else "packed"]})
+        def both(name, defs):           # the program reading state 0 and writing state 1, and the other way
+            return [_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
         if walled_only:
-            return {"walled": [_gl.program(self.ctx, climbed[0], {**climbed[1], "SWAPPED": swapped})
-                               for swapped in (False, True)], "walled_climbs": True, "tiles": (tiles[0], tiles[1])}
+            return {"walled": both(*climbed), "walled_climbs": True, "tiles": (tiles[0], tiles[1])}
         settled = ("water/step_packed.comp", {**defines, "INTERIOR": True})
         general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._packed_steps})
         ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
         walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
-        programs = [[_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
-                    for name, defs in (general, climbed if ring_climbs else settled,
-                                       climbed if walled_climbs else settled)]
+        programs = [both(*prog) for prog in (general, climbed if ring_climbs else settled,
+                                             climbed if walled_climbs else settled)]
         return {"ring": programs[0], "interior": programs[1], "walled": programs[2], "climbs": ring_climbs,
                 "walled_climbs": walled_climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
@@ -409,7 +411,8 @@ class _Passes:
             if packed:
                 self._walled_call = self._walled()
                 self._launches = self._launch_plan(n)
-                self._ready_packed(self._launches)
+                shapes = set(self._launches)        # a long call launches a few shapes many times
+                self._ready_packed(shapes)
                 pipes, moves = [], []
                 _gl.set_uniforms(self._programs["pack"], u_size=size)
                 _gl.set_uniforms(self._programs["unpack"], u_size=size, u_dt=h)
@@ -426,7 +429,7 @@ class _Passes:
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
         if packed:                      # the programs this call launches
-            for lay in (self._packed_sets[shape] for shape in set(self._launches)):
+            for lay in (self._packed_sets[shape] for shape in shapes):
                 if not self._walled_call:
                     for prog in lay["ring"]:
                         _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
