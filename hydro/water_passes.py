@@ -12,7 +12,7 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
   grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
   every side, every tile through that program, against ghost columns around the grid
-  (GHOST_BED), square ones from 512^2 climbing wider tiles three or four substeps a launch (WALLED_SHAPE);
+  (GHOST_BED), square ones from 512^2 climbing wider tiles four substeps a launch (WALLED_SHAPE);
   pack.comp packs it at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
@@ -83,17 +83,20 @@ STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
 # PACKED_SHAPE's tiles: a call's launches of two substeps on grids that take WALLED_SHAPE's.
 STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # Walled calls on square grids of at least so many cells climb tiles of (cells x, cells y, substeps a
-# launch), the last such entry: rows of 64 invocations (two warps) that advance three or four substeps a
-# launch, so fewer launches a substep for about the same halo a cell (1.9 cells worked out a cell
-# moved). H200, 2026-12-05 14:02 UTC, us a substep in one process, 52x40x3 against PACKED_SHAPE's tiles
-# climbed and settled: 1024^2 9.0-9.4 against 11.9-12.5 and 12.9; 2048^2 31.9 against 36.7 and 42.2;
-# 4096^2 105.6-105.9 against 121.3-122.1 and 153.3; ahead of 52x24/28/32/36/44/48/52/64x3, 20x24/40x3,
-# 84x24/40x3, 116x24/40x3, 48x24/32/40/48/56/64x4, 16x48x4, 80x24x4, 112x24x4, 56x24/40/48/64x2,
-# 88x24x2, 24x48x2, 40x24/48x6, 72x36x6 and 60x40/64x1. Below (H100, 15:29 UTC, loads one ahead):
-# 768^2 52x40x3 8.78 against 9.08 settled, 48x24x4 9.35; 512^2 48x24x4 5.44 against 5.88 settled (calls
-# of 16: 8.46 against 9.35, of 8: 16.92 against 17.78), 48x16x4 6.12, 52x40x3 6.89, 20x24x3 6.73, the
-# climb of PACKED_SHAPE's tiles 7.11. Smaller grids: none, PACKED_SHAPE's tiles settled at once.
-WALLED_SHAPE = {"square": ((512 * 512, (48, 24, 4)), (768 * 768, (52, 40, 3))), "hex": ()}
+# launch), the last such entry: rows of 64 or 128 invocations (two or four warps) that advance four
+# substeps a launch, so a launch a substep costs a quarter, for about the same halo a cell. A stage of
+# the climb works only at the steps whose rows something needs (step_stream.comp), which takes a fifth
+# off a four-substep climb and makes the wider, shorter tiles pay. Which shape is fastest at a size
+# goes much by how many workgroups fill the GPU's SMs at once (128-invocation rows of four substeps: 3
+# an SM on the H100). H100, 2026-12-05 16:26-16:33 UTC, us a substep in one process against 52x40x3
+# (the shape before, its climb without idle stages in brackets): 512^2 48x12x4 4.13 against 48x24x4's
+# 4.87 (4.68); 768^2 112x24x4 5.74-5.88 against 8.22; 1024^2 112x40x4 8.85-9.08 against 9.83-10.05
+# (9.29-9.48), 108x40x5 8.62-8.86, 104x40x6 8.59-8.85, 116x24x3 8.87-9.06, 112x24x4 11.81; 1152^2
+# 112x40x4 11.86 against 13.08; 1280^2 13.25 against 16.04; 1536^2 112x24x4 18.71 against 23.11;
+# 2048^2 30.60 against 32.56 (104x40x6 30.18); 3072^2 59.83 against 66.65; 4096^2 100.38 against
+# 111.41 (112x40x4 102.25); the rest of the shapes tried in docs/benchmarks.md.
+WALLED_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (112, 40, 4)),
+                           (1536 * 1536, (112, 24, 4))), "hex": ()}
 # How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
 # climbs and WALLED_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
 # 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /

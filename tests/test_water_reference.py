@@ -400,9 +400,10 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, sha
     _walled_and_same_bits(*grids)
 
 
-@pytest.mark.parametrize("wide, ahead", [((52, 40, 3), 1), ((5, 3, 3), 1), ((7, 4, 4), 1), ((5, 3, 3), 0),
-                                         ((5, 3, 3), 3)], ids=["52x40x3", "5x3x3", "7x4x4", "5x3x3-load-0-ahead",
-                                                               "5x3x3-load-3-ahead"])
+@pytest.mark.parametrize("wide, ahead", [((52, 40, 3), 1), ((112, 24, 4), 1), ((5, 3, 3), 1), ((7, 4, 4), 1),
+                                         ((5, 3, 5), 1), ((4, 3, 6), 2), ((5, 3, 3), 0), ((5, 3, 3), 3)],
+                         ids=["52x40x3", "112x24x4", "5x3x3", "7x4x4", "5x3x5", "4x3x6-load-2-ahead",
+                              "5x3x3-load-0-ahead", "5x3x3-load-3-ahead"])
 @pytest.mark.parametrize("shape", [(45, 53), (130, 97)])
 def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, ahead, monkeypatch):
     """Walled calls on large square grids climb WALLED_SHAPE's tiles (more substeps a launch, workgroups
@@ -435,8 +436,8 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
     assert not a._walled_call and a._launches == [main] * 3
     for g in grids:
         g.set_boundary("top", "wall")
-        g.step(0.3, substeps=6)
-    assert a._walled_call and wide_shape in a._launches
+        g.step(0.3, substeps=2 * wide[2])
+    assert a._walled_call and a._launches == [wide_shape] * 2
     assert_same_bits(a.water, b.water)
     for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
         assert_same_bits(fa, fb)

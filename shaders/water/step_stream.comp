@@ -6,10 +6,10 @@
 //
 // A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two cells
 // a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for PACKED_SHAPE's tile, one warp on
-// the H200; 52 + 12 = 64 for WALLED_SHAPE's, two warps, three substeps). STEPS is 1 to 6. It climbs
-// from HALO rows below the tile to the row the last substep's move needs, and at every
-// climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s (stage 0 the
-// texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
+// the H200; 48 + 16 = 64 or 112 + 16 = 128 for WALLED_SHAPE's four substeps, two or four warps). STEPS
+// is 1 to 6. It climbs from HALO rows below the tile to the row the last substep's move needs, and at
+// every climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s
+// (stage 0 the texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
 //   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
 //     beside it), y from the row below (its own column, held from the step before);
 //   - the outflow scale K of row r - 1, whose top faces are row r's y faces;
@@ -17,7 +17,9 @@
 //     column, row r - 2 of the columns beside it), as step_packed.comp's phase 3 scales it (K = 1
 //     leaves a face as it is, as q * 1 would).
 // Rows below the tile's and its halo's are worked out with garbage and never used: a substep's
-// garbage reaches two rows and two columns further in, which the halo leaves outside the tile.
+// garbage reaches two rows and two columns further in, which the halo leaves outside the tile. So a
+// stage joins the climb at the step its first right row comes (START), and leaves it after the last
+// row the next stage takes: the steps before and after it would only make garbage.
 // What an invocation needs from the columns beside it (their surface and bed, the flow of its right
 // face, their K) goes through shared memory, one barrier a step for every stage: a stage's rows lag
 // three behind the stage before, so its input was moved a step earlier.
@@ -91,6 +93,104 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
 #define ADVANCE(s, st, row) advance(st, row, s_side[buf][s][left], s_side[buf][s][right]);
 
+// Stage s works only at the climb steps whose rows something needs: from START(s) to the last step
+// less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + 2 s, is the
+// lowest its input is right in (a substep's garbage reaches two rows), and it starts there as stage 0
+// starts at `first`, fresh, with no rows below. Its last row is the last that stage s + 1 takes, at the
+// step after. For four substeps on 24-row tiles that is 136 stage steps against 172.
+#define START(s) ((LAG + 2) * (s))
+#define ON(s, lo, hi) ((s) >= (lo) && (s) <= (hi))
+#if STEPS > 6
+#error "step_stream.comp takes 1 to 6 substeps a launch"
+#endif
+#if STEPS > 1
+#define TELL_1(lo, hi) vec4 row1 = st0.moved; if (ON(1, lo, hi)) { TELL(1, st1, row1) }
+#define ADVANCE_1(lo, hi) if (ON(1, lo, hi)) { ADVANCE(1, st1, row1) }
+#else
+#define TELL_1(lo, hi)
+#define ADVANCE_1(lo, hi)
+#endif
+#if STEPS > 2
+#define TELL_2(lo, hi) vec4 row2 = st1.moved; if (ON(2, lo, hi)) { TELL(2, st2, row2) }
+#define ADVANCE_2(lo, hi) if (ON(2, lo, hi)) { ADVANCE(2, st2, row2) }
+#else
+#define TELL_2(lo, hi)
+#define ADVANCE_2(lo, hi)
+#endif
+#if STEPS > 3
+#define TELL_3(lo, hi) vec4 row3 = st2.moved; if (ON(3, lo, hi)) { TELL(3, st3, row3) }
+#define ADVANCE_3(lo, hi) if (ON(3, lo, hi)) { ADVANCE(3, st3, row3) }
+#else
+#define TELL_3(lo, hi)
+#define ADVANCE_3(lo, hi)
+#endif
+#if STEPS > 4
+#define TELL_4(lo, hi) vec4 row4 = st3.moved; if (ON(4, lo, hi)) { TELL(4, st4, row4) }
+#define ADVANCE_4(lo, hi) if (ON(4, lo, hi)) { ADVANCE(4, st4, row4) }
+#else
+#define TELL_4(lo, hi)
+#define ADVANCE_4(lo, hi)
+#endif
+#if STEPS > 5
+#define TELL_5(lo, hi) vec4 row5 = st4.moved; if (ON(5, lo, hi)) { TELL(5, st5, row5) }
+#define ADVANCE_5(lo, hi) if (ON(5, lo, hi)) { ADVANCE(5, st5, row5) }
+#else
+#define TELL_5(lo, hi)
+#define ADVANCE_5(lo, hi)
+#endif
+#if STEPS == 1
+#define LAST st0
+#elif STEPS == 2
+#define LAST st1
+#elif STEPS == 3
+#define LAST st2
+#elif STEPS == 4
+#define LAST st3
+#elif STEPS == 5
+#define LAST st4
+#else
+#define LAST st5
+#endif
+
+// Stage 0's row r at step j: the texel loaded AHEAD steps before (hydro/water_passes.py CLIMB_AHEAD),
+// held in p0 .. p5 (named, so no array goes to memory), and the load of the row AHEAD steps on.
+#if AHEAD > 6
+#error "step_stream.comp loads 0 to 6 steps ahead"
+#elif AHEAD == 0
+#define TAKE_ROW0(j) row0 = LOAD(j);
+#elif AHEAD == 1
+#define TAKE_ROW0(j) row0 = p0; p0 = LOAD((j) + 1);
+#elif AHEAD == 2
+#define TAKE_ROW0(j) row0 = p0; p0 = p1; p1 = LOAD((j) + 2);
+#elif AHEAD == 3
+#define TAKE_ROW0(j) row0 = p0; p0 = p1; p1 = p2; p2 = LOAD((j) + 3);
+#elif AHEAD == 4
+#define TAKE_ROW0(j) row0 = p0; p0 = p1; p1 = p2; p2 = p3; p3 = LOAD((j) + 4);
+#elif AHEAD == 5
+#define TAKE_ROW0(j) row0 = p0; p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = LOAD((j) + 5);
+#else
+#define TAKE_ROW0(j) row0 = p0; p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = p5; p5 = LOAD((j) + 6);
+#endif
+
+// Climb step j with stages lo to hi (constants): each tells the columns beside it what they need, one
+// barrier, each advances; the last stage's moved row is stored where the tile owns it.
+#define CLIMB_STEP(j, lo, hi) { \
+    int buf = (j) & 1; \
+    vec4 row0 = vec4(0.0); \
+    if (ON(0, lo, hi)) { TAKE_ROW0(j) TELL(0, st0, row0) } \
+    TELL_1(lo, hi) TELL_2(lo, hi) TELL_3(lo, hi) TELL_4(lo, hi) TELL_5(lo, hi) \
+    barrier(); \
+    if (ON(0, lo, hi)) { ADVANCE(0, st0, row0) } \
+    ADVANCE_1(lo, hi) ADVANCE_2(lo, hi) ADVANCE_3(lo, hi) ADVANCE_4(lo, hi) ADVANCE_5(lo, hi) \
+    int row = first + (j) - LAG * (STEPS - 1) - 2; \
+    if ((hi) == STEPS - 1 && row >= origin.y && row < origin.y + TILE_Y && lane >= HALO \
+        && lane < HALO + TILE_X) \
+        imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
+}
+// The steps from j0 up to j1 (not included) with stages 0 to hi; min() with the grid's height (never
+// the smaller) only keeps the compiler from unrolling them.
+#define CLIMB(j0, j1, hi) for (int j = (j0); j < min((j1), u_size.y + (j1)); j++) CLIMB_STEP(j, 0, hi)
+
 void main() {
     g_rate = u_dt / u_cell_area;
     int lane = int(gl_LocalInvocationID.x);
@@ -98,22 +198,29 @@ void main() {
     int x = origin.x - HALO + lane;
     int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
     int first = origin.y - HALO;
-    // the last stage moves the tile's top row last; min() with the grid's height (never the smaller)
-    // only keeps the compiler from unrolling the climb
+    // the last stage moves the tile's top row at the last step
     const int climb = TILE_Y + HALO + 2 + LAG * (STEPS - 1);
-    int steps = min(climb, u_size.y + climb);
     int top = imageSize(u_state_in).y - 1 - MARGIN;     // the state's last row: rows past it are not needed
 #define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)) + MARGIN)
-
-    // AHEAD (hydro/water_passes.py CLIMB_AHEAD): how many steps ahead of its use a texel is loaded
 #if AHEAD > 0
-    vec4 pending[AHEAD];                        // the texels stage 0 takes at the next AHEAD steps
-    for (int k = 0; k < AHEAD; k++) pending[k] = LOAD(k);
+    vec4 p0 = LOAD(0);
+#endif
+#if AHEAD > 1
+    vec4 p1 = LOAD(1);
+#endif
+#if AHEAD > 2
+    vec4 p2 = LOAD(2);
+#endif
+#if AHEAD > 3
+    vec4 p3 = LOAD(3);
+#endif
+#if AHEAD > 4
+    vec4 p4 = LOAD(4);
+#endif
+#if AHEAD > 5
+    vec4 p5 = LOAD(5);
 #endif
     Stage st0 = FRESH;
-#if STEPS > 6
-#error "step_stream.comp takes 1 to 6 substeps a launch"
-#endif
 #if STEPS > 1
     Stage st1 = FRESH;
 #endif
@@ -129,70 +236,36 @@ void main() {
 #if STEPS > 5
     Stage st5 = FRESH;
 #endif
-    for (int j = 0; j < steps; j++) {
-        int buf = j & 1;
-        // each stage's row r: stage 0 the loaded texel, the others what the stage before moved
-#if AHEAD > 0
-        vec4 row0 = pending[0];
-        for (int k = 0; k + 1 < AHEAD; k++) pending[k] = pending[k + 1];
-        pending[AHEAD - 1] = LOAD(j + AHEAD);
-#else
-        vec4 row0 = LOAD(j);
-#endif
-        TELL(0, st0, row0)
+    // the stages join in turn, every one works from START(STEPS - 1), they leave in turn
 #if STEPS > 1
-        vec4 row1 = st0.moved;
-        TELL(1, st1, row1)
+    CLIMB(START(0), START(1), 0)
 #endif
 #if STEPS > 2
-        vec4 row2 = st1.moved;
-        TELL(2, st2, row2)
+    CLIMB(START(1), START(2), 1)
 #endif
 #if STEPS > 3
-        vec4 row3 = st2.moved;
-        TELL(3, st3, row3)
+    CLIMB(START(2), START(3), 2)
 #endif
 #if STEPS > 4
-        vec4 row4 = st3.moved;
-        TELL(4, st4, row4)
+    CLIMB(START(3), START(4), 3)
 #endif
 #if STEPS > 5
-        vec4 row5 = st4.moved;
-        TELL(5, st5, row5)
+    CLIMB(START(4), START(5), 4)
 #endif
-        barrier();
-        ADVANCE(0, st0, row0)
+    CLIMB(START(STEPS - 1), climb - STEPS + 1, STEPS - 1)
 #if STEPS > 1
-        ADVANCE(1, st1, row1)
+    CLIMB_STEP(climb - STEPS + 1, 1, STEPS - 1)
 #endif
 #if STEPS > 2
-        ADVANCE(2, st2, row2)
+    CLIMB_STEP(climb - STEPS + 2, 2, STEPS - 1)
 #endif
 #if STEPS > 3
-        ADVANCE(3, st3, row3)
+    CLIMB_STEP(climb - STEPS + 3, 3, STEPS - 1)
 #endif
 #if STEPS > 4
-        ADVANCE(4, st4, row4)
+    CLIMB_STEP(climb - STEPS + 4, 4, STEPS - 1)
 #endif
 #if STEPS > 5
-        ADVANCE(5, st5, row5)
+    CLIMB_STEP(climb - STEPS + 5, 5, STEPS - 1)
 #endif
-        // the last stage's moved row, stored where the tile owns it
-        int row = first + j - LAG * (STEPS - 1) - 2;
-        if (row >= origin.y && row < origin.y + TILE_Y && lane >= HALO && lane < HALO + TILE_X) {
-#if STEPS == 1
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st0.moved);
-#elif STEPS == 2
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st1.moved);
-#elif STEPS == 3
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st2.moved);
-#elif STEPS == 4
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st3.moved);
-#elif STEPS == 5
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st4.moved);
-#elif STEPS == 6
-            imageStore(u_state_out, ivec2(x, row) + MARGIN, st5.moved);
-#endif
-        }
-    }
 }
