@@ -14,7 +14,7 @@ step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: t
 perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused-tile: 28 B, 36 B, the
 floor: read terrain, depth, flows; write depth, flows; the packed kernels: one 16-byte texel read and
 written per cell, 32 B, hex 36 B with the terrain; "fused" is counted as packed; with two substeps a
-launch, hydro.water_passes.PACKED_SHAPE (three or four in walled calls on square grids, WALLED_SHAPE), the
+launch, hydro.water_passes.PACKED_SHAPE (four in walled calls on square grids, WALLED_SHAPE), the
 packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep
 would need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200
 the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times
