@@ -425,10 +425,11 @@ class _Passes:
             pipes, moves = ["accelerate_cells", *BOUNDARY_PROGRAMS.values()], ["scale_and_move"]
         else:
             pipes, moves = ["accelerate"], ["scale_outflow", "move"]
-        pipe = dict(u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h),
-                    u_g_over_l=p.gravity / geo.pipe_length, u_face_width=geo.face_width,
-                    u_pipe_area=0.0 if p.depth_area else float(p.pipe_area), u_cell_area=geo.cell_area,
-                    u_max_face_depth=stable_face_depth(h, geo, p))
+        # the pipe equation's constants in one factor, multiplied in float64: dt g / l times the width
+        # (depth mode) or the constant area
+        gain = h * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
+        pipe = dict(u_size=size, u_dt=h, u_friction_factor=p.friction_factor(h), u_flow_gain=gain,
+                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(h, geo, p))
         for key in pipes:
             _gl.set_uniforms(self._programs[key], **pipe)
         if packed:                      # the programs this call launches

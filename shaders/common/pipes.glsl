@@ -4,28 +4,28 @@
 #include "common/boundary_table.glsl"
 
 uniform float u_friction_factor;    // (1 - friction)^dt, computed on the CPU
-uniform float u_g_over_l;           // gravity / pipe length
-uniform float u_face_width;         // w: pipe area is h_face * w in depth mode
-uniform float u_pipe_area;          // constant pipe area A (world units^2) when PIPE_AREA_DEPTH is 0
+uniform float u_flow_gain;          // dt * g / l * w in depth mode, dt * g / l * A with a constant pipe
+                                    // area A: the pipe equation's constants, multiplied on the CPU
 uniform float u_max_face_depth;     // the deepest pipe this substep is stable for (params.stable_face_depth)
 
-// Cross-section of the pipe between two columns.
-float pipe_area(float eta_a, float eta_b, float z_a, float z_b) {
+// The pipe's cross-section between two columns over its width w (depth mode), or 1 (constant area):
+// the pipe area is this times u_flow_gain / (dt g / l).
+float pipe_depth(float eta_a, float eta_b, float z_a, float z_b) {
 #if PIPE_AREA_DEPTH
     // Depth of water above the higher bed, on the side of the higher surface: a dry side or a
     // step up in the bed narrows the pipe, which keeps a lake at rest still (Bates et al. 2010).
     // Capped at the depth the substep is stable for (DESIGN section 3's bound solved for h): water
     // that got deeper than step() planned for moves as if it were that deep, never unstably.
-    return min(max(max(eta_a, eta_b) - max(z_a, z_b), 0.0), u_max_face_depth) * u_face_width;
+    return min(max(max(eta_a, eta_b) - max(z_a, z_b), 0.0), u_max_face_depth);
 #else
-    return u_pipe_area;
+    return 1.0;
 #endif
 }
 
 // q <- q * (1 - f)^dt + dt * g * A / l * (eta_a - eta_b) for a pipe from column a to column b, whose
 // surfaces are eta and beds z.
 float surface_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
-    return q * u_friction_factor + u_dt * (u_g_over_l * pipe_area(eta_a, eta_b, z_a, z_b)) * (eta_a - eta_b);
+    return q * u_friction_factor + (u_flow_gain * pipe_depth(eta_a, eta_b, z_a, z_b)) * (eta_a - eta_b);
 }
 
 // The same for columns of bed z and depth h.
@@ -43,7 +43,7 @@ float boundary_flow(float q, int b, bool enters, float z, float h) {
     if (face.kind == BC_LEVEL) {
         float eta = z + h;
         return q * u_friction_factor
-             + u_dt * (u_g_over_l * pipe_area(face.value, eta, z, z)) * sign_in * (face.value - eta);
+             + (u_flow_gain * pipe_depth(face.value, eta, z, z)) * sign_in * (face.value - eta);
     }
     return 0.0;                                     // wall
 }
