@@ -102,6 +102,9 @@ WALLED_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), 
 # 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /
 # 127.77 (4 and 6 ahead: 20.9 and 25.0 at 1024^2); 48x24x4 at 512^2 5.44 / 5.75 / 7.17 (15:29);
 # 24x24x2 at 2048^2 57.58 / 48.43 / 61.29, 4096^2 210.10 / 156.25 / 210.88 (1024^2: 13.58 / 14.19).
+# Rechecked with the texels held in named registers and the four-substep shapes (16:21-16:37 UTC),
+# 2 against 1 ahead: 112x40x4 at 1024^2 9.02 / 9.13, 112x24x4 at 4096^2 101.14 / 100.11, 48x12x4 at
+# 512^2 4.18 / 4.17; 52x40x3 three ahead 117.37 against 112.65 at 4096^2; 24x24x2 two ahead still best.
 CLIMB_AHEAD = {"packed": 2, "walled": 1}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the

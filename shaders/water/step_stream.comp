@@ -18,7 +18,7 @@
 //     leaves a face as it is, as q * 1 would).
 // Rows below the tile's and its halo's are worked out with garbage and never used: a substep's
 // garbage reaches two rows and two columns further in, which the halo leaves outside the tile. So a
-// stage joins the climb at the step its first right row comes (START), and leaves it after the last
+// stage joins the climb at the step its first correct row comes (START), and leaves it after the last
 // row the next stage takes: the steps before and after it would only make garbage.
 // What an invocation needs from the columns beside it (their surface and bed, the flow of its right
 // face, their K) goes through shared memory, one barrier a step for every stage: a stage's rows lag
@@ -95,7 +95,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
 
 // Stage s works only at the climb steps whose rows something needs: from START(s) to the last step
 // less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + 2 s, is the
-// lowest its input is right in (a substep's garbage reaches two rows), and it starts there as stage 0
+// lowest its input is correct in (a substep's garbage reaches two rows), and it starts there as stage 0
 // starts at `first`, fresh, with no rows below. Its last row is the last that stage s + 1 takes, at the
 // step after. For four substeps on 24-row tiles that is 136 stage steps against 172.
 #define START(s) ((LAG + 2) * (s))
