@@ -18,10 +18,9 @@ layout(std430, binding = B_BOOKED) restrict buffer Booked { float u_booked[]; };
 // Whether the owner of face bi (from -> to) books it: a boundary face with a cell in the grid.
 bool booked_face(ivec2 from, ivec2 to, int bi) { return bi >= 0 && (inside(from) || inside(to)); }
 
-// What the last launch stored at boundary face bi (from -> to), added to its ledger entry in order;
-// the face's owner calls this. `clear` zeroes the slots (the unpack, for the next call).
-void fold_booked(ivec2 from, ivec2 to, int bi, bool clear) {
-    if (!booked_face(from, to, bi)) return;
+// What the last launch stored at boundary face bi, added to its ledger entry in order; the face's
+// owner calls this. `clear` zeroes the slots (the unpack, for the next call).
+void fold_face(int bi, bool clear) {
     double sum = u_ledger[bi];
     for (int s = 0; s < BOOK_SLOTS; s++) {
         sum += double(u_dt) * double(u_booked[bi * BOOK_SLOTS + s]);
@@ -29,3 +28,19 @@ void fold_booked(ivec2 from, ivec2 to, int bi, bool clear) {
     }
     u_ledger[bi] = sum;
 }
+
+// The same for face bi (from -> to) where its owner books it.
+void fold_booked(ivec2 from, ivec2 to, int bi, bool clear) {
+    if (booked_face(from, to, bi)) fold_face(bi, clear);
+}
+
+#ifdef STEPS
+// Stores what crossed boundary face bi into the grid (volume rate) at substep s of a launch of STEPS;
+// its owner calls this. At the launch's last substep it stores 0 in the slots of the substeps a
+// launch of fewer does not take.
+void store_booked(int bi, int s, float entering) {
+    u_booked[bi * BOOK_SLOTS + s] = entering;
+    if (s == STEPS - 1)
+        for (int r = STEPS; r < BOOK_SLOTS; r++) u_booked[bi * BOOK_SLOTS + r] = 0.0;
+}
+#endif

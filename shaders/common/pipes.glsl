@@ -33,19 +33,23 @@ float interior_flow(float q, float z_a, float h_a, float z_b, float h_b) {
     return surface_flow(q, z_a + h_a, z_b + h_b, z_a, z_b);
 }
 
-// Flow of boundary face b whose inside cell has bed z and depth h; `enters` when positive flow
-// points into the grid. The outside column of a level face stands on the inside cell's bed.
-float boundary_flow(float q, int b, bool enters, float z, float h) {
+// Flow of a boundary face (its boundary table entry) whose inside cell has bed z and surface eta;
+// `enters` when positive flow points into the grid. The outside column of a level face stands on
+// the inside cell's bed.
+float boundary_face_flow(float q, BoundaryFace face, bool enters, float z, float eta) {
     float sign_in = enters ? 1.0 : -1.0;
-    BoundaryFace face = u_boundary[b];
     if (face.kind == BC_INFLOW) return sign_in * face.value;
     if (face.kind == BC_OUTFLOW) return -sign_in * face.value;
     if (face.kind == BC_LEVEL) {
-        float eta = z + h;
         return q * u_friction_factor
              + (u_flow_gain * pipe_depth(face.value, eta, z, z)) * sign_in * (face.value - eta);
     }
     return 0.0;                                     // wall
+}
+
+// The same for boundary table entry b and an inside cell of bed z and depth h.
+float boundary_flow(float q, int b, bool enters, float z, float h) {
+    return boundary_face_flow(q, u_boundary[b], enters, z, z + h);
 }
 
 // The accelerated flow of face from -> to, whose columns hold bed and depth (z_a, h_a) and (z_b, h_b)

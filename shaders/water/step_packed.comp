@@ -46,14 +46,14 @@ layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_stat
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
 #endif
-#if !INTERIOR
-#include "common/booked.glsl"
-#endif
-
 // STEPS substeps a launch (temporal blocking): the tile's halo is two cells a substep.
 #ifndef STEPS
 #define STEPS 1
 #endif
+#if !INTERIOR
+#include "common/booked.glsl"
+#endif
+
 #define HALO (2 * STEPS)
 #define W2 (TILE_X + 2 * HALO)      // texels per row of the tile with its halo
 #define H2 (TILE_Y + 2 * HALO)
@@ -63,31 +63,13 @@ layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // W2, H2
 // INTERIOR: the tiles whose halo lies inside the grid (nearly every tile of a large grid),
 // a rectangle from u_first_tile; they have no boundary face and no cell outside, and this program
 // has none of those tests (which cost the general one registers: 8 % of a substep at 4096^2, hex
-// 25 %). Otherwise the ring of tiles around that rectangle, one workgroup each, numbered along rows:
-// u_ring_x = (tiles per row, first and last interior column), u_ring_y = (first and last interior
-// row, tiles in the ring). On grids too small for the second dispatch to pay, the rectangle is
-// empty and the ring every tile (WaterGrid._ready_packed).
+// 25 %). Otherwise the ring of tiles around that rectangle, one workgroup each (common/ring.glsl).
+// On grids too small for the second dispatch to pay, the rectangle is empty and the ring every tile
+// (WaterGrid._ready_packed).
 #if INTERIOR
 uniform ivec2 u_first_tile;
 #else
-uniform ivec3 u_ring_x;
-uniform ivec3 u_ring_y;
-
-ivec2 ring_tile(int k) {
-    int tiles_x = u_ring_x.x, first_x = u_ring_x.y, last_x = u_ring_x.z;
-    int first_y = u_ring_y.x, last_y = u_ring_y.y;
-    int below = first_y * tiles_x;                          // whole rows below the rectangle
-    if (k < below) return ivec2(k % tiles_x, k / tiles_x);
-    k -= below;
-    int side = first_x + tiles_x - 1 - last_x;              // tiles beside it in each of its rows
-    int beside = (last_y - first_y + 1) * side;
-    if (k < beside) {
-        int j = k % side;
-        return ivec2(j < first_x ? j : last_x + 1 + j - first_x, first_y + k / side);
-    }
-    k -= beside;                                            // whole rows above it
-    return ivec2(k % tiles_x, last_y + 1 + k / tiles_x);
-}
+#include "common/ring.glsl"
 #endif
 
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
@@ -150,14 +132,9 @@ float face_z(int j, ivec2 c, float q) {
 #endif
 
 #if !INTERIOR
-// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this. At the launch's
-// last substep it stores 0 in the slots of the substeps a launch of fewer does not take.
+// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this.
 void book(float q, ivec2 from, ivec2 to, int bi, int s) {
-    if (booked_face(from, to, bi)) {
-        u_booked[bi * BOOK_SLOTS + s] = inside(to) ? q : -q;
-        if (s == STEPS - 1)
-            for (int r = STEPS; r < BOOK_SLOTS; r++) u_booked[bi * BOOK_SLOTS + r] = 0.0;
-    }
+    if (booked_face(from, to, bi)) store_booked(bi, s, inside(to) ? q : -q);
 }
 #endif
 
@@ -169,8 +146,8 @@ void main() {
     const bool interior = true;
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #else
-    int k = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-    if (k >= u_ring_y.z) return;                    // the last row of workgroups is not full
+    int k = ring_workgroup();
+    if (k < 0) return;
     ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
     // where the ring is every tile (grids too small to split), the interior ones say so
     bool interior = all(greaterThanEqual(origin, ivec2(HALO)))
