@@ -7,14 +7,14 @@ hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel),
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
 settled at once by step_packed.comp, where large square grids climb them a row at a time,
-step_stream.comp, in walled calls on tiles of hydro.water_passes.WALLED_SHAPE: the kernel before that),
+step_stream.comp, on tiles of hydro.water_passes.WIDE_SHAPE: the kernel before that),
 "fused-tile" (the tile kernel on the grid's own textures and buffers, step_fused.comp), "cell-wise"
 (accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and "three-pass"
 (accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per substep with
 perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused-tile: 28 B, 36 B, the
 floor: read terrain, depth, flows; write depth, flows; the packed kernels: one 16-byte texel read and
 written per cell, 32 B, hex 36 B with the terrain; "fused" is counted as packed; with two substeps a
-launch, hydro.water_passes.PACKED_SHAPE (four in walled calls on square grids, WALLED_SHAPE), the
+launch, hydro.water_passes.PACKED_SHAPE (four on large square grids, WIDE_SHAPE), the
 packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep
 would need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200
 the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times
@@ -76,10 +76,10 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
     wp = hydro.water_passes
-    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WALLED_SHAPE[kind]
+    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WIDE_SHAPE[kind]
     if path == "fused-settled":     # walled tiles are chosen as the grid is made, programs in its first call
         wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
-        wp.WALLED_SHAPE[kind] = ()
+        wp.WIDE_SHAPE[kind] = ()
     try:
         g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
         for side, bc, value in OPEN_SIDES if sides == "open" else ():
@@ -93,7 +93,7 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
         h = 0.5 * g.max_stable_dt()
         g.step(h * 4, substeps=4)                 # compile, warm up
     finally:
-        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WALLED_SHAPE[kind] = climb
+        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WIDE_SHAPE[kind] = climb
     ctx.finish()
     t = time.perf_counter()
     while not per_call and time.perf_counter() - t < seconds:  # a new program can run slow at first

@@ -12,8 +12,9 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
   grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
   every side, every tile through that program, against ghost columns around the grid
-  (GHOST_BED), square ones from 512^2 climbing wider tiles four substeps a launch (WALLED_SHAPE);
-  pack.comp packs it at the start of the call and unpacks it at the end).
+  (GHOST_BED); square grids from 512^2 climb wider tiles four substeps a launch (WIDE_SHAPE), the
+  ring of tiles of calls with open sides through the climb's EDGES program; pack.comp packs the
+  state at the start of the call and unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
   `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a column
@@ -80,11 +81,13 @@ SPLIT_MIN_CELLS = {"square": 512 * 512, "hex": 512 * 512}
 # where its 32-invocation workgroups leave the GPU too little to do). None: no such kernel (hex).
 STREAM_MIN_CELLS = {"square": 1536 * 1536, "hex": None}
 # The same for walled calls (every tile through the interior program, one dispatch a launch) of
-# PACKED_SHAPE's tiles: a call's launches of two substeps on grids that take WALLED_SHAPE's.
+# PACKED_SHAPE's tiles: a call's launches of two substeps on grids that take WIDE_SHAPE's.
 STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
-# Walled calls on square grids of at least so many cells climb tiles of (cells x, cells y, substeps a
+# Calls on square grids of at least so many cells climb tiles of (cells x, cells y, substeps a
 # launch), the last such entry: rows of 64 or 128 invocations (two or four warps) that advance four
-# substeps a launch, so a launch a substep costs a quarter, for about the same halo a cell. A stage of
+# substeps a launch, so a launch a substep costs a quarter, for about the same halo a cell. Walled
+# calls climb every tile through the interior program, the others their interior rectangle through it
+# and the ring of tiles around it through step_stream.comp's EDGES program (boundary faces, booked). A stage of
 # the climb works only at the steps whose rows something needs (step_stream.comp), which takes a fifth
 # off a four-substep climb and makes the wider, shorter tiles pay. Which shape is fastest at a size
 # goes much by how many workgroups fill the GPU's SMs at once (128-invocation rows of four substeps: 3
@@ -95,17 +98,26 @@ STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # 112x40x4 11.86 against 13.08; 1280^2 13.25 against 16.04; 1536^2 112x24x4 18.71 against 23.11;
 # 2048^2 30.60 against 32.56 (104x40x6 30.18); 3072^2 59.83 against 66.65; 4096^2 100.38 against
 # 111.41 (112x40x4 102.25); the rest of the shapes tried in docs/benchmarks.md.
-WALLED_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (112, 40, 4)),
+WIDE_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (112, 40, 4)),
                            (1536 * 1536, (112, 24, 4))), "hex": ()}
 # How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
-# climbs and WALLED_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
+# climbs and WIDE_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
 # 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /
 # 127.77 (4 and 6 ahead: 20.9 and 25.0 at 1024^2); 48x24x4 at 512^2 5.44 / 5.75 / 7.17 (15:29);
 # 24x24x2 at 2048^2 57.58 / 48.43 / 61.29, 4096^2 210.10 / 156.25 / 210.88 (1024^2: 13.58 / 14.19).
 # Rechecked with the texels held in named registers and the four-substep shapes (16:21-16:37 UTC),
 # 2 against 1 ahead: 112x40x4 at 1024^2 9.02 / 9.13, 112x24x4 at 4096^2 101.14 / 100.11, 48x12x4 at
 # 512^2 4.18 / 4.17; 52x40x3 three ahead 117.37 against 112.65 at 4096^2; 24x24x2 two ahead still best.
-CLIMB_AHEAD = {"packed": 2, "walled": 1}
+CLIMB_AHEAD = {"packed": 2, "wide": 1}
+# Calls with a side open take WIDE_SHAPE's tiles, their ring climbed by step_stream.comp's EDGES
+# program, on square grids of at least so many cells; smaller ones keep PACKED_SHAPE's launches, the
+# ring through step_packed.comp's general program, where the EDGES climbs along the edges (a few long
+# workgroups, each climbing its tile with the boundary tests) finish after the interior's and cost
+# more than the wider tiles save. H100, 2026-12-05 19:24 UTC, us a substep in one process, the
+# EDGES climb reading the boundary table at every step (now read once into shared memory) against
+# PACKED_SHAPE's ring (walls): 512^2 11.98 against 6.95 (4.42); 1024^2 26.8 against 14.1 (9.5);
+# 2048^2 37.6 against 51.0 (31.0); 4096^2 115.4 against 161.2 (101.0). None: no such program (hex).
+WIDE_OPEN_MIN_CELLS = {"square": 2048 * 2048, "hex": None}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
 # packed state's margin and what lies past the grid are ghost columns (pack.comp) with no water and a
@@ -182,7 +194,8 @@ class _Passes:
         self._packed_bed = None                     # hex: the beds laid out as the states
         self._walled_call = False                   # whether this call's launches are walled (_walled)
         self._launches = []                         # and their tile shapes (_launch_plan)
-        self._booked = None                         # and its booked boundary flows
+        self._booked = None                         # and its booked boundary flows,
+        self._book_slots = 0                        # a slot a face for each substep of a launch
         tile = FUSED_TILE[self._lattice]
         if -(-self.nx // tile[0]) * -(-self.ny // tile[1]) < MIN_TILES:
             tile = SMALL_TILE
@@ -212,8 +225,8 @@ class _Passes:
         the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
         a launch) for every call, walled calls too; (cells x, cells y) means one substep a launch. A
         call's remainder (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile
-        whatever the shape. Walled calls on square grids from 512^2 take WALLED_SHAPE's tiles unless a
-        shape is set (_launch_plan)."""
+        whatever the shape. Calls on square grids from 512^2 take WIDE_SHAPE's tiles unless a shape is
+        set (_launch_plan)."""
         return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter
@@ -233,27 +246,27 @@ class _Passes:
                                  f"substeps a launch), positive ints with (x + 4 s) * (y + 4 s) <= 1024, got {on!r}")
             shape = tuple(int(v) for v in shape)
         walled = on is None or isinstance(on, bool)
-        if (shape, walled) != ((*self._packed_tile, self._packed_steps), self._walled_shape is not None):
+        if (shape, walled) != ((*self._packed_tile, self._packed_steps), self._wide_shape is not None):
             self._set_packed_shape(shape[:2], shape[2], walled)
         self._packed_use = True if on is not None and not isinstance(on, bool) else on
 
     def _set_packed_shape(self, tile, steps: int, walled: bool) -> None:
-        """The packed kernel's tile and substeps a launch, and with `walled` WALLED_SHAPE's tiles for
-        walled calls where the grid is large enough; its programs and states are made again on next
+        """The packed kernel's tile and substeps a launch, and with `walled` (the default shape) WIDE_SHAPE's
+        tiles where the grid is large enough; its programs and states are made again on next
         use. Also whether its state, with its margin, fits the context's textures (_packed_fits)."""
         self._packed_tile, self._packed_steps, self._packed_ready = tuple(tile), steps, False
-        shapes = [shape for least, shape in WALLED_SHAPE[self._lattice] if self.nx * self.ny >= least]
-        self._walled_shape = (tuple(shapes[-1][:2]), shapes[-1][2]) if walled and shapes else None
+        shapes = [shape for least, shape in WIDE_SHAPE[self._lattice] if self.nx * self.ny >= least]
+        self._wide_shape = (tuple(shapes[-1][:2]), shapes[-1][2]) if walled and shapes else None
         size, _ = packed_state_size(self.nx, self.ny, self._state_shapes)
         self._packed_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
     @property
     def _state_shapes(self) -> list:
         """The tile shapes, ((cells x, cells y), substeps a launch), the packed kernel's launches take:
-        its own, PACKED_TILE's of one substep (a call's remainder) and WALLED_SHAPE's where walled
-        calls take it."""
+        its own, PACKED_TILE's of one substep (a call's remainder) and WIDE_SHAPE's where the grid
+        takes it."""
         shapes = [self._main_shape, (PACKED_TILE[self._lattice], 1)]
-        return shapes + [self._walled_shape] * (self._walled_shape is not None)
+        return shapes + [self._wide_shape] * (self._wide_shape is not None)
 
     def _takes_packed(self, n: int) -> bool:
         """Whether a call of n substeps (passes=1) runs step_packed.comp: not where its state, with its
@@ -263,11 +276,10 @@ class _Passes:
         return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self, shapes) -> None:
-        """The packed kernel's states, its booked boundary flows (_packed_steps slots a boundary
-        face) and the programs of the tile shapes a call launches, `shapes` (_launch_plan), with where
-        their tiles lie, made on first use: interior tiles and the ring around them, each in two
-        directions, for PACKED_SHAPE's launches and those of one substep; walled ones alone for
-        WALLED_SHAPE's."""
+        """The packed kernel's states, its booked boundary flows (a slot a boundary face for each
+        substep of the longest launch) and the programs of the tile shapes a call launches, `shapes`
+        (_launch_plan), with where their tiles lie, made on first use: interior tiles and the ring
+        around them, each in two directions."""
         if not self._packed_ready:
             self._make_states()
             # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
@@ -275,31 +287,35 @@ class _Passes:
             # between calls
             if self._booked is not None:
                 self._booked.release()
-            self._booked = self.ctx.buffer(reserve=4 * self._packed_steps * self._layout.size)
+            self._book_slots = max(steps for _, steps in self._state_shapes)
+            self._booked = self.ctx.buffer(reserve=4 * self._book_slots * self._layout.size)
             self._booked.clear()
             hexa = {"HEX": self._hexagonal, "MARGIN": self._state_margin}
             for key, defs in (("pack", {**hexa, "UNPACK": False}),
-                              ("unpack", {**hexa, "UNPACK": True, "BOOK_SLOTS": self._packed_steps})):
+                              ("unpack", {**hexa, "UNPACK": True, "BOOK_SLOTS": self._book_slots})):
                 self._programs[key] = _gl.program(self.ctx, "water/pack.comp", defs)
             self._packed_sets = {}
             self._packed_ready = True
         for shape in shapes:
             if shape not in self._packed_sets:
-                walled_only = shape == self._walled_shape and shape != self._main_shape
-                self._packed_sets[shape] = self._packed_set(*shape, walled_only)
+                wide = shape == self._wide_shape and shape != self._main_shape
+                self._packed_sets[shape] = self._packed_set(*shape, wide)
 
     @property
     def _main_shape(self) -> tuple:
         """The packed kernel's own tile shape, ((cells x, cells y), substeps a launch)."""
         return self._packed_tile, self._packed_steps
 
-    def _launch_plan(self, n: int) -> list:
+    def _launch_plan(self, n: int, walled: bool = True) -> list:
         """The tile shapes, ((cells x, cells y), substeps a launch), of the launches of a call of n
-        substeps: _packed's, the rest one substep a launch on PACKED_TILE's tile. Walled calls that take
-        WALLED_SHAPE (square grids from 512^2) take its launches with the rest in launches of _packed's
-        where they fit: with three substeps a launch against two, 3 + 3 + 2 for 8 and 3 + 2 + 2 for 7."""
+        substeps: _packed's, the rest one substep a launch on PACKED_TILE's tile. Grids that take
+        WIDE_SHAPE (square grids from 512^2) take its launches in `walled` calls, and in the others
+        from WIDE_OPEN_MIN_CELLS, with the rest in launches of _packed's where they fit: with three
+        substeps a launch against two, 3 + 3 + 2 for 8 and 3 + 2 + 2 for 7."""
         main, one = self._main_shape, (PACKED_TILE[self._lattice], 1)
-        wide = self._walled_shape if self._walled_call else None
+        wide, least = self._wide_shape, WIDE_OPEN_MIN_CELLS[self._lattice]
+        if not walled and (least is None or self.nx * self.ny < least):
+            wide = None
         if wide is None or wide == main:
             return [main] * (n // main[1]) + [one] * (n % main[1])
         q, r = divmod(n, wide[1])
@@ -337,10 +353,11 @@ class _Passes:
         """Whether a packed call runs every tile through the interior program (WALLED_MIN_BED)."""
         return self.params.depth_area and self._all_walls and self._lowest_bed > WALLED_MIN_BED
 
-    def _packed_set(self, tile, steps: int, walled_only: bool = False) -> dict:
+    def _packed_set(self, tile, steps: int, wide: bool = False) -> dict:
         """The packed kernel's programs for tiles of tile = (cells x, cells y) advanced `steps`
         substeps a launch, and where their tiles lie: the ring's, the interior's and the walled calls',
-        each in two directions, or with `walled_only` the walled calls' alone, climbed."""
+        each in two directions; with `wide` (WIDE_SHAPE's) every one climbed, the ring's through
+        step_stream.comp's EDGES program."""
         tx, ty = tile
         halo = 2 * steps
         defines = {**self._pipe_defines, "TILE_X": tx, "TILE_Y": ty, "STEPS": steps,
@@ -363,17 +380,21 @@ class _Passes:
             return (steps == self._packed_steps and least is not None and self.nx * self.ny >= least
                     and tiles_in > 0)
         climbed = ("water/step_stream.comp", {**{k: v for k, v in defines.items() if k != "GROUP_Y"},
-                                              "AHEAD": CLIMB_AHEAD["walled" if walled_only else "packed"]})
+                                              "AHEAD": CLIMB_AHEAD["wide" if wide else "packed"], "EDGES": False})
         def both(name, defs):           # the program reading state 0 and writing state 1, and the other way
             return [_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
-        if walled_only:
-            return {"walled": both(*climbed), "walled_climbs": True, "tiles": (tiles[0], tiles[1])}
-        settled = ("water/step_packed.comp", {**defines, "INTERIOR": True})
-        general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._packed_steps})
-        ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
-        walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
-        programs = [both(*prog) for prog in (general, climbed if ring_climbs else settled,
-                                             climbed if walled_climbs else settled)]
+        if wide:                        # the interior climb serves walled calls too (u_first_tile 0)
+            inside = both(*climbed)
+            programs = [both(climbed[0], {**climbed[1], "EDGES": True, "BOOK_SLOTS": self._book_slots}),
+                        inside, inside]
+            ring_climbs = walled_climbs = True
+        else:
+            settled = ("water/step_packed.comp", {**defines, "INTERIOR": True})
+            general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._book_slots})
+            ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
+            walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
+            programs = [both(*prog) for prog in (general, climbed if ring_climbs else settled,
+                                                 climbed if walled_climbs else settled)]
         return {"ring": programs[0], "interior": programs[1], "walled": programs[2], "climbs": ring_climbs,
                 "walled_climbs": walled_climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
@@ -416,7 +437,7 @@ class _Passes:
         if self.passes == 1:
             if packed:
                 self._walled_call = self._walled()
-                self._launches = self._launch_plan(n)
+                self._launches = self._launch_plan(n, self._walled_call)
                 shapes = set(self._launches)        # a long call launches a few shapes many times
                 self._ready_packed(shapes)
                 pipes, moves = [], []

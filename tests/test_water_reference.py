@@ -400,19 +400,30 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, sha
     _walled_and_same_bits(*grids)
 
 
+def _wide_plan(n, wide):
+    """The launches of a call of n substeps on a grid that takes the wide shape `wide`, most substeps
+    first: as many wide launches as leave the rest to launches of PACKED_SHAPE's two, where some number
+    does, and a launch of one substep for what is left."""
+    even = [q for q in range(n // wide[2] + 1) if (n - q * wide[2]) % 2 == 0]
+    q = max(even) if even else n // wide[2]
+    rest = n - q * wide[2]
+    main = (water_passes.PACKED_SHAPE["square"][:2], 2)
+    return [(wide[:2], wide[2])] * q + [main] * (rest // 2) + [(water_passes.PACKED_TILE["square"], 1)] * (rest % 2)
+
+
 @pytest.mark.parametrize("wide, ahead", [((52, 40, 3), 1), ((112, 24, 4), 1), ((5, 3, 3), 1), ((7, 4, 4), 1),
                                          ((5, 3, 5), 1), ((4, 3, 6), 2), ((5, 3, 3), 0), ((5, 3, 3), 3)],
                          ids=["52x40x3", "112x24x4", "5x3x3", "7x4x4", "5x3x5", "4x3x6-load-2-ahead",
                               "5x3x3-load-0-ahead", "5x3x3-load-3-ahead"])
 @pytest.mark.parametrize("shape", [(45, 53), (130, 97)])
 def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, ahead, monkeypatch):
-    """Walled calls on large square grids climb WALLED_SHAPE's tiles (more substeps a launch, workgroups
+    """Walled calls on large square grids climb WIDE_SHAPE's tiles (more substeps a launch, workgroups
     of several warps, texels loaded CLIMB_AHEAD steps ahead), the rest of a call's substeps in launches
     of PACKED_SHAPE's two and, for one substep, of PACKED_TILE's: calls of 1 to 8 substeps give the
-    three passes' bits. A side opened takes the ring, with PACKED_SHAPE's tiles, and walled calls climb
-    the wide tiles again after."""
-    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", ((0, wide),))     # on any grid
-    monkeypatch.setitem(water_passes.CLIMB_AHEAD, "walled", ahead)
+    three passes' bits. A side opened on a grid smaller than WIDE_OPEN_MIN_CELLS takes the ring, with
+    PACKED_SHAPE's tiles, and walled calls climb the wide tiles again after."""
+    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))     # on any grid
+    monkeypatch.setitem(water_passes.CLIMB_AHEAD, "wide", ahead)
     terrain, water = random_state(rng, shape)
     grids = [twins(ctx, "square", terrain, water, friction=0.1, passes=p)[0] for p in (1, 3)]
     a, b = grids
@@ -423,12 +434,7 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
             g.step(0.05 * n, substeps=n)
         assert a._walled_call
         assert sum(steps for _, steps in a._launches) == n
-        # as many wide launches as leave the rest to launches of two, where some number does
-        even = [q for q in range(n // wide[2] + 1) if (n - q * wide[2]) % 2 == 0]
-        q = max(even) if even else n // wide[2]
-        rest = n - q * wide[2]
-        assert sorted(a._launches, key=lambda s: -s[1]) == [wide_shape] * q + [main] * (rest // 2) + \
-            [(water_passes.PACKED_TILE["square"], 1)] * (rest % 2), n
+        assert sorted(a._launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
         assert_same_bits(a.water, b.water, err_msg=f"{n} substeps")
     for g in grids:
         g.set_boundary("top", "outflow", 0.5)
@@ -446,12 +452,90 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
         g.release()
 
 
+@pytest.mark.parametrize("pipe_area", MODES)
+@pytest.mark.parametrize("wide", [(5, 3, 3), (7, 4, 4), (12, 5, 2)], ids=["5x3x3", "7x4x4", "12x5x2"])
+@pytest.mark.parametrize("shape", [(45, 53), (130, 97)], ids=["ring-only", "split"])
+def test_open_calls_climb_wide_tiles_with_their_edges_to_the_same_bits(ctx, rng, shape, wide, pipe_area,
+                                                                      monkeypatch):
+    """Calls with open sides on large square grids climb WIDE_SHAPE's tiles, the ring of tiles along
+    the edges through step_stream.comp's EDGES program (boundary faces worked from the table, cells
+    outside the grid held, what crossed each face booked a slot a substep) and the interior through
+    the walled calls' climb: calls of 1 to 8 substeps give the three passes' water, flows and ledger
+    to the bit, with every kind of boundary on the sides and the sides changed between calls."""
+    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))
+    monkeypatch.setitem(water_passes.WIDE_OPEN_MIN_CELLS, "square", 0)
+    monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, "square", 100 * 100)
+    terrain, water = random_state(rng, shape)
+    grids = []
+    for p in (1, 3):
+        g, s = twins(ctx, "square", terrain, water, friction=0.2, passes=p, pipe_area=pipe_area)
+        _boundaries(g, s)
+        grids.append(g)
+    a, b = grids
+    a._packed = True                                # calls of one substep too
+    wide_shape = (wide[:2], wide[2])
+    for n in range(1, 9):
+        for g in grids:
+            g.step(0.05 * n, substeps=n)
+        assert not a._walled_call and sum(steps for _, steps in a._launches) == n
+        assert sorted(a._launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
+        assert_same_bits(a.water, b.water, err_msg=f"{n} substeps")
+        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+            assert_same_bits(fa, fb, err_msg=f"{n} substeps")
+        assert a.ledger() == b.ledger(), n
+    layout = a._packed_sets[wide_shape]
+    assert (min(layout["inner"]) > 0) == (shape == (130, 97))
+    for g in grids:                                 # sides swapped between calls
+        g.set_boundary("left", "outflow", 0.4)
+        g.set_boundary("right", "inflow", 0.6, span=(3, 20))
+        g.set_boundary("bottom", "wall")
+        g.step(0.4, substeps=8)
+    assert a._launches[0] == wide_shape
+    assert_same_bits(a.water, b.water)
+    led = a.ledger()
+    assert led == b.ledger() and led["inflow"] > 0 > led["outflow"]
+    assert a.volume() == pytest.approx(led["expected"], rel=1e-5)
+    for g in grids:
+        g.release()
+
+
+@pytest.mark.parametrize("wide", [(5, 3, 3), (7, 4, 4)], ids=["5x3x3", "7x4x4"])
+def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide, monkeypatch):
+    """The EDGES climb where its tiles do not fit: grids narrower or shorter than a tile and its halo,
+    one column or row past a multiple of it, every side a boundary of another kind: the three passes'
+    bits, water, flows and ledger."""
+    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))
+    monkeypatch.setitem(water_passes.WIDE_OPEN_MIN_CELLS, "square", 0)
+    for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
+        terrain, water = random_state(rng, shape)
+        grids = []
+        for p in (1, 3):
+            g, s = twins(ctx, "square", terrain, water, friction=0.2, passes=p)
+            set_boundary_both(g, s, "left", "inflow", 0.8)
+            set_boundary_both(g, s, "right", "level", 0.9)
+            set_boundary_both(g, s, "bottom", "outflow", 0.3)
+            set_boundary_both(g, s, "top", "level", 0.4, span=(0, 1))
+            grids.append(g)
+        a, b = grids
+        for g in grids:
+            for n in (wide[2], 2 * wide[2] + 1, 1):
+                g.step(0.05 * n, substeps=n)
+        assert ((wide[:2], wide[2])) in a._launches and not a._walled_call, shape
+        assert a.volume() > 0.0
+        assert_same_bits(a.water, b.water, err_msg=str(shape))
+        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+            assert_same_bits(fa, fb, err_msg=str(shape))
+        assert a.ledger() == b.ledger(), shape
+        for g in grids:
+            g.release()
+
+
 def test_walled_calls_climb_the_wider_tiles_of_their_grids_size(ctx, rng, monkeypatch):
-    """WALLED_SHAPE's tiles are for walled calls on square grids of at least its entries' cells (the
+    """WIDE_SHAPE's tiles are for walled calls on square grids of at least its entries' cells (the
     last entry a grid reaches), with the packed kernel's own shape: a smaller grid, or one whose shape
     a benchmark set, keeps its tiles; hex grids have none."""
     tiers = ((30 * 30, (7, 4, 4)), (40 * 40, (5, 3, 3)))
-    monkeypatch.setitem(water_passes.WALLED_SHAPE, "square", tiers)
+    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", tiers)
     terrain, water = random_state(rng, (40, 41))
     grids = {(kind, size): twins(ctx, kind, terrain[:size[0], :size[1]], water[:size[0], :size[1]], passes=1)[0]
              for kind, size in (("square", (40, 41)), ("square", (40, 39)), ("square", (29, 30)),

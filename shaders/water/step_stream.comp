@@ -26,9 +26,20 @@
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use. The arithmetic is
 // that of step_packed.comp's interior program in the same order: the same bits on llvmpipe.
+//
+// EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
+// as step_packed.comp's general program works them: a boundary face takes the boundary table's flow
+// from its inside column (common/pipes.glsl), a face with no cell on either side carries nothing, a
+// cell outside the grid scales no face (K = 1; what it holds is never read), and the owner of a boundary face
+// books what crossed it at each substep (common/booked.glsl). Those tests go by the lane's column
+// and the stage's row, so every warp takes the same path but at the grid's edge columns.
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
+#if EDGES
+#include "common/booked.glsl"
+#include "common/ring.glsl"
+#endif
 
 #if HEX
 #error "step_stream.comp is the square lattice's: its columns have no z faces"
@@ -46,12 +57,23 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 #define LAG 3                           // rows between one stage's row and the next one's
 layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 
+#if !EDGES
 uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as step_packed.comp's
+#endif
 
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
 // flow of row r - 1 (its left face: the right face of the column at its left), K of row r - 2; two
 // buffers, used in turn, so one barrier a step keeps readers and the next step's writers apart.
 shared vec4 s_side[2][STEPS][GROUP_X];
+#if EDGES
+// The boundary table's entries of the faces the climb works out on the grid's edges, read once as it
+// starts (a load from the table at each step would hold up the whole workgroup): those of the left
+// and right edges by the row's place in the climb (from HALO rows below the tile), those of the
+// bottom and top by lane.
+#define EDGE_ROWS (TILE_Y + 2 * HALO)
+shared BoundaryFace s_edge_x[2][EDGE_ROWS];
+shared BoundaryFace s_edge_y[2][GROUP_X];
+#endif
 
 // What a stage holds of its column from one step to the next: row r - 1 (surface, bed, depth, its
 // faces unscaled), row r - 2 (bed, depth, its faces unscaled, its right face, its K, its y face
@@ -64,26 +86,86 @@ struct Stage {
 
 const Stage FRESH = Stage(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, vec4(0.0));
 float g_rate;                           // dt / S, as moved() (common/water.glsl) works it out, once
+#if EDGES
+int g_x;                                // this lane's texel column
+bool g_x_edge;                          // x = 0 or nx: its x faces are boundary faces (rows 0 .. ny - 1)
+bool g_x_pipe;                          // 0 < x < nx: its x faces are pipes between two cells
+bool g_column;                          // 0 <= x < nx: a column of cells
+bool g_owner;                           // the tile owns this column's texels (x <= nx)
+ivec2 g_rows;                           // and its rows from g_rows.x to g_rows.y (not included)
+int g_first;                            // the climb's first row (HALO below the tile's)
+int g_lane;
+
+// Books what crossed the boundary faces of this lane's texel in row r at substep s, where the tile
+// owns them (step_packed.comp's general program books them alike): entering positive.
+void book_edges(int r, int s, float qx, float qy) {
+    if (!g_owner || r < g_rows.x || r >= g_rows.y) return;
+    if (g_x_edge && r < u_size.y) store_booked(boundary_x(ivec2(g_x, r)), s, g_x == 0 ? qx : -qx);
+    if (g_column && (r == 0 || r == u_size.y)) store_booked(boundary_y(ivec2(g_x, r)), s, r == 0 ? qy : -qy);
+}
+
+// What the last launch booked at the boundary faces the tile owns, into the ledger, shared among the
+// workgroup's invocations (the faces of the left and right edges a row each, those of the bottom and
+// top a column each), before any is booked again; and the boundary table's entries of the edge faces
+// the climb works out into s_edge_x and s_edge_y. A barrier follows.
+void fold_ring_faces(ivec2 origin, int lane) {
+    ivec2 n = u_size;
+    for (int i = lane; i < EDGE_ROWS; i += GROUP_X) {
+        int r = clamp(g_first + i, 0, n.y - 1);         // rows past the grid's: never read
+        s_edge_x[0][i] = u_boundary[boundary_x(ivec2(0, r))];
+        s_edge_x[1][i] = u_boundary[boundary_x(ivec2(n.x, r))];
+    }
+    int c = clamp(g_x, 0, n.x - 1);                     // columns past the grid's: never read
+    s_edge_y[0][lane] = u_boundary[boundary_y(ivec2(c, 0))];
+    s_edge_y[1][lane] = u_boundary[boundary_y(ivec2(c, n.y))];
+    for (int r = origin.y + lane; r < min(origin.y + TILE_Y, n.y); r += GROUP_X) {
+        if (origin.x == 0) fold_face(boundary_x(ivec2(0, r)), false);
+        if (origin.x <= n.x && n.x < origin.x + TILE_X) fold_face(boundary_x(ivec2(n.x, r)), false);
+    }
+    for (int c = origin.x + lane; c < min(origin.x + TILE_X, n.x); c += GROUP_X) {
+        if (origin.y == 0) fold_face(boundary_y(ivec2(c, 0)), false);
+        if (origin.y <= n.y && n.y < origin.y + TILE_Y) fold_face(boundary_y(ivec2(c, n.y)), false);
+    }
+}
+#endif
 
 vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
 
-// One step of a stage on its row r (depth, flow_x, flow_y, bed), given the sides of the columns at its
+// One step of stage s on its row r (depth, flow_x, flow_y, bed), given the sides of the columns at its
 // left (l) and right (rt): row r's faces, K of row r - 1, row r - 2 moved into st.moved; then the rows
-// move up one.
-void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
+// move up one. (r and s: EDGES.)
+void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     float z = row.w, h = row.x, e = z + h;
     // row r's faces: x from the column at its left, y from the row below
     float qx = surface_flow(row.y, l.x, e, l.y, z);
     float qy = surface_flow(row.z, st.e1, e, st.z1, z);
+#if EDGES
+    if (g_x_edge && r >= 0 && r < u_size.y)
+        qx = boundary_face_flow(row.y, s_edge_x[g_x == 0 ? 0 : 1][r - g_first], g_x == 0, g_x == 0 ? z : l.y,
+                                g_x == 0 ? e : l.x);
+    else if (!(g_x_pipe && r >= 0 && r < u_size.y))
+        qx = 0.0;
+    if (g_column && (r == 0 || r == u_size.y))
+        qy = boundary_face_flow(row.z, s_edge_y[r == 0 ? 0 : 1][g_lane], r == 0, r == 0 ? z : st.z1,
+                                r == 0 ? e : st.e1);
+    else if (!(g_column && r > 0 && r < u_size.y))
+        qy = 0.0;
+#endif
     // K of row r - 1 (step_packed.comp's phase 3 order: left, right, bottom, top)
     float qxr1 = rt.z;
     float outgoing = max(-st.qx1, 0.0) + max(qxr1, 0.0) + max(-st.qy1, 0.0) + max(qy, 0.0);
     float k1 = outflow_scale(st.h1, outgoing);
+#if EDGES
+    if (!(g_column && r >= 1 && r <= u_size.y)) k1 = 1.0;        // row r - 1's cell is outside the grid
+#endif
     // row r - 2 moved by its faces, each scaled by its upwind cell's K
     precise float qx_s = st.qx2 * (st.qx2 < 0.0 ? st.k2 : l.w);
     precise float qxr_s = st.qxr2 * (st.qxr2 > 0.0 ? st.k2 : rt.w);
     precise float qy1_s = st.qy1 * (st.qy1 < 0.0 ? k1 : st.k2);
     precise float net = qx_s - qxr_s + st.qys2 - qy1_s;
+#if EDGES
+    book_edges(r - 2, s, qx_s, st.qys2);
+#endif
     st.moved = vec4(moved_at_rate(st.h2, g_rate, net), qx_s, st.qys2, st.z2);
     // the rows move up one
     st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = qy1_s;
@@ -91,7 +173,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
 }
 
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
-#define ADVANCE(s, st, row) advance(st, row, s_side[buf][s][left], s_side[buf][s][right]);
+#define ADVANCE(s, st, row) advance(st, row, s_side[buf][s][left], s_side[buf][s][right], first + step - LAG * (s), s);
 
 // Stage s works only at the climb steps whose rows something needs: from START(s) to the last step
 // less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + 2 s, is the
@@ -175,7 +257,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
 // Climb step j with stages lo to hi (constants): each tells the columns beside it what they need, one
 // barrier, each advances; the last stage's moved row is stored where the tile owns it.
 #define CLIMB_STEP(j, lo, hi) { \
-    int buf = (j) & 1; \
+    int step = (j), buf = step & 1; \
     vec4 row0 = vec4(0.0); \
     if (ON(0, lo, hi)) { TAKE_ROW0(j) TELL(0, st0, row0) } \
     TELL_1(lo, hi) TELL_2(lo, hi) TELL_3(lo, hi) TELL_4(lo, hi) TELL_5(lo, hi) \
@@ -184,9 +266,14 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
     ADVANCE_1(lo, hi) ADVANCE_2(lo, hi) ADVANCE_3(lo, hi) ADVANCE_4(lo, hi) ADVANCE_5(lo, hi) \
     int row = first + (j) - LAG * (STEPS - 1) - 2; \
     if ((hi) == STEPS - 1 && row >= origin.y && row < origin.y + TILE_Y && lane >= HALO \
-        && lane < HALO + TILE_X) \
+        && lane < HALO + TILE_X && OWNED(row)) \
         imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
 }
+#if EDGES
+#define OWNED(row) (g_owner && (row) <= u_size.y)      // the texels of the grid's cells and outer faces
+#else
+#define OWNED(row) true
+#endif
 // The steps from j0 up to j1 (not included) with stages 0 to hi; min() with the grid's height (never
 // the smaller) only keeps the compiler from unrolling them.
 #define CLIMB(j0, j1, hi) for (int j = (j0); j < min((j1), u_size.y + (j1)); j++) CLIMB_STEP(j, 0, hi)
@@ -194,8 +281,24 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt) {
 void main() {
     g_rate = u_dt / u_cell_area;
     int lane = int(gl_LocalInvocationID.x);
+#if EDGES
+    int k = ring_workgroup();
+    if (k < 0) return;
+    ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
+#else
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
+#endif
     int x = origin.x - HALO + lane;
+#if EDGES
+    g_x = x;
+    g_x_edge = x == 0 || x == u_size.x;
+    g_x_pipe = x > 0 && x < u_size.x;
+    g_column = x >= 0 && x < u_size.x;
+    g_owner = lane >= HALO && lane < HALO + TILE_X && x <= u_size.x;
+    g_rows = ivec2(origin.y, min(origin.y + TILE_Y, u_size.y + 1));
+    g_first = origin.y - HALO;
+    g_lane = lane;
+#endif
     int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
     int first = origin.y - HALO;
     // the last stage moves the tile's top row at the last step
@@ -219,6 +322,11 @@ void main() {
 #endif
 #if AHEAD > 5
     vec4 p5 = LOAD(5);
+#endif
+#if EDGES
+    fold_ring_faces(origin, lane);
+    memoryBarrierBuffer();
+    barrier();
 #endif
     Stage st0 = FRESH;
 #if STEPS > 1
