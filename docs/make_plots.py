@@ -1,5 +1,6 @@
-"""Draws docs/images/water_throughput.png from docs/data/water_h200.json (written by
-`bench/water.py --json`): cell·steps/s against grid side, log-log, for both lattices and both step
+"""Draws docs/images/water_throughput.png from docs/data/water_h200.json and
+docs/images/water_throughput_h100.png from docs/data/water_h100.json (each written by
+`bench/water.py --json`): cell·steps/s against grid side, log-log, for both lattices and three step
 implementations (what passes=1 runs in long calls, the packed tile kernel; the tile kernel on the grid's
 own textures and buffers; the three passes), with the fused floor's traffic at the copy kernel's
 bandwidth.
@@ -29,8 +30,8 @@ def to_px(size, rate):
     return np.array([LEFT + fx * (W - LEFT - RIGHT), TOP + (1 - fy) * (H - TOP - BOTTOM)]) * SS
 
 
-def main():
-    data = json.loads((HERE / "data" / "water_h200.json").read_text())
+def draw(source: str, image: str) -> None:
+    data = json.loads((HERE / "data" / source).read_text())
     rows, copy = data["rows"], data["info"]["copy_GBps"] * 1e9
     c = Canvas(W, H, SS)
     sizes = sorted({r["size"] for r in rows})
@@ -55,9 +56,14 @@ def main():
                 c.line(a, b, color, width, dash=dash)
             for p in pts:
                 c.disc(p, {"fused": 5, "fused-tile": 3, "three-pass": 3.5}.get(path, 2.5), color)
-    out = HERE / "images" / "water_throughput.png"
+    out = HERE / "images" / image
     c.png(out)
     print("wrote", out)
+
+
+def main():
+    draw("water_h200.json", "water_throughput.png")
+    draw("water_h100.json", "water_throughput_h100.png")
 
 
 if __name__ == "__main__":
