@@ -30,9 +30,9 @@
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
 // as step_packed.comp's general program works them: a boundary face takes the boundary table's flow
 // from its inside column (common/pipes.glsl), a face with no cell on either side carries nothing, a
-// cell outside the grid scales no face (K = 1; what it holds is never read), and the owner of a boundary face
-// books what crossed it at each substep (common/booked.glsl). Those tests go by the lane's column
-// and the stage's row, so every warp takes the same path but at the grid's edge columns.
+// cell outside the grid scales no face (K = 1; what it holds is never read), and the owner of a
+// boundary face books what crossed it at each substep (common/booked.glsl). Those tests go by the
+// lane's column and the stage's row, so every warp takes the same path but at the grid's edge columns.
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/pipes.glsl"
@@ -173,7 +173,8 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 }
 
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
-#define ADVANCE(s, st, row) advance(st, row, s_side[buf][s][left], s_side[buf][s][right], first + step - LAG * (s), s);
+#define ADVANCE(s, st, row) \
+    advance(st, row, s_side[buf][s][left], s_side[buf][s][right], first + step - LAG * (s), s);
 
 // Stage s works only at the climb steps whose rows something needs: from START(s) to the last step
 // less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + 2 s, is the
