@@ -12,9 +12,10 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
   grids from STREAM_MIN_CELLS climbs each tile a row at a time, step_stream.comp; on grids walled on
   every side, every tile through that program, against ghost columns around the grid
-  (GHOST_BED); square grids from 512^2 climb wider tiles four substeps a launch (WIDE_SHAPE), the
-  ring of tiles of calls with open sides through the climb's EDGES program; pack.comp packs the
-  state at the start of the call and unpacks it at the end).
+  (GHOST_BED); walled calls on square grids from 512^2 climb wider tiles four substeps a launch
+  (WIDE_SHAPE), and so do calls with open sides from WIDE_OPEN_MIN_CELLS, the ring of tiles along the
+  edges through the climb's EDGES program; pack.comp packs the state at the start of the call and
+  unpacks it at the end).
 - passes=2, CPU rasterisers: the cell-wise step does it in two passes over the cells
   (`_accelerate_cells`: each cell accelerates all its faces and works out its outflow scale;
   `_scale_and_move`: each cell scales its faces and moves its column), each invocation walking a column
@@ -86,8 +87,9 @@ STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # Calls on square grids of at least so many cells climb tiles of (cells x, cells y, substeps a
 # launch), the last such entry: rows of 64 or 128 invocations (two or four warps) that advance four
 # substeps a launch, so a launch a substep costs a quarter, for about the same halo a cell. Walled
-# calls climb every tile through the interior program, the others their interior rectangle through it
-# and the ring of tiles around it through step_stream.comp's EDGES program (boundary faces, booked). A stage of
+# calls climb every tile through the interior program; the others, from WIDE_OPEN_MIN_CELLS, their
+# interior rectangle through it and the ring of tiles around it through step_stream.comp's EDGES
+# program (boundary faces, booked). A stage of
 # the climb works only at the steps whose rows something needs (step_stream.comp), which takes a fifth
 # off a four-substep climb and makes the wider, shorter tiles pay. Which shape is fastest at a size
 # goes much by how many workgroups fill the GPU's SMs at once (128-invocation rows of four substeps: 3
@@ -225,8 +227,8 @@ class _Passes:
         the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
         a launch) for every call, walled calls too; (cells x, cells y) means one substep a launch. A
         call's remainder (n % substeps a launch) runs one substep a launch on PACKED_TILE's tile
-        whatever the shape. Calls on square grids from 512^2 take WIDE_SHAPE's tiles unless a shape is
-        set (_launch_plan)."""
+        whatever the shape. Walled calls on square grids from 512^2 take WIDE_SHAPE's tiles unless a
+        shape is set, and calls with open sides from WIDE_OPEN_MIN_CELLS (_launch_plan)."""
         return (*self._packed_tile, self._packed_steps) if self._packed_use else self._packed_use
 
     @_packed.setter

@@ -520,7 +520,7 @@ def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide, mo
         for g in grids:
             for n in (wide[2], 2 * wide[2] + 1, 1):
                 g.step(0.05 * n, substeps=n)
-        assert ((wide[:2], wide[2])) in a._launches and not a._walled_call, shape
+        assert (wide[:2], wide[2]) in a._launches and not a._walled_call, shape
         assert a.volume() > 0.0
         assert_same_bits(a.water, b.water, err_msg=str(shape))
         for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
