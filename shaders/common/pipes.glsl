@@ -47,9 +47,11 @@ float boundary_face_flow(float q, BoundaryFace face, bool enters, float z, float
     return 0.0;                                     // wall
 }
 
-// The same for boundary table entry b and an inside cell of bed z and depth h.
+// The same for boundary table entry b and an inside cell of bed z and depth h. The entry is copied
+// first: NVIDIA's compiler takes no readonly buffer member as a function's argument (C1317).
 float boundary_flow(float q, int b, bool enters, float z, float h) {
-    return boundary_face_flow(q, u_boundary[b], enters, z, z + h);
+    BoundaryFace face = u_boundary[b];
+    return boundary_face_flow(q, face, enters, z, z + h);
 }
 
 // The accelerated flow of face from -> to, whose columns hold bed and depth (z_a, h_a) and (z_b, h_b)

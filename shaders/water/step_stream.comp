@@ -140,15 +140,15 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     float qx = surface_flow(row.y, l.x, e, l.y, z);
     float qy = surface_flow(row.z, st.e1, e, st.z1, z);
 #if EDGES
-    if (g_x_edge && r >= 0 && r < u_size.y)
-        qx = boundary_face_flow(row.y, s_edge_x[g_x == 0 ? 0 : 1][r - g_first], g_x == 0, g_x == 0 ? z : l.y,
-                                g_x == 0 ? e : l.x);
-    else if (!(g_x_pipe && r >= 0 && r < u_size.y))
+    if (g_x_edge && r >= 0 && r < u_size.y) {
+        BoundaryFace face = s_edge_x[g_x == 0 ? 0 : 1][r - g_first];    // a copy, as common/pipes.glsl's
+        qx = boundary_face_flow(row.y, face, g_x == 0, g_x == 0 ? z : l.y, g_x == 0 ? e : l.x);
+    } else if (!(g_x_pipe && r >= 0 && r < u_size.y))
         qx = 0.0;
-    if (g_column && (r == 0 || r == u_size.y))
-        qy = boundary_face_flow(row.z, s_edge_y[r == 0 ? 0 : 1][g_lane], r == 0, r == 0 ? z : st.z1,
-                                r == 0 ? e : st.e1);
-    else if (!(g_column && r > 0 && r < u_size.y))
+    if (g_column && (r == 0 || r == u_size.y)) {
+        BoundaryFace face = s_edge_y[r == 0 ? 0 : 1][g_lane];
+        qy = boundary_face_flow(row.z, face, r == 0, r == 0 ? z : st.z1, r == 0 ? e : st.e1);
+    } else if (!(g_column && r > 0 && r < u_size.y))
         qy = 0.0;
 #endif
     // K of row r - 1 (step_packed.comp's phase 3 order: left, right, bottom, top)
