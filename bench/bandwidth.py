@@ -116,7 +116,7 @@ def buffer_texture_copy(ctx, megabytes, repeats=10, watch_clocks=True):
     """(GB/s read + write, clocks seen) of a float copy between storage buffers that reads through an r32f
     buffer texture of the source (texelFetch, the texture path: hydro._native.BufferViews) and writes as a
     storage buffer, one float per invocation, 256 wide: how a tile kernel reading its flows as buffer
-    textures would (tried on the water tile kernel: docs/benchmarks.md). None where the context cannot
+    textures would (tried on the water tile kernel: docs/benchmarks-log.md). None where the context cannot
     make buffer textures through moderngl's loader."""
     from hydro import _native
     nbytes = megabytes * 2**20

@@ -234,7 +234,7 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
 
 def device_kind(ctx) -> str:
     """"cpu" for a software rasteriser (llvmpipe, softpipe, SwiftShader), else "gpu": the key of the
-    per-kind tuning tables (measured in docs/benchmarks.md)."""
+    per-kind tuning tables (measured in docs/benchmarks-log.md)."""
     renderer = ctx.info.get("GL_RENDERER", "").lower()
     return "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
 

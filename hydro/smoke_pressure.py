@@ -19,7 +19,7 @@ costs the latency of its chain of sub-steps, not its memory traffic, so GPUs run
 largest blocks that still give it LEVEL_TILES workgroups (TILE_SHAPES): 64 x 64 cells where the halo
 then repeats least work (1024^2), 32 x 32 (512^2), and below that 16 x 16 cells with 1024
 invocations, one invocation per cell of the block and its halo, so that each half-sweep is one
-round (docs/benchmarks.md). The relative residual
+round (docs/benchmarks-log.md). The relative residual
 |b - Lq|_2 / |b|_2 over fluid cells is reduced in fp64 by the finest level's prolong_smooth pass (its
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU
@@ -31,7 +31,7 @@ scalars' advection too (set_aside;
 level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
 still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
 (_native.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
-that measured faster on the H200 than the driver's buffer read (docs/benchmarks.md;
+that measured faster on the H200 than the driver's buffer read (docs/benchmarks-log.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
 does not check after every cycle: it first runs, back to back, the cycles the previous solve needed
 (Pressure.predicted) and reads the residual once; only if that is still above the tolerance does it
@@ -41,7 +41,7 @@ it), at the cost of an occasional surplus cycle: the batch's second-to-last cycl
 residual, copied beside the last one's in the same record (one readback), and where it already met
 half the tolerance (or the tolerance, where the last cycle barely cut it: the fp32 floor) the next
 solve runs one cycle fewer. (Deciding the extra cycles on the GPU, with no
-readback, was slower: docs/benchmarks.md.)
+readback, was slower: docs/benchmarks-log.md.)
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ LEVEL_TILES = 256
 # by OMEGA (hydro.reference.smoke.smooth). On the benchmark scene's right-hand sides V(3,3) with 1.2 cuts
 # the residual ~35x a cycle against ~12x for V(2,2) Gauss-Seidel and ~25x for V(2,2) with 1.2: 1e-3 at
 # 1024^2 in 2 cycles with a margin (3.7e-4; V(2,2) with 1.2 reaches 9.7e-4, and a step now and then
-# needs a third), each cycle ~30 % dearer (docs/benchmarks.md).
+# needs a third), each cycle ~30 % dearer (docs/benchmarks-log.md).
 SWEEPS = ref.SWEEPS        # the reference V-cycle's defaults
 OMEGA = ref.OMEGA
 # self.norms: the last cycle's Norms (offset 0), prolong_smooth.comp's group count (24), and the
@@ -86,7 +86,7 @@ FLOOR_CUT = 2.0
 # solve's last checked residual was at most RUN_AHEAD * tolerance: a check that then fails costs the
 # step's forces, advection and projection again, not only its forces and velocity advection, and near the
 # tolerance (1024^2 to 1e-4: 0.6-1.0 of it after three cycles) checks fail now and then. In the
-# benchmark scenes on the H200 the two ways measured the same within the spread (docs/benchmarks.md).
+# benchmark scenes on the H200 the two ways measured the same within the spread (docs/benchmarks-log.md).
 RUN_AHEAD = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag

@@ -11,7 +11,7 @@ records them all without reading anything back, then queues a GPU reduction of t
 water for the next call to plan from. The next call takes it from a fenced, persistently mapped ring
 (_native.FencedReadback) when the GPU has finished it, else the one before (with a wider margin), so a
 game loop does not wait for the GPU to drain: a buffer read waits for every queued pass, and the CPU
-and the GPU would take turns (docs/benchmarks.md). After an edit it waits.
+and the GPU would take turns (docs/benchmarks-log.md). After an edit it waits.
 
 The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
 """
@@ -152,7 +152,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def passes(self) -> int:
         """The substep implementation step() runs: 1 the fused tile kernel, 2 the cell-wise passes, 3
         accelerate, scale_outflow and move (the same result; passes=None at creation takes the fastest
-        for the device, docs/benchmarks.md). Settable between steps."""
+        for the device, docs/benchmarks-log.md). Settable between steps."""
         return self._passes
 
     @passes.setter

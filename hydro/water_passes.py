@@ -1,5 +1,5 @@
 """How WaterGrid's substeps run on the GPU: the three passes of the model and the kernels that do the
-same arithmetic in fewer dispatches, one chosen per device by what measured fastest (docs/benchmarks.md).
+same arithmetic in fewer dispatches, one chosen per device by what measured fastest (docs/benchmarks-log.md).
 
 - passes=3: `_accelerate` (surface-height differences accelerate the flow in every pipe, friction
   (1 - f)^dt, boundary faces re-imposed), `_scale_outflow` (no cell sends out more than it holds; Mei et
@@ -36,13 +36,13 @@ import numpy as np
 from . import _gl, _native
 from .params import stable_face_depth
 
-# Step implementation, by what measured fastest (docs/benchmarks.md): 1 = the fused tile kernels
+# Step implementation, by what measured fastest (docs/benchmarks-log.md): 1 = the fused tile kernels
 # (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more) on GPUs, 2 = the
 # cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate, scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup, by lattice;
-# measured best on the H200 (docs/benchmarks.md) on grids of MIN_TILES such tiles and more: one
+# measured best on the H200 (docs/benchmarks-log.md) on grids of MIN_TILES such tiles and more: one
 # invocation per cell of the tile grown by its two-cell halo (32 x 32 and 32 x 16), so every phase of
 # the kernel is one round; 6 % (square) and 11-14 % (hex) faster than the 32x32/1024 and 32x16/512
 # tiles, whose halo took two rounds, and ahead of 16x16/256, 16x32/512, 32x32/512, 24x24/576,
@@ -53,7 +53,7 @@ FUSED_TILE = {"square": (28, 28, 1024), "hex": (28, 12, 512)}
 SMALL_TILE = (12, 12, 256)
 MIN_TILES = 256
 # The tile kernel on the packed state (step_packed.comp), measured best on the H200
-# (docs/benchmarks.md): PACKED_SHAPE (cells x, cells y, substeps a launch), one invocation per texel of
+# (docs/benchmarks-log.md): PACKED_SHAPE (cells x, cells y, substeps a launch), one invocation per texel of
 # the tile and its halo of two cells a substep: 24 x 24 cells advanced two substeps a launch by 32 x 32
 # invocations, 17-20 % faster a substep at 4096^2 than the best single-substep tiles (12 x 12, hex
 # 12 x 28; ahead of 28x12, 28x28, 28x4, 60x4, 12x4 and 4x4) and ahead of 8x8, 12x12, 16x16, 20x20,
@@ -99,7 +99,7 @@ STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # (9.29-9.48), 108x40x5 8.62-8.86, 104x40x6 8.59-8.85, 116x24x3 8.87-9.06, 112x24x4 11.81; 1152^2
 # 112x40x4 11.86 against 13.08; 1280^2 13.25 against 16.04; 1536^2 112x24x4 18.71 against 23.11;
 # 2048^2 30.60 against 32.56 (104x40x6 30.18); 3072^2 59.83 against 66.65; 4096^2 100.38 against
-# 111.41 (112x40x4 102.25); the rest of the shapes tried in docs/benchmarks.md.
+# 111.41 (112x40x4 102.25); the rest of the shapes tried in docs/benchmarks-log.md.
 WIDE_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (112, 40, 4)),
                            (1536 * 1536, (112, 24, 4))), "hex": ()}
 # How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
@@ -133,7 +133,7 @@ WALLED_MIN_BED = -1e30
 # its loops unrolled (constant trip counts) on GPUs, plain on CPU rasterisers (2.5x faster on llvmpipe)
 UNROLLED_TILE_LOOPS = {"gpu": True, "cpu": False}
 # The cell-wise passes read the flows through r32f buffer-texture views (_native.BufferViews) where that
-# measured faster: llvmpipe, 256^2 square, docs/benchmarks.md (storage buffers on GPUs)
+# measured faster: llvmpipe, 256^2 square, docs/benchmarks-log.md (storage buffers on GPUs)
 BUFFER_VIEWS = {"gpu": False, "cpu": True}
 # boundary_faces.comp's programs by (book, accelerate)
 BOUNDARY_PROGRAMS = {(False, True): "boundary_accelerate", (True, False): "boundary_book",
@@ -164,7 +164,7 @@ class _Passes:
         the device's fastest) the one step() runs; the grid's textures, flows and boundary table exist
         already. The packed kernel's are made on first use."""
         ctx = self.ctx
-        self._passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks.md
+        self._passes = AUTO_PASSES[device] if passes is None else passes    # measured: docs/benchmarks-log.md
         self._unrolled = UNROLLED_TILE_LOOPS[device]
         hexa = {"HEX": self._hexagonal}
         pipes = {**hexa, "PIPE_AREA_DEPTH": self.params.depth_area}

@@ -9,7 +9,7 @@
 // +0.0 + -0.0 is +0.0).
 // On the H200, with inflow, outflow and level sides, a substep is 1.10-1.17x as fast as booking in
 // place on square grids of 256^2-512^2 (1.16-1.32x hex 512^2-1024^2, 1-3 % at 2048^2-4096^2);
-// with walls all round, level (docs/benchmarks.md).
+// with walls all round, level (docs/benchmarks-log.md).
 #include "common/outflow.glsl"
 
 layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid

@@ -42,7 +42,7 @@ int face_type_y(ivec2 f) {
 // Bilinear sample at array coordinates g of a one-component image of `dims` texels, clamped to the
 // array; lo / hi get the min / max of the four nodes (the MacCormack limiter's bounds). The four nodes
 // come from one textureGather, not four texelFetch calls: GL's memory limit is per access
-// (docs/benchmarks.md), and the back-trace samples the velocity 4 times per face. The gather point
+// (docs/benchmarks-log.md), and the back-trace samples the velocity 4 times per face. The gather point
 // (i0 + 1) / dims lies midway between the four texel centres, so rounding cannot pick other texels.
 float bilinear(sampler2D t, ivec2 dims, vec2 g, out float lo, out float hi) {
     g = clamp(g, vec2(0.0), vec2(dims - 1));

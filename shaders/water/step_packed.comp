@@ -9,7 +9,7 @@
 // texels at about twice the rate of 4-byte image or storage-buffer accesses (bench/bandwidth.py).
 // WaterGrid packs the grid into this state at the start of a step() call and unpacks it at the end
 // (pack.comp), so it takes this kernel for calls of PACKED_MIN_SUBSTEPS substeps and more.
-// The shared arrays hold pairs (docs/benchmarks.md). The input texels are read with imageLoad:
+// The shared arrays hold pairs (docs/benchmarks-log.md). The input texels are read with imageLoad:
 // texelFetch measured 2-3 % faster on the H200, but would bind texture units, which the water grids
 // leave to the game.
 // A workgroup takes a tile of TILE_X x TILE_Y texels and advances it STEPS substeps (temporal
@@ -26,7 +26,7 @@
 //      move.comp; the last substep's are the tile's, written out.
 // Each halo cell is worked out by every workgroup whose region holds it; a larger tile shares that
 // work among more cells, and two substeps a launch let the region reach the largest workgroup (1024
-// invocations) with a tile of 24 x 24 for 32 x 32 invocations (docs/benchmarks.md).
+// invocations) with a tile of 24 x 24 for 32 x 32 invocations (docs/benchmarks-log.md).
 // The move is not left pending as in step_fused.comp: every texel of the state is settled after each
 // launch. The arithmetic is that of accelerate.comp, scale_outflow.comp and move.comp, in the same
 // order, so the paths agree to the last bit on llvmpipe (to rounding on the H200, whose compiler may
