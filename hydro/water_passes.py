@@ -111,8 +111,15 @@ STREAM_MIN_CELLS_WALLED = {"square": 1024 * 1024, "hex": None}
 # 112x40x4 11.86 against 13.08; 1280^2 13.25 against 16.04; 1536^2 112x24x4 18.71 against 23.11;
 # 2048^2 30.60 against 32.56 (104x40x6 30.18); 3072^2 59.83 against 66.65; 4096^2 100.38 against
 # 111.41 (112x40x4 102.25); the rest of the shapes tried in docs/benchmarks-log.md.
-WIDE_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (112, 40, 4)),
-                           (1536 * 1536, (112, 24, 4))), "hex": ()}
+# Rows of six and seven warps (2026-12-06 03:28 UTC, H100, us a substep in one process, two rounds):
+# 1024^2 176x24x4 8.00 / 8.02 against 112x40x4's 8.53 / 8.51 (6 columns of tiles fill 1024 with 6 %
+# to spare against 10 columns' 9 %; 208x40x4 8.62 / 8.32, 176x47x4 9.0, 272x32x4 9.3, 208x48x4 9.5,
+# 212x40x3 9.3, 108x40x5 8.12), CuPy's step 15.9 in the same process; at 4096^2 no wider row paid
+# (112x24x4 98.5 against 176x24x4 107.2, 208x40x4 128.2, 208x24x4 138.7). 176x24x4 is measured at
+# 1024^2 only: its columns of tiles fit as well up to 1056 cells a side, past which 112x40x4's
+# measured figures hold.
+WIDE_SHAPE = {"square": ((512 * 512, (48, 12, 4)), (768 * 768, (112, 24, 4)), (1024 * 1024, (176, 24, 4)),
+                           (1056 * 1056, (112, 40, 4)), (1536 * 1536, (112, 24, 4))), "hex": ()}
 # How many climb steps ahead of its use step_stream.comp loads a texel (AHEAD), for PACKED_SHAPE's
 # climbs and WIDE_SHAPE's. H100, 2026-12-05 15:22 UTC, us a substep in one process, 1 / 2 / 0 ahead:
 # 52x40x3 at 1024^2 10.16 / 10.80 / 12.97, 2048^2 33.53 / 40.94 / 37.17, 4096^2 112.97 / 136.34 /
@@ -126,10 +133,12 @@ CLIMB_AHEAD = {"packed": 2, "wide": 1}
 # program, on square grids of at least so many cells; smaller ones keep PACKED_SHAPE's launches, the
 # ring through step_packed.comp's general program, where the EDGES climbs along the edges (a few long
 # workgroups, each climbing its tile with the boundary tests) finish after the interior's and cost
-# more than the wider tiles save. H100, 2026-12-05 19:24 UTC, us a substep in one process, the
-# EDGES climb reading the boundary table at every step (now read once into shared memory) against
-# PACKED_SHAPE's ring (walls): 512^2 11.98 against 6.95 (4.42); 1024^2 26.8 against 14.1 (9.5);
-# 2048^2 37.6 against 51.0 (31.0); 4096^2 115.4 against 161.2 (101.0). None: no such program (hex).
+# more than the wider tiles save. H100, 2026-12-06 03:29 UTC, us a substep in one process, two
+# rounds, the EDGES climb as it is (the boundary table read once into shared memory) against
+# PACKED_SHAPE's ring (walls): 512^2 10.88 / 10.82 against 7.08 / 7.08 (3.9); 1024^2 23.4 / 22.9
+# against 14.2 / 14.2 (8.8); 2048^2 38.4 / 39.0 against 50.2 / 50.6 (29.6). The first version, which
+# read the table at every step (2026-12-05 19:24 UTC): 512^2 11.98, 1024^2 26.8, 2048^2 37.6, 4096^2
+# 115.4 against 161.2. None: no such program (hex).
 WIDE_OPEN_MIN_CELLS = {"square": 2048 * 2048, "hex": None}
 # Walled calls: on a grid whose every boundary face is a wall (and pipe_area="depth"), the
 # packed kernel's tiles all go through the interior program, in one dispatch a launch with no ring: the
