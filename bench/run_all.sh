@@ -8,6 +8,7 @@ py=${PYTHON:-python3}
 mkdir -p "$out"
 run() { local name=$1; shift; echo "## $*" | tee "$out/$name.txt"; "$py" "$@" 2>&1 | tee -a "$out/$name.txt"; }
 date -u +"%Y-%m-%d %H:%M UTC" | tee "$out/date.txt"
+run gpu_check bench/gpu_check.py
 run bandwidth bench/bandwidth.py --mb 1024
 run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.3 --copy-mb 1024 --json "$out/water.json"
 for spc in 1 4; do
