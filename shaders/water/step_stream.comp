@@ -141,7 +141,9 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     float qy = surface_flow(row.z, st.e1, e, st.z1, z);
 #if EDGES
     if (g_x_edge && r >= 0 && r < u_size.y) {
-        BoundaryFace face = s_edge_x[g_x == 0 ? 0 : 1][r - g_first];    // a copy, as common/pipes.glsl's
+        // entries go to boundary_face_flow through a local, as in common/pipes.glsl: the form NVIDIA's
+        // compiler took (H100, 2026-12-06); a buffer member passed straight in it rejects
+        BoundaryFace face = s_edge_x[g_x == 0 ? 0 : 1][r - g_first];
         qx = boundary_face_flow(row.y, face, g_x == 0, g_x == 0 ? z : l.y, g_x == 0 ? e : l.x);
     } else if (!(g_x_pipe && r >= 0 && r < u_size.y))
         qx = 0.0;
