@@ -3,8 +3,7 @@
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through `step(dt, substeps=n)`
 (one call records n substeps; no readback inside), timed with glFinish on both ends. The implementations:
 "fused" (what passes=1 takes: the tile kernel on the packed state for calls of
-hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more on the lattices of PACKED_BY_DEFAULT, else
-the tile kernel), "fused-packed" (the tile
+hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
 kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
 passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
 settled at once by step_packed.comp, where large square grids climb them a row at a time,

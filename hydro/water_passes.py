@@ -6,8 +6,7 @@ same arithmetic in fewer dispatches, one chosen per device by what measured fast
   al. 2007) and `_move` (columns change by the net flow; flux form, so water is conserved), one dispatch
   each, a shader file each named after the method (shaders/water/).
 - passes=1, GPUs: `_step_fused` does a substep in one dispatch (step_fused.comp: a shared-memory tile
-  with a two-cell halo, the move applied lazily), which moves half the bytes; on square grids (not yet
-  hex ones: PACKED_BY_DEFAULT), in calls of
+  with a two-cell halo, the move applied lazily), which moves half the bytes; in calls of
   PACKED_MIN_SUBSTEPS substeps and more `_step_packed` does it on a packed copy of the state, one rgba32f
   texel per cell (step_packed.comp, the same tile kernel on texels GL moves at twice the rate, two
   substeps a launch, interior tiles of grids from 512^2 through a program of their own, which on square
@@ -38,7 +37,7 @@ from . import _gl, _native
 from .params import stable_face_depth
 
 # Step implementation, by what measured fastest (docs/benchmarks-log.md): 1 = the fused tile kernels
-# (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more, PACKED_BY_DEFAULT) on
+# (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more) on
 # GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate, scale_outflow, move, one
 # dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
@@ -68,16 +67,6 @@ MIN_TILES = 256
 PACKED_SHAPE = {"square": (24, 24, 2), "hex": (24, 24, 2)}
 PACKED_TILE = {"square": (12, 12), "hex": (12, 28)}
 PACKED_MIN_SUBSTEPS = 2
-# Which lattices take the packed kernel by default (passes=1, calls of PACKED_MIN_SUBSTEPS and more).
-# Not the hex lattice, until the fault below is found: on NVIDIA's GL driver (H100, 2026-12-06
-# 03:27-03:31 UTC) a hex call's packed launches take the z flows the call starts with as if they
-# were 0, so every call but a grid's first (whose flows start at rest) is wrong: after two calls of
-# 2 substeps flow_z was half the three passes' (0.096 against 0.197), the water 8e-3 off, growing with
-# every call (0.15 after five), in the code of 5892a91 as in this one, with walls and with open sides.
-# One call of 4 and the tile kernel's calls gave the three passes' water to 3e-8, as did the square
-# lattice's packed calls; llvmpipe gives the three passes' bits on every path. `_packed = True` still
-# runs it (tests/test_water_reference.py checks it on llvmpipe).
-PACKED_BY_DEFAULT = {"square": True, "hex": False}
 RING_ROW = 4096            # workgroups per row of the packed kernel's ring dispatch
 # Grids of this many cells and more run the packed kernel's interior tiles through a program without
 # boundary tests and the ring of tiles around them through the general one (two dispatches a
@@ -243,8 +232,7 @@ class _Passes:
     @property
     def _packed(self):
         """When passes=1 takes the tile kernel on the packed state (step_packed.comp) in place of
-        step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more on the lattices of
-        PACKED_BY_DEFAULT (none on the hex lattice), False for no call,
+        step_fused.comp: None for calls of PACKED_MIN_SUBSTEPS substeps and more, False for no call,
         or its (cells x, cells y, substeps a launch) when it runs in every call; the same result to
         the bit. Set None, False, True (every call, PACKED_SHAPE's) or a shape (cells x, cells y, substeps
         a launch) for every call, walled calls too; (cells x, cells y) means one substep a launch. A
@@ -297,9 +285,7 @@ class _Passes:
         margin, would be larger than the context's textures can be (the tile kernel runs instead)."""
         if not self._packed_fits:
             return False
-        if self._packed_use is not None:
-            return self._packed_use
-        return n >= PACKED_MIN_SUBSTEPS and PACKED_BY_DEFAULT[self._lattice]
+        return self._packed_use if self._packed_use is not None else n >= PACKED_MIN_SUBSTEPS
 
     def _ready_packed(self, shapes) -> None:
         """The packed kernel's states, its booked boundary flows (a slot a boundary face for each

@@ -32,7 +32,8 @@ layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_bed;
 // The flow a face starts the call with, q as it holds it unless the face is on the grid's edge and a
 // wall (or, hex, an unused corner face: b < 0), whatever it held (a side that was open before
 // set_boundary, the flow setters). The programs that work boundary faces out give a wall 0 whatever
-// it held, but a ghost column's pipe (walled calls) keeps q (1 - f)^dt.
+// it held, but a ghost column's pipe (walled calls) keeps q (1 - f)^dt. The x and y faces; the hex z
+// faces' same test is written out in main().
 float start_flow(float q, bool edge, int b) { return !edge || (b >= 0 && u_boundary[b].kind != BC_WALL) ? q : 0.0; }
 #endif
 layout(std430, binding = B_FLOW_X) FLOWS buffer FlowX { float u_flow_x[]; };
@@ -66,7 +67,15 @@ void main() {
     if (has_x) p.y = start_flow(u_flow_x[index_x(t)], edge_x, boundary_x(t));
     if (has_y) p.z = start_flow(u_flow_y[index_y(t)], edge_y, boundary_y(t));
 #if HEX
-    p.w = start_flow(u_flow_z[index_z(t)], edge_x || edge_y, boundary_z(t));
+    // Not through start_flow: NVIDIA's compiler (580.159, H100) made start_flow(u_flow_z[...], edge_x ||
+    // edge_y, boundary_z(t)) 0 at every texel, whichever way its arguments were first held in locals,
+    // so every hex call but a grid's first started from no z flow; the same test written out here
+    // gives the flows (docs/benchmarks.md, "What the leases of 2026-12-06 found").
+    p.w = u_flow_z[index_z(t)];
+    if (edge_x || edge_y) {
+        int bz = boundary_z(t);
+        if (bz < 0 || u_boundary[bz].kind == BC_WALL) p.w = 0.0;
+    }
     imageStore(u_bed, t + MARGIN, vec4(cell ? terrain_at(t) : GHOST_BED));
 #else
     p.w = cell ? terrain_at(t) : GHOST_BED;
