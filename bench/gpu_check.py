@@ -48,8 +48,9 @@ def thresholds(forced: bool):
             table[key] = value
 
 
-def grid(ctx, cls, terrain, water, passes, pipe_area, sides):
+def grid(ctx, cls, terrain, water, passes, pipe_area, sides, packed=None):
     g = cls(ctx, terrain, water=water, friction=0.1, passes=passes, pipe_area=pipe_area)
+    g._packed = packed
     for side, kind, value in OPEN_SIDES if sides == "open" else ():
         g.set_boundary(side, kind, value)
     return g
@@ -63,10 +64,7 @@ def check_case(ctx, cls, terrain, water, pipe_area, sides, tolerance):
     """(worst water difference, worst flow difference, worst ledger error, ok) of every path against
     the three passes over CALLS, each relative to the deepest water / largest flow of the three passes."""
     paths = {"passes=1": (1, None), "passes=1 packed": (1, True), "passes=2": (2, None)}
-    grids = {name: grid(ctx, cls, terrain, water, p, pipe_area, sides) for name, (p, _) in paths.items()}
-    for name, (_, packed) in paths.items():
-        if packed is not None:
-            grids[name]._packed = packed
+    grids = {name: grid(ctx, cls, terrain, water, p, pipe_area, sides, packed) for name, (p, packed) in paths.items()}
     ref = grid(ctx, cls, terrain, water, 3, pipe_area, sides)
     worst = {"water": 0.0, "flows": 0.0, "ledger": 0.0}
     try:

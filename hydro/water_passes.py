@@ -37,9 +37,8 @@ from . import _gl, _native
 from .params import stable_face_depth
 
 # Step implementation, by what measured fastest (docs/benchmarks-log.md): 1 = the fused tile kernels
-# (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more) on
-# GPUs, 2 = the cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate, scale_outflow, move, one
-# dispatch each.
+# (step_fused.comp; step_packed.comp in calls of PACKED_MIN_SUBSTEPS and more) on GPUs, 2 = the
+# cell-wise step on CPU rasterisers (llvmpipe); 3 = accelerate, scale_outflow, move, one dispatch each.
 AUTO_PASSES = {"gpu": 1, "cpu": 2}
 CELL_ROWS = 16             # cells one invocation of the cell-wise passes (passes=2) walks up a column
 # The tile kernel (step_fused.comp): cells per tile (x, y) and invocations per workgroup, by lattice;
