@@ -35,7 +35,8 @@ def loaded_function(ctx, name: str, restype, argtypes):
     return per_ctx[name]
 
 
-FLUSH = True               # hydro.smoke: submit queued passes at points of a step (bench/smoke.py --no-flush)
+FLUSH = True               # hydro.smoke and packed water calls submit queued passes at points of a step
+                           # (off: bench/smoke.py --no-flush)
 
 
 def flush(ctx) -> None:

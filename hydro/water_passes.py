@@ -559,6 +559,12 @@ class _Passes:
                 if inner[0] > 0:            # (0, 0) where there is no interior rectangle
                     lay["interior"][k % 2].run(*inner, 1)
             self.ctx.memory_barrier()
+            if k == 0:
+                # hand the pack and the first launch to the GPU now, so it works while Python queues
+                # the rest (the driver may hold them until its buffer fills or the call's end): calls
+                # of 2-8 substeps 7-12 % faster at 512^2 and 1024^2, 1-2 % at 4096^2 (H100,
+                # 2026-12-06 05:41 UTC, docs/benchmarks-log.md)
+                _native.flush(self.ctx)
         self._state[len(launches) % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         self._water_tex.bind_to_image(b["B_WATER"], read=False, write=True)
         self._bind_flows()
