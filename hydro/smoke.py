@@ -103,7 +103,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._bc = ref.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "combust", "forces", "diffuse", "divergence", "subtract_gradient", "centre_velocity")}
+            "splat", "impulse", "combust", "forces", "diffuse", "divergence", "subtract_gradient",
+            "centre_velocity")}
         # advection in two passes of its own: the velocity's faces (before the projection) and the
         # cell scalars (after it), one file each with SCALARS choosing the fields
         for name in ("advect", "maccormack"):
@@ -120,6 +121,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._s = _gl.PingPong(tex(cells, 4, ambient), tex(cells, 4, ambient))
         self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
         self._spare = (tex(fx, 1), tex(fy, 1))      # face textures: the viscosity solve's third iterate
+        # splats' velocity impulses since the last step (impulse.comp), and the box of faces they cover
+        self._impulse = (tex(fx, 1), tex(fy, 1))
+        self._impulse_box = None
         self._solid_tex = tex(cells, 1)
         self._centre = tex(cells, 2)
         self._pressure = Pressure(ctx, (ny, nx))
@@ -149,7 +153,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         """Add a smooth round brush w = (1 - (d/radius)^2)^2 around grid point (x, y) (cell [y, x]'s
         centre is (x, y)): velocity (world units/s) is added to the faces, density (>= 0), temperature
         (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
-        whatever dt the next step takes: a steady source scales its amounts by dt. Walls and solid cells
+        whatever dt the next step takes: a steady source scales its amounts by dt. The velocity is held
+        apart until the next step has carried the velocity, which then takes it before the projection
+        (step; velocity and face_velocity show it meanwhile, and setting either drops it). Walls and solid cells
         are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
         for the last step's residual check (step). A brush wholly outside the grid adds nothing and
         raises nothing (a stirring cursor may leave the window; the water grids' brushes, which book
@@ -168,20 +174,26 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._common(prog)
         _gl.set_uniforms(prog, u_origin=(x0, y0), u_center=(x, y), u_radius=radius, u_velocity=vel,
                          u_amounts=amounts)
-        self._image("B_SMOKE_VX_OUT", self._vx.read, read=True)
-        self._image("B_SMOKE_VY_OUT", self._vy.read, read=True)
+        # the velocity goes to the pending impulse, which the next step adds once it has carried the
+        # velocity (impulse.comp); the amounts to the scalars
+        self._image("B_SMOKE_VX_OUT", self._impulse[0], read=True)
+        self._image("B_SMOKE_VY_OUT", self._impulse[1], read=True)
         self._image("B_SMOKE_S_OUT", self._s.read, read=True)
         _gl.dispatch(self.ctx, prog, x1 - x0 + 1, y1 - y0 + 1)
-        self._centre_dirty = True
+        if vel != (0.0, 0.0):
+            box = self._impulse_box or (x0, y0, x1, y1)
+            self._impulse_box = (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))
 
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
         """Advance by dt seconds of simulated time in `substeps` equal steps. A substep: combustion
-        (fire), forces, the velocity's advection (by itself) and viscosity, the projection, then the
-        scalars' advection by the velocity just projected, so the splats' impulses and the forces,
-        added since the last projection, never carry the gas (Stam 2003's order, with one pressure
-        solve a substep).
+        (fire), forces, the velocity's advection (by itself), the velocity the splats added since the
+        last step (first substep only), viscosity, the projection, then the scalars' advection by the
+        velocity just projected, so the splats' impulses and the forces, added since the last
+        projection, never carry the gas (Stam 2003's order, with one pressure solve a substep; the
+        splats' impulses after the advection as in Bridson 2015, ch. 2, so a projected velocity is
+        what carries itself: MacCormack grew spikes under a splat pushing every frame otherwise).
 
         No readback, except with pressure_tolerance set (multigrid): the residual after the cycle count
         the last projection needed, and after each cycle beyond it while it is above the tolerance
@@ -223,6 +235,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
                 self._pre_projection(h)
                 self._project()
                 self._advect_scalars(h)
+            if self._impulse_box is not None:   # the splats' impulse is in the velocity for good
+                self._impulse_pass(clear=True)
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
@@ -240,9 +254,28 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._vy.swap()
             _native.flush(self.ctx)
         self._advect_velocity(h, keep=start if keep else None)
+        if self._impulse_box is not None:
+            self._impulse_pass(clear=False)
         _native.flush(self.ctx)
         if p.viscosity > 0.0:
             self._diffuse_all(h)
+
+    def _impulse_pass(self, clear):
+        """Add the splats' pending impulse to the velocity on the read side (after its advection), or
+        with `clear` zero it and forget its box; over the box the splats covered (impulse.comp). The
+        impulse stays until the substep stands, so a substep run again (_substep_ahead) or undone adds
+        it again."""
+        x0, y0, x1, y1 = self._impulse_box
+        prog = self._programs["impulse"]
+        self._common(prog)
+        _gl.set_uniforms(prog, u_origin=(x0, y0), u_clear=clear)
+        self._image("B_SMOKE_VX_OUT", self._vx.read, read=True)
+        self._image("B_SMOKE_VY_OUT", self._vy.read, read=True)
+        self._image("B_SMOKE_IMPULSE_X", self._impulse[0], read=True)
+        self._image("B_SMOKE_IMPULSE_Y", self._impulse[1], read=True)
+        _gl.dispatch(self.ctx, prog, x1 - x0 + 1, y1 - y0 + 1)
+        if clear:
+            self._impulse_box = None
 
     def _substep_ahead(self, h, projected):
         """A substep whose forces and velocity advection (with `projected`, its projection and scalar
@@ -538,7 +571,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
-        return (self._vx, self._vy, self._s, *self._hat, *self._spare, self._solid_tex,
+        return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._impulse, self._solid_tex,
                 self._centre, self._pressure, self._div_norms)
 
     def __repr__(self):

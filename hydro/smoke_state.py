@@ -20,7 +20,8 @@ from .smoke_pressure import Pressure
 
 class SmokeState:
     """State access of SmokeGrid (see hydro.smoke). Expects ny, nx, params, _vx, _vy, _s, _solid,
-    _solid_tex, _bc, _pressure, _div_norms, _centre and the pass helpers of SmokeGrid."""
+    _solid_tex, _bc, _pressure, _div_norms, _centre, _impulse, _impulse_box and the pass helpers of
+    SmokeGrid."""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -32,8 +33,13 @@ class SmokeState:
         return arr.reshape(shape + ((comps,) if comps > 1 else ())).copy()
 
     def _faces(self):
-        return (self._read_tex(self._vx.read, (self.ny, self.nx + 1)),
-                self._read_tex(self._vy.read, (self.ny + 1, self.nx)))
+        """The faces' velocity, with what splats added since the last step (held apart until the step
+        adds it, hydro.smoke impulse.comp)."""
+        faces = (self._read_tex(self._vx.read, (self.ny, self.nx + 1)),
+                 self._read_tex(self._vy.read, (self.ny + 1, self.nx)))
+        if self._impulse_box is None:
+            return faces
+        return tuple(f + self._read_tex(t, f.shape) for f, t in zip(faces, self._impulse))
 
     def _scalars(self):
         return self._read_tex(self._s.read, (self.ny, self.nx), 4)
@@ -91,6 +97,8 @@ class SmokeState:
         if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
             raise ValueError("velocity: values overflow float32")
         self._pressure.drop()                   # a step's queued check was of the velocity replaced here
+        if self._impulse_box is not None:       # a pending splat's impulse: part of what is replaced
+            self._impulse_pass(clear=True)
         self._vx.read.write(vx.tobytes())
         self._vy.read.write(vy.tobytes())
         self._centre_dirty = True

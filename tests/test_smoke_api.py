@@ -111,7 +111,7 @@ def test_failed_construction_releases_what_it_made(ctx, monkeypatch, owned):
     monkeypatch.setattr(_gl, "create_context", context)
     with pytest.raises(MemoryError):
         SmokeGrid(None if owned else ctx, (8, 8))
-    assert len(made) == 13                            # every texture of the grid, before the solver
+    assert len(made) == 15                            # every texture of the grid, before the solver
     for tex in made:
         assert type(tex.mglo).__name__ == "InvalidObject", "a texture leaked"
     if owned:

@@ -160,6 +160,15 @@ def splat(vx, vy, s, solid, bc: Bc, x, y, radius, velocity, amounts):
             np.where(solid[..., None], s, s + w(cx, cy)[..., None] * np.asarray(amounts, np.float64)))
 
 
+def splat_impulse(solid, bc: Bc, x, y, radius, velocity):
+    """The velocity a splat adds to the free faces, (ix, iy): what SmokeGrid holds apart until its
+    next step adds it after the velocity's advection (step's `impulse`)."""
+    ny, nx = solid.shape
+    ix, iy, _ = splat(np.zeros((ny, nx + 1)), np.zeros((ny + 1, nx)), np.zeros((ny, nx, 3)), solid, bc,
+                      x, y, radius, velocity, (0.0, 0.0, 0.0))
+    return ix, iy
+
+
 def combust(s, dt, burn_rate, burn_heat, smoke_yield, cooling, t_ambient):
     """Game fire after Nguyen et al. 2002: fuel burns at `burn_rate` (1/s, exact exponential), each
     unit releasing `burn_heat` of temperature and `smoke_yield` of smoke; hot gas cools by the
@@ -337,10 +346,12 @@ def subtract_gradient(vx, vy, q, solid, bc: Bc):
     return (np.where(tx == FACE_FIXED, vx, vx - gx), np.where(ty == FACE_FIXED, vy, vy - gy))
 
 
-def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10):
+def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     """One substep of dt of SmokeGrid.step, from the twins of its passes in its order: combustion
     (p.fire), forces (curl, confinement, buoyancy), the velocity carried by itself (advect, or
-    MacCormack), viscosity (diffuse_solve), the projection (solved to `tol`), and then the scalars
+    MacCormack), `impulse` (ix, iy) added to its free faces (the velocity splats added since the last
+    step, which SmokeGrid holds apart until then: splat_impulse), viscosity (diffuse_solve), the
+    projection (solved to `tol`), and then the scalars
     carried by the velocity just projected: Stam's order ("Real-Time Fluid Dynamics for Games", 2003:
     dens_step after vel_step), with one projection. The scalars must not move with the velocity
     before the projection: a splat's impulse and the forces make it divergent, and a divergent
@@ -364,6 +375,10 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10):
         return maccormack(*fields, hat, back, solid, bc, dt_h, *decays, t_ambient=t_amb, vel=vel)
 
     vx, vy, _ = carried((vx, vy), (vx, vy, s))
+    if impulse is not None:
+        tx, ty = face_types(solid, bc)
+        vx = np.where(tx == FACE_FIXED, vx, vx + impulse[0])
+        vy = np.where(ty == FACE_FIXED, vy, vy + impulse[1])
     if p.viscosity > 0.0:
         vx, vy, _ = diffuse_solve(vx, vy, solid, bc, p.viscosity * dt / h ** 2, cap=p.diffusion_iterations)
     vx, vy, _ = project(vx, vy, solid, bc, tol)

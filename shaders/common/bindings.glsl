@@ -57,6 +57,8 @@
 #define B_SMOKE_Q_OUT 3
 #define B_SMOKE_RHS_OUT 4
 #define B_SMOKE_CENTRE_OUT 5
+#define B_SMOKE_IMPULSE_X 6       // splats' velocity impulses, held until the next step adds them
+#define B_SMOKE_IMPULSE_Y 7
 // shader storage buffers
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11
