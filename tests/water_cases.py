@@ -11,11 +11,24 @@ except AttributeError:
     pass
 
 
+# Whether the paths' results must match to the bit: on the CPU rasterisers CI runs (every path's
+# arithmetic in the same order, nothing fused); a GPU's compiler contracts multiplies and adds as it
+# likes, differently in each kernel (NVIDIA: 2-3 ulps apart), so there they match to GPU_TOLERANCE of
+# the largest value, which still fails a kernel that is wrong (the hex pack's lost z flows: 8e-3).
+# conftest's ctx fixture sets it from the test context.
+BITWISE = True
+GPU_TOLERANCE = 1e-5
+
+
 def assert_same_bits(a, b, err_msg=""):
     """float32 arrays a and b hold the same bits: the same numbers, the sign of zero included (where
-    array_equal takes -0.0 for +0.0)."""
+    array_equal takes -0.0 for +0.0); on a GPU, the same to GPU_TOLERANCE of b's largest value."""
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
     assert a.shape == b.shape, (a.shape, b.shape)
+    if not BITWISE:
+        scale = max(float(np.abs(b).max()), 1e-30)
+        np.testing.assert_allclose(a, b, rtol=0, atol=GPU_TOLERANCE * scale, err_msg=err_msg)
+        return
     np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=err_msg)
 
 
