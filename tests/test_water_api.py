@@ -349,7 +349,9 @@ def test_step_leaves_the_games_texture_units_alone(ctx, rng, kind, passes):
         obj.release()
 
 
-def test_a_context_without_compute_shaders_is_refused_clearly():
+def test_a_context_without_compute_shaders_is_refused_clearly(ctx):
+    if "Mesa" not in ctx.info["GL_VERSION"]:
+        pytest.skip("the GL version is lowered through Mesa's MESA_GL_VERSION_OVERRIDE")
     code = "import hydro\ntry:\n    hydro.create_context()\nexcept hydro.HydroGLError as e:\n    print(e)\n"
     env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="4.1", MESA_GLSL_VERSION_OVERRIDE="410")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
@@ -595,6 +597,11 @@ def test_cell_wise_step_reads_flows_through_views_or_buffers_alike(ctx, rng, mon
         monkeypatch.setitem(hydro.water_passes.BUFFER_VIEWS, "cpu", views)
         monkeypatch.setitem(hydro.water_passes.BUFFER_VIEWS, "gpu", views)
         g = GRIDS[kind](ctx, terrain, water=water, friction=0.1, passes=2)
+        if views and g._views is None and hydro._gl.device_kind(ctx) == "gpu":
+            g.release()
+            for made in grids:
+                made.release()
+            pytest.skip("this GPU's driver made no buffer-texture views (GPUs read storage buffers anyway)")
         assert (g._views is not None) == views
         g.set_boundary("left", "inflow", 0.7)
         g.set_boundary("right", "level", 0.8)

@@ -13,11 +13,12 @@ except AttributeError:
 
 # Whether the paths' results must match to the bit: on the CPU rasterisers CI runs (every path's
 # arithmetic in the same order, nothing fused); a GPU's compiler contracts multiplies and adds as it
-# likes, differently in each kernel (NVIDIA: 2-3 ulps apart), so there they match to GPU_TOLERANCE of
-# the largest value, which still fails a kernel that is wrong (the hex pack's lost z flows: 8e-3).
-# conftest's ctx fixture sets it from the test context.
+# likes, differently in each kernel (NVIDIA: 2-3 ulps apart, and now and then a cell whose outflow
+# scale or dry bed that rounding tips the other way, 1e-4 of the largest value after 8 substeps on the
+# H100), so there they match to GPU_TOLERANCE of the largest value, which still fails a kernel that is
+# wrong (the hex pack's lost z flows: 8e-3). conftest's ctx fixture sets it from the test context.
 BITWISE = True
-GPU_TOLERANCE = 1e-5
+GPU_TOLERANCE = 1e-3
 
 
 def assert_same_bits(a, b, err_msg=""):
@@ -30,6 +31,18 @@ def assert_same_bits(a, b, err_msg=""):
         np.testing.assert_allclose(a, b, rtol=0, atol=GPU_TOLERANCE * scale, err_msg=err_msg)
         return
     np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=err_msg)
+
+
+def assert_same_ledger(a, b, err_msg=""):
+    """Ledgers a and b (WaterGrid.ledger()) are equal, entry by entry; on a GPU, to GPU_TOLERANCE of
+    the largest entry (their sums run in another order)."""
+    assert a.keys() == b.keys(), err_msg
+    if BITWISE:
+        assert a == b, err_msg
+        return
+    scale = max(max(abs(v) for v in b.values()), 1e-30)
+    for key in a:
+        assert abs(a[key] - b[key]) <= GPU_TOLERANCE * scale, (key, a[key], b[key], err_msg)
 
 
 def random_state(rng, shape, dry_fraction=0.25):
