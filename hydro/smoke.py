@@ -235,7 +235,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
                 self._pre_projection(h)
                 self._project()
                 self._advect_scalars(h)
-            if self._impulse_box is not None:   # the splats' impulse is in the velocity for good
+            if self._impulse_box is not None:   # a substep run ahead stands: its impulse is in for good
                 self._impulse_pass(clear=True)
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
@@ -256,15 +256,17 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._advect_velocity(h, keep=start if keep else None)
         if self._impulse_box is not None:
             self._impulse_pass(clear=False)
+            if not keep:            # a substep that is not run again: the impulse is in for good
+                self._impulse_pass(clear=True)
         _native.flush(self.ctx)
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
     def _impulse_pass(self, clear):
         """Add the splats' pending impulse to the velocity on the read side (after its advection), or
-        with `clear` zero it and forget its box; over the box the splats covered (impulse.comp). The
-        impulse stays until the substep stands, so a substep run again (_substep_ahead) or undone adds
-        it again."""
+        with `clear` zero it and forget its box; over the box the splats covered (impulse.comp). A
+        substep run ahead of the last check keeps it until the substep stands, so one run again
+        (_substep_ahead) or undone adds it again."""
         x0, y0, x1, y1 = self._impulse_box
         prog = self._programs["impulse"]
         self._common(prog)
@@ -562,8 +564,11 @@ class SmokeGrid(SmokeState, _owner.Simulation):
 
     def project(self) -> None:
         """Run the projection alone on the current velocity (as at the end of step()), its residual
-        check included."""
+        check included; splats' pushes since the last step are part of it (added first)."""
         self._alive()
+        if self._impulse_box is not None:
+            self._impulse_pass(clear=False)
+            self._impulse_pass(clear=True)
         self._project()
         self._settle()
         self._centre_dirty = True

@@ -32,12 +32,12 @@ class SmokeState:
         arr = np.frombuffer(tex.read(), np.float32)
         return arr.reshape(shape + ((comps,) if comps > 1 else ())).copy()
 
-    def _faces(self):
-        """The faces' velocity, with what splats added since the last step (held apart until the step
-        adds it, hydro.smoke impulse.comp)."""
+    def _faces(self, pending=True):
+        """The faces' velocity; with `pending`, plus what splats added since the last step (held apart
+        until the step adds it, hydro.smoke impulse.comp)."""
         faces = (self._read_tex(self._vx.read, (self.ny, self.nx + 1)),
                  self._read_tex(self._vy.read, (self.ny + 1, self.nx)))
-        if self._impulse_box is None:
+        if self._impulse_box is None or not pending:
             return faces
         return tuple(f + self._read_tex(t, f.shape) for f, t in zip(faces, self._impulse))
 
@@ -89,15 +89,16 @@ class SmokeState:
         self._upload_faces(vx, vy)
         self._q_kept = False                    # a new flow: the next solve starts from q = 0
 
-    def _upload_faces(self, vx, vy):
-        """Walls and obstacle faces always hold 0."""
+    def _upload_faces(self, vx, vy, keep_pending=False):
+        """Walls and obstacle faces always hold 0. The splats' pending impulse is dropped (it was
+        part of the velocity replaced) unless `keep_pending`."""
         tx, ty = ref.face_types(self._solid, self._bc)
         vx = np.where(tx == ref.FACE_FIXED, 0.0, vx).astype(np.float32)
         vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
         if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
             raise ValueError("velocity: values overflow float32")
         self._pressure.drop()                   # a step's queued check was of the velocity replaced here
-        if self._impulse_box is not None:       # a pending splat's impulse: part of what is replaced
+        if self._impulse_box is not None and not keep_pending:
             self._impulse_pass(clear=True)
         self._vx.read.write(vx.tobytes())
         self._vy.read.write(vy.tobytes())
@@ -188,15 +189,15 @@ class SmokeState:
     def _apply_geometry(self, solid, bc):
         """New obstacles / boundaries: solid cells get solid_scalars, walls and obstacle faces 0, and the
         pressure operator is rebuilt."""
-        vx, vy = (f.astype(np.float64) for f in self._faces())
+        vx, vy = (f.astype(np.float64) for f in self._faces(pending=False))
         s = self._scalars()
         self._solid, self._bc = solid, bc
         self._solid_tex.write(solid.astype(np.float32).tobytes())
         s[solid, :3] = ref.solid_scalars(self.params.ambient_temperature)
         s[solid, 3] = 0.0
         self._s.read.write(s.tobytes())
-        self._upload_faces(vx, vy)
-        self._pressure.set_operator(solid, bc)
+        self._upload_faces(vx, vy, keep_pending=True)    # a pending push waits for the step, which
+        self._pressure.set_operator(solid, bc)          # adds it to the faces still free then
 
     # ----------------------------------------------------------------------------------- textures
 
@@ -210,7 +211,9 @@ class SmokeState:
 
     @property
     def velocity_texture(self):
-        """rg32f (nx, ny) texture of the cell-centre velocity (world units/s), refreshed on access."""
+        """rg32f (nx, ny) texture of the cell-centre velocity (world units/s), refreshed on access: the
+        velocity as the last step (or project()) left it, without splats' pushes since, which the next
+        step adds (velocity and face_velocity include them)."""
         self._alive()
         if self._centre_dirty:
             self._centre_velocity()
@@ -258,8 +261,9 @@ class SmokeState:
         return self._diffusion_count
 
     def divergence(self, norm="max") -> float:
-        """Divergence of the current velocity, in 1/s: (net outflow of a cell) / cell_size, the same D
-        the projection uses, over fluid cells. norm: "max" (max |div|) or "rms"."""
+        """Divergence of the velocity as the last step (or project()) left it, in 1/s: (net outflow of
+        a cell) / cell_size, the same D the projection uses, over fluid cells; splats' pushes since are
+        left out (the next step adds them before its projection). norm: "max" (max |div|) or "rms"."""
         self._alive(settle=False)
         check.choice("norm", norm, ("max", "rms"))
         self._settle()
@@ -274,7 +278,8 @@ class SmokeState:
         return value / self.params.cell_size
 
     def kinetic_energy(self) -> float:
-        """0.5 * sum over faces of v^2 * cell area (unit density), world units^4/s^2."""
+        """0.5 * sum over faces of v^2 * cell area (unit density), world units^4/s^2; of the velocity
+        with splats' pushes since the last step, as face_velocity shows it."""
         self._alive()
         vx, vy = (f.astype(np.float64) for f in self._faces())
         return 0.5 * float((vx ** 2).sum() + (vy ** 2).sum()) * self.params.cell_size ** 2

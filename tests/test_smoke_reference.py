@@ -478,6 +478,76 @@ def test_splats_reach_the_velocity_after_its_advection(ctx, rng, options):
     twin.release()
 
 
+def test_a_splat_before_a_substep_run_again_is_added_once(ctx, rng, monkeypatch):
+    """Inviscid, a step's substep runs ahead of the last projection's check (SmokeGrid.step); here
+    the check is made to ask for more cycles, so the substep is dropped and run again from the
+    velocity corrected: a splat's push made before it is added once, as by the reference."""
+    g, solid = _grid(ctx, SHAPE, viscosity=0.0)
+    vx, vy, s = _random_fields(g, rng)
+    g.step(0.2)
+    vx, vy, s = ref.step(vx, vy, s, solid, g._bc, 0.2, g.params)
+    g.splat(12.0, 8.5, 4.0, velocity=(2.5, -1.5), density=0.0)         # a push alone
+    impulse = ref.splat_impulse(solid, g._bc, 12.0, 8.5, 4.0, (2.5, -1.5))
+    runs = []
+    real_pre = g._pre_projection
+    monkeypatch.setattr(g, "_pre_projection", lambda h, keep=False: (runs.append(keep), real_pre(h, keep))[1])
+    monkeypatch.setattr(g._pressure, "short", lambda queued, n: True)
+    g.step(0.2)
+    assert runs == [True, False]                    # run ahead, then again
+    vx, vy, s = ref.step(vx, vy, s, solid, g._bc, 0.2, g.params, impulse=impulse)
+    gx, gy = g.face_velocity
+    _close(gx, vx, 2e-3)
+    _close(gy, vy, 2e-3)
+    g.release()
+
+
+def test_a_step_interrupted_after_its_push_does_not_push_again(ctx, rng, monkeypatch):
+    """A step that stops (here: an error raised in the scalars' advection) after it added a splat's
+    push to the velocity leaves nothing pending: the next step does not add it a second time."""
+    g, solid = _grid(ctx, SHAPE)                    # viscous: the substep is not run ahead
+    _random_fields(g, rng)
+    g.splat(12.0, 8.5, 4.0, velocity=(2.5, -1.5), density=0.0)
+    real = g._advect_scalars
+
+    def fails(h):
+        monkeypatch.setattr(g, "_advect_scalars", real)
+        raise RuntimeError("interrupted")
+    monkeypatch.setattr(g, "_advect_scalars", fails)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        g.step(0.2)
+    assert g._impulse_box is None                   # the push is in the velocity, not pending too
+    g.release()
+
+
+def test_project_and_new_obstacles_take_a_pending_splat(ctx, rng):
+    """project() projects the velocity with a splat's push (what face_velocity shows); new obstacles
+    keep a push pending, and the next step adds it after its advection to the faces still free."""
+    g, solid = _grid(ctx, SHAPE)
+    vx, vy, s = _random_fields(g, rng)
+    g.splat(12.0, 8.5, 4.0, velocity=(2.5, -1.5), density=0.0)         # a push alone
+    ix, iy = ref.splat_impulse(solid, g._bc, 12.0, 8.5, 4.0, (2.5, -1.5))
+    g.project()
+    ex, ey, _ = ref.project(vx + ix, vy + iy, solid, g._bc)
+    gx, gy = g.face_velocity
+    _close(gx, ex, 2e-3)
+    _close(gy, ey, 2e-3)
+    vx, vy = (f.astype(np.float64) for f in (gx, gy))
+    g.splat(20.0, 14.0, 3.0, velocity=(-2.0, 1.0), density=0.0)
+    impulse = ref.splat_impulse(solid, g._bc, 20.0, 14.0, 3.0, (-2.0, 1.0))
+    solid = solid.copy()
+    solid[12:15, 19:22] = True                      # under the brush: its faces there take no push
+    g.obstacles = solid
+    tx, ty = ref.face_types(solid, g._bc)
+    vx, vy = np.where(tx == ref.FACE_FIXED, 0.0, vx), np.where(ty == ref.FACE_FIXED, 0.0, vy)
+    s[solid] = ref.solid_scalars(g.params.ambient_temperature)
+    g.step(0.2)
+    vx, vy, s = ref.step(vx, vy, s, solid, g._bc, 0.2, g.params, impulse=impulse)
+    gx, gy = g.face_velocity
+    _close(gx, vx, 2e-3)
+    _close(gy, vy, 2e-3)
+    g.release()
+
+
 @pytest.mark.parametrize("shape", [SHAPE, (75, 131)])
 def test_warm_start(ctx, rng, shape):
     """A warm solve's first V-cycle starts from alpha q0 (hydro.reference.smoke.warm_start): the fp64
