@@ -236,7 +236,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
                 self._project()
                 self._advect_scalars(h)
             if self._impulse_box is not None:   # a substep run ahead stands: its impulse is in for good
-                self._impulse_pass(clear=True)
+                self._impulse_pass(add=False)
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
@@ -255,22 +255,21 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             _native.flush(self.ctx)
         self._advect_velocity(h, keep=start if keep else None)
         if self._impulse_box is not None:
-            self._impulse_pass(clear=False)
-            if not keep:            # a substep that is not run again: the impulse is in for good
-                self._impulse_pass(clear=True)
+            # kept where the substep runs ahead and may run again; else in for good, zeroed as added
+            self._impulse_pass(clear=not keep)
         _native.flush(self.ctx)
         if p.viscosity > 0.0:
             self._diffuse_all(h)
 
-    def _impulse_pass(self, clear):
-        """Add the splats' pending impulse to the velocity on the read side (after its advection), or
-        with `clear` zero it and forget its box; over the box the splats covered (impulse.comp). A
+    def _impulse_pass(self, add=True, clear=True):
+        """Over the box the splats covered (impulse.comp): with `add`, add their pending impulse to the
+        velocity on the read side (after its advection); with `clear`, zero it and forget its box. A
         substep run ahead of the last check keeps it until the substep stands, so one run again
         (_substep_ahead) or undone adds it again."""
         x0, y0, x1, y1 = self._impulse_box
         prog = self._programs["impulse"]
         self._common(prog)
-        _gl.set_uniforms(prog, u_origin=(x0, y0), u_clear=clear)
+        _gl.set_uniforms(prog, u_origin=(x0, y0), u_add=add, u_clear=clear)
         self._image("B_SMOKE_VX_OUT", self._vx.read, read=True)
         self._image("B_SMOKE_VY_OUT", self._vy.read, read=True)
         self._image("B_SMOKE_IMPULSE_X", self._impulse[0], read=True)
@@ -567,8 +566,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         check included; splats' pushes since the last step are part of it (added first)."""
         self._alive()
         if self._impulse_box is not None:
-            self._impulse_pass(clear=False)
-            self._impulse_pass(clear=True)
+            self._impulse_pass()
         self._project()
         self._settle()
         self._centre_dirty = True

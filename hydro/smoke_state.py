@@ -99,7 +99,7 @@ class SmokeState:
             raise ValueError("velocity: values overflow float32")
         self._pressure.drop()                   # a step's queued check was of the velocity replaced here
         if self._impulse_box is not None and not keep_pending:
-            self._impulse_pass(clear=True)
+            self._impulse_pass(add=False)
         self._vx.read.write(vx.tobytes())
         self._vy.read.write(vy.tobytes())
         self._centre_dirty = True

@@ -17,7 +17,6 @@ import hydro
 @pytest.fixture(scope="session")
 def ctx():
     context = hydro.create_context()
-    sys.path.insert(0, str(Path(__file__).parent))
     import water_cases                  # the water paths match to the bit on CPU rasterisers only
     water_cases.BITWISE = hydro._gl.device_kind(context) == "cpu"
     yield context
