@@ -290,7 +290,7 @@ class _Passes:
         """The packed kernel's states, its booked boundary flows (a slot a boundary face for each
         substep of the longest launch) and the programs of the tile shapes a call launches, `shapes`
         (_launch_plan), with where their tiles lie, made on first use: interior tiles and the ring
-        around them, each in two directions."""
+        around them."""
         if not self._packed_ready:
             self._make_states()
             # what the ring's owners of boundary faces book at each substep of a launch, a slot each,
@@ -366,8 +366,8 @@ class _Passes:
 
     def _packed_set(self, tile, steps: int, wide: bool = False) -> dict:
         """The packed kernel's programs for tiles of tile = (cells x, cells y) advanced `steps`
-        substeps a launch, and where their tiles lie: the ring's, the interior's and the walled calls',
-        each in two directions; with `wide` (WIDE_SHAPE's) every one climbed, the ring's through
+        substeps a launch, and where their tiles lie: the ring's, the interior's and the walled calls';
+        with `wide` (WIDE_SHAPE's) every one climbed, the ring's through
         step_stream.comp's EDGES program."""
         tx, ty = tile
         halo = 2 * steps
@@ -392,11 +392,11 @@ class _Passes:
                     and tiles_in > 0)
         climbed = ("water/step_stream.comp", {**{k: v for k, v in defines.items() if k != "GROUP_Y"},
                                               "AHEAD": CLIMB_AHEAD["wide" if wide else "packed"], "EDGES": False})
-        def both(name, defs):           # the program reading state 0 and writing state 1, and the other way
-            return [_gl.program(self.ctx, name, {**defs, "SWAPPED": swapped}) for swapped in (False, True)]
+        def one(name, defs):
+            return _gl.program(self.ctx, name, defs)
         if wide:                        # the interior climb serves walled calls too (u_first_tile 0)
-            inside = both(*climbed)
-            programs = [both(climbed[0], {**climbed[1], "EDGES": True, "BOOK_SLOTS": self._book_slots}),
+            inside = one(*climbed)
+            programs = [one(climbed[0], {**climbed[1], "EDGES": True, "BOOK_SLOTS": self._book_slots}),
                         inside, inside]
             ring_climbs = walled_climbs = True
         else:
@@ -404,8 +404,8 @@ class _Passes:
             general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._book_slots})
             ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
             walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
-            programs = [both(*prog) for prog in (general, climbed if ring_climbs else settled,
-                                                 climbed if walled_climbs else settled)]
+            programs = [one(*prog) for prog in (general, climbed if ring_climbs else settled,
+                                                climbed if walled_climbs else settled)]
         return {"ring": programs[0], "interior": programs[1], "walled": programs[2], "climbs": ring_climbs,
                 "walled_climbs": walled_climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),
@@ -470,10 +470,9 @@ class _Passes:
         if packed:                      # the programs this call launches
             for lay in (self._packed_sets[shape] for shape in shapes):
                 if not self._walled_call:
-                    for prog in lay["ring"]:
-                        _gl.set_uniforms(prog, **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
-                for prog in lay["walled" if self._walled_call else "interior"]:
-                    _gl.set_uniforms(prog, **pipe, u_first_tile=(0, 0) if self._walled_call else lay["first_tile"])
+                    _gl.set_uniforms(lay["ring"], **pipe, u_ring_x=lay["ring_x"], u_ring_y=lay["ring_y"])
+                _gl.set_uniforms(lay["walled" if self._walled_call else "interior"], **pipe,
+                                 u_first_tile=(0, 0) if self._walled_call else lay["first_tile"])
         for key in moves:
             _gl.set_uniforms(self._programs[key], u_size=size, u_dt=h, u_cell_area=geo.cell_area)
         if self.passes == 2:
@@ -530,8 +529,8 @@ class _Passes:
 
     def _step_packed(self, n: int):
         """n substeps of the tile kernel on the packed state: pack the grid into state 0, launches
-        alternate the two programs that read one state and write the other, each advancing the
-        substeps of its shape (_launch_plan; the ring's owners of boundary faces
+        read one state and write the other (the two swap image units between launches), each
+        advancing the substeps of its shape (_launch_plan; the ring's owners of boundary faces
         store what crossed them in _booked, and add what the launch before stored to the ledger),
         unpack the last state into the grid (its depth is settled: this kernel moves every substep)
         and the last launch's booked flows into the ledger."""
@@ -542,22 +541,26 @@ class _Passes:
         _gl.dispatch(self.ctx, self._programs["pack"], self.nx + 1, self.ny + 1)
         if self._packed_bed is not None:
             self._packed_bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
-        self._state[0].bind_to_image(b["B_PACKED_IN"], read=True, write=True)
-        self._state[1].bind_to_image(b["B_PACKED_OUT"], read=True, write=True)
         self._booked.bind_to_storage_buffer(b["B_BOOKED"])
         launches = self._launches
         # Walled calls: every tile through the interior program. Else the ring and the interior
         # rectangle, which write different texels: one barrier after both. The ring goes first, so its
         # few workgroups run beside the interior's rather than after them (1-9 % a substep on the H200).
+        # Launch k reads state k % 2 and writes the other: the two states swap image units between
+        # launches, and every launch runs the same program. Alternating two programs, one for each
+        # direction, cost 1.2 us a launch on the GPU against 0.35 for the rebinding (H100, 1024^2
+        # walled, 2026-12-06, docs/benchmarks-log.md).
         for k, shape in enumerate(launches):
+            self._state[k % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+            self._state[1 - k % 2].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
             lay = self._packed_sets[shape]
             if self._walled_call:
-                lay["walled"][k % 2].run(*lay["tiles"], 1)
+                lay["walled"].run(*lay["tiles"], 1)
             else:
                 inner = lay["inner"]
-                lay["ring"][k % 2].run(*lay["ring_groups"], 1)
+                lay["ring"].run(*lay["ring_groups"], 1)
                 if inner[0] > 0:            # (0, 0) where there is no interior rectangle
-                    lay["interior"][k % 2].run(*inner, 1)
+                    lay["interior"].run(*inner, 1)
             self.ctx.memory_barrier()
             if k == 0:
                 # hand the pack and the first launch to the GPU now, so it works while Python queues

@@ -37,15 +37,10 @@
 #include "common/water.glsl"
 #include "common/pipes.glsl"
 
-// State 0 is bound to image unit B_PACKED_IN, state 1 to B_PACKED_OUT; SWAPPED reads state 1 and
-// writes state 0, so launches ping-pong by alternating two programs, no rebinding.
-#if SWAPPED
-layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
-layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
-#else
+// A launch reads the state bound to image unit B_PACKED_IN and writes the one at B_PACKED_OUT; the
+// two states swap units between launches (hydro/water_passes.py _step_packed).
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
-#endif
 // STEPS substeps a launch (temporal blocking): the tile's halo is two cells a substep.
 #ifndef STEPS
 #define STEPS 1

@@ -45,13 +45,8 @@
 #error "step_stream.comp is the square lattice's: its columns have no z faces"
 #endif
 
-#if SWAPPED
-layout(binding = B_PACKED_OUT, rgba32f) uniform restrict readonly image2D u_state_in;
-layout(binding = B_PACKED_IN, rgba32f) uniform restrict writeonly image2D u_state_out;
-#else
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
-#endif
 
 #define HALO (2 * STEPS)
 #define LAG 3                           // rows between one stage's row and the next one's
