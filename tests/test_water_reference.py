@@ -401,6 +401,35 @@ def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, sha
     _walled_and_same_bits(*grids)
 
 
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_dry_cells_of_minus_zero_depth_keep_every_path_to_the_same_bits(ctx, rng, kind, monkeypatch):
+    """A depth of -0.0 passes the depth checks (-0.0 < 0 is false). A dry cell with no outflow then
+    holds -0, and its outflow scale must still come out +0 or 1, never -0: the climb, the fused step
+    and the cell-wise step multiply faces with no flow by a K, and a -0 K would turn them into -0.0
+    flows the three passes never make. Every path gives the three passes' bits, flows and the sign of
+    their zeros included."""
+    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, (5, 3, 3)),))     # climbed on this grid
+    terrain, water = random_state(rng, (45, 53))
+    water = np.asarray(water, np.float32)
+    assert (water == 0).sum() > 100
+    water[water == 0] = -0.0
+    grids = []
+    for passes, packed in ((3, False), (2, False), (1, True), (1, False)):
+        g, _ = twins(ctx, kind, terrain, water, friction=0.1, passes=passes)
+        g.water = water                                  # the setter keeps the sign of zero
+        g._packed = packed if passes == 1 else None
+        grids.append(g)
+    for g in grids:
+        g.step(0.15, substeps=3)
+    three = grids[0]
+    for g in grids[1:]:
+        assert_same_bits(g.water, three.water, err_msg=f"passes={g.passes}")
+        for fa, fb in zip(gpu_flows(g), gpu_flows(three)):
+            assert_same_bits(fa, fb, err_msg=f"passes={g.passes}")
+    for g in grids:
+        g.release()
+
+
 def _wide_plan(n, wide):
     """The launches of a call of n substeps on a grid that takes the wide shape `wide`, most substeps
     first: as many wide launches as leave the rest to launches of PACKED_SHAPE's two, where some number

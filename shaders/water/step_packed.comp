@@ -214,7 +214,7 @@ void main() {
             outgoing += max(-qz_right, 0.0) + max(qz_above, 0.0);
 #endif
             float k = outflow_scale(h, outgoing);
-            if (k < 1.0 && cell) {
+            if (k < 1.0 && outgoing > 0.0 && cell) {   // a dry cell with no outflow has K 0 and nothing to scale
                 // precise: each scaled flow is rounded once, as when the three passes store it
                 precise vec4 scaled = vec4(q, q_r, q_t) * k;
                 if (q.x < 0.0) s_qxy[i].x = scaled.x;
