@@ -165,7 +165,10 @@ class _PipeGrid(_Passes, _owner.Simulation):
     @property
     def water_texture(self):
         """Water depth as an r32f (nx, ny) texture, world units, for a game's own shaders (texel (x, y)
-        is cell [y, x]); the grid writes it in place, so one fetch serves every frame until release()."""
+        is cell [y, x]); the grid writes it in place, so one fetch serves every frame until release().
+        Change the water through `water` or the brushes, which check it and book it in the ledger; a
+        game's shader that writes this texture must keep every depth finite and >= 0 (the steps rely
+        on it: a surface never lies below its bed) and its volume change is not in ledger()."""
         self._alive()
         return self._water_tex
 
