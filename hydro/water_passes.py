@@ -392,11 +392,10 @@ class _Passes:
                     and tiles_in > 0)
         climbed = ("water/step_stream.comp", {**{k: v for k, v in defines.items() if k != "GROUP_Y"},
                                               "AHEAD": CLIMB_AHEAD["wide" if wide else "packed"], "EDGES": False})
-        def one(name, defs):
-            return _gl.program(self.ctx, name, defs)
         if wide:                        # the interior climb serves walled calls too (u_first_tile 0)
-            inside = one(*climbed)
-            programs = [one(climbed[0], {**climbed[1], "EDGES": True, "BOOK_SLOTS": self._book_slots}),
+            inside = _gl.program(self.ctx, *climbed)
+            programs = [_gl.program(self.ctx, climbed[0], {**climbed[1], "EDGES": True,
+                                                           "BOOK_SLOTS": self._book_slots}),
                         inside, inside]
             ring_climbs = walled_climbs = True
         else:
@@ -404,8 +403,8 @@ class _Passes:
             general = ("water/step_packed.comp", {**defines, "INTERIOR": False, "BOOK_SLOTS": self._book_slots})
             ring_climbs = climbs(STREAM_MIN_CELLS[self._lattice], inner[0])
             walled_climbs = climbs(STREAM_MIN_CELLS_WALLED[self._lattice], tiles[0])
-            programs = [one(*prog) for prog in (general, climbed if ring_climbs else settled,
-                                                climbed if walled_climbs else settled)]
+            programs = [_gl.program(self.ctx, *prog) for prog in (general, climbed if ring_climbs else settled,
+                                                                  climbed if walled_climbs else settled)]
         return {"ring": programs[0], "interior": programs[1], "walled": programs[2], "climbs": ring_climbs,
                 "walled_climbs": walled_climbs,
                 "ring_x": (tiles[0], first[0], last[0]), "ring_y": (first[1], last[1], ring),

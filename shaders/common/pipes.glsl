@@ -23,9 +23,14 @@ float pipe_depth(float eta_a, float eta_b, float z_a, float z_b) {
 }
 
 // q <- q * (1 - f)^dt + dt * g * A / l * (eta_a - eta_b) for a pipe from column a to column b, whose
-// surfaces are eta and beds z.
+// surfaces are eta, of cross-section `depth` (pipe_depth's).
+float pipe_flow(float q, float depth, float eta_a, float eta_b) {
+    return q * u_friction_factor + (u_flow_gain * depth) * (eta_a - eta_b);
+}
+
+// The same for columns whose surfaces are eta and beds z.
 float surface_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
-    return q * u_friction_factor + (u_flow_gain * pipe_depth(eta_a, eta_b, z_a, z_b)) * (eta_a - eta_b);
+    return pipe_flow(q, pipe_depth(eta_a, eta_b, z_a, z_b), eta_a, eta_b);
 }
 
 // The same for columns of bed z and depth h.

@@ -130,11 +130,8 @@ void fold_ring_faces(ivec2 origin, int lane) {
 // (bed and surface the largest float32) gives 0 as well. 1-2 % a substep at 4096^2 (H100). The EDGES
 // program keeps surface_flow: its columns past the grid hold anything.
 float climb_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
-#if EDGES
-    return surface_flow(q, eta_a, eta_b, z_a, z_b);
-#elif PIPE_AREA_DEPTH
-    float depth = min(max(eta_a, eta_b) - max(z_a, z_b), u_max_face_depth);
-    return q * u_friction_factor + (u_flow_gain * depth) * (eta_a - eta_b);
+#if PIPE_AREA_DEPTH && !EDGES
+    return pipe_flow(q, min(max(eta_a, eta_b) - max(z_a, z_b), u_max_face_depth), eta_a, eta_b);
 #else
     return surface_flow(q, eta_a, eta_b, z_a, z_b);
 #endif
