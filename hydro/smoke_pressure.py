@@ -18,8 +18,9 @@ its operators held in shared memory). A cycle at 1024^2 is 11 passes. On the sma
 costs the latency of its chain of sub-steps, not its memory traffic, so GPUs run each level in the
 largest blocks that still give it LEVEL_TILES workgroups (TILE_SHAPES): 64 x 64 cells where the halo
 then repeats least work (1024^2), 32 x 32 (512^2), and below that 16 x 16 cells with 1024
-invocations, one invocation per cell of the block and its halo, so that each half-sweep is one
-round (docs/benchmarks-log.md). The relative residual
+invocations, more than the cells of one colour of the block and its halo, so that each half-sweep is
+one round (docs/benchmarks-log.md). A half-sweep's invocations take only its colour's cells, each the
+same cells at every half-sweep, whose operator it holds in registers (tile.glsl). The relative residual
 |b - Lq|_2 / |b|_2 over fluid cells is reduced in fp64 by the finest level's prolong_smooth pass (its
 last group folds the tile records) of the cycles whose residual is checked; without a tolerance only
 the last cycle's, and nothing is read. With a tolerance every readback is a CPU-GPU sync (the GPU

@@ -36,6 +36,7 @@ float correction(ivec2 c) {
 }
 
 void main() {
+    tile_cells();                // the sweeps' operator, fetched while q loads
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
         float q = 0.0;

@@ -13,6 +13,7 @@ uniform int u_from_zero;         // 1: q starts at 0 (every level but the finest
 
 void main() {
     float scale = warm_scale();  // the finest level: q as it is, or a warm start's alpha q0
+    tile_cells();                // the sweeps' operator, fetched while q loads
     for (int i = int(gl_LocalInvocationIndex); i < SPAN * SPAN; i += GROUP_CELLS) {
         ivec2 c = tile_corner() + ivec2(i % SPAN, i / SPAN);
         s_q[i] = u_from_zero == 0 && inside(c) ? scale * texelFetch(u_q, c, 0).r : 0.0;
