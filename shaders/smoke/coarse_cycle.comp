@@ -17,7 +17,7 @@ layout(local_size_x = GROUP) in;
 #define MAX_LEVELS 8
 #if COARSE_SIDE > 32
 #error "coarse_cycle.comp: COARSE_SIDE > 32 needs more than the 32 KB of shared memory GL guarantees"
-#endif
+#endif                           // (and more cells a level than GROUP: lane_cell())
 // every level's cells one after another, row-major: COARSE_SIDE^2 and at most a third more below
 const int CELLS = COARSE_SIDE * COARSE_SIDE + (COARSE_SIDE * COARSE_SIDE - 16) / 3;
 shared float s_q[CELLS];
@@ -54,12 +54,17 @@ float neighbour_sum(Level L, ivec2 c) {          // as poisson.glsl
     return s;
 }
 
+// Each sub-step gives invocation i the cell (i % 32, i / 32) of its level (levels are at most 32 x 32):
+// no loop over a level's cells and no division by its width.
+ivec2 lane_cell() { return ivec2(gl_LocalInvocationIndex & 31u, gl_LocalInvocationIndex >> 5u); }
+bool on(Level L, ivec2 c) { return c.x < L.n.x && c.y < L.n.y; }
+
 void sweep(Level L, int parity) {
-    for (int i = int(gl_LocalInvocationIndex); i < L.n.x * L.n.y; i += GROUP) {
-        ivec2 c = ivec2(i % L.n.x, i / L.n.x);
-        if ((c.x + c.y) % 2 != parity) continue;
-        float diag = s_coef[L.at + i].w, q = s_q[L.at + i];
-        s_q[L.at + i] = diag > 0.0 ? q + OMEGA * ((neighbour_sum(L, c) - s_b[L.at + i]) / diag - q) : 0.0;
+    ivec2 c = lane_cell();
+    if (on(L, c) && (c.x + c.y) % 2 == parity) {
+        int i = at(L, c);
+        float diag = s_coef[i].w, q = s_q[i];
+        s_q[i] = diag > 0.0 ? q + OMEGA * ((neighbour_sum(L, c) - s_b[i]) / diag - q) : 0.0;
     }
     barrier();
 }
@@ -91,24 +96,24 @@ void coarsest_solve(Level L) {                   // q += M (b - L q): exact (hyd
 }
 
 void restrict_to(Level L, Level C) {             // b of C = sum of the children's residuals, q of C = 0
-    for (int i = int(gl_LocalInvocationIndex); i < C.n.x * C.n.y; i += GROUP) {
-        ivec2 cc = ivec2(i % C.n.x, i / C.n.x);
+    ivec2 cc = lane_cell();
+    if (on(C, cc)) {
         float r = 0.0;
         for (int k = 0; k < 4; ++k) {
             ivec2 c = 2 * cc + ivec2(k & 1, k >> 1);
             if (any(greaterThanEqual(c, L.n))) continue;
             r += residual_at(L, c);
         }
-        s_b[C.at + i] = r;
-        s_q[C.at + i] = 0.0;
+        s_b[at(C, cc)] = r;
+        s_q[at(C, cc)] = 0.0;
     }
     barrier();
 }
 
 void prolong_from(Level L, Level C) {            // q of L += bilinear correction from C, as prolong_smooth.comp
-    for (int i = int(gl_LocalInvocationIndex); i < L.n.x * L.n.y; i += GROUP) {
-        ivec2 c = ivec2(i % L.n.x, i / L.n.x);
-        if (s_coef[L.at + i].w <= 0.0) continue;
+    ivec2 c = lane_cell();
+    int i = at(L, c);
+    if (on(L, c) && s_coef[i].w > 0.0) {
         ivec2 base = c / 2;
         ivec2 dir = ivec2(c.x % 2 == 0 ? -1 : 1, c.y % 2 == 0 ? -1 : 1);
         float total = 0.0, weight = 0.0;
@@ -122,7 +127,7 @@ void prolong_from(Level L, Level C) {            // q of L += bilinear correctio
             total += w * s_q[j];
             weight += w;
         }
-        if (weight > 0.0) s_q[L.at + i] += total / weight;
+        if (weight > 0.0) s_q[i] += total / weight;
     }
     barrier();
 }
