@@ -28,26 +28,32 @@ uniform int u_warm_sums;
 
 float q_at(ivec2 c) { return texelFetch(u_q, c, 0).r; }
 
+// Each invocation takes DIVERGENCE_ROWS cells up its column, LOCAL_SIZE rows apart (a warp's texels stay
+// side by side), and sums the warm start's terms over them: fewer groups whose records the last one folds.
 void main() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
-    bool in_grid = inside(c);
-    float d = 0.0;
-    bool fluid = in_grid && !solid(c);
-    if (fluid)
-        d = texelFetch(u_vx, c + ivec2(1, 0), 0).r - texelFetch(u_vx, c, 0).r
-          + texelFetch(u_vy, c + ivec2(0, 1), 0).r - texelFetch(u_vy, c, 0).r;
-    if (in_grid) {
-        imageStore(u_rhs_out, c, vec4(d));
-        imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
+    double lq2 = 0.0, blq = 0.0;
+    for (int k = 0; k < DIVERGENCE_ROWS; ++k) {
+        ivec2 c = ivec2(gl_GlobalInvocationID.x, (int(gl_WorkGroupID.y) * DIVERGENCE_ROWS + k) * LOCAL_SIZE
+                        + int(gl_LocalInvocationID.y));
+        bool in_grid = inside(c);
+        float d = 0.0;
+        bool fluid = in_grid && !solid(c);
+        if (fluid)
+            d = texelFetch(u_vx, c + ivec2(1, 0), 0).r - texelFetch(u_vx, c, 0).r
+              + texelFetch(u_vy, c + ivec2(0, 1), 0).r - texelFetch(u_vy, c, 0).r;
+        if (in_grid) {
+            imageStore(u_rhs_out, c, vec4(d));
+            imageStore(u_q_out, c, vec4(u_keep_q != 0 && fluid ? q_at(c) : 0.0));
+        }
+        if (u_warm_sums != 0 && in_grid && coef(c).w > 0.0) {         // cells with a diagonal
+            double lq = -double(residual_at(c, 0.0));                   // (L q0)_c = -(0 - L q0)_c
+            lq2 += lq * lq;
+            blq += double(d) * lq;
+        }
     }
     if (u_warm_sums == 0) return;                   // uniform: no group waits at a barrier below
-    double lq = 0.0, b = 0.0;
-    if (in_grid && coef(c).w > 0.0) {                               // cells with a diagonal
-        b = double(d);
-        lq = -double(residual_at(c, 0.0));                         // (L q0)_c = -(0 - L q0)_c
-    }
     uint i = gl_LocalInvocationIndex;
-    group_norms(i, LOCAL_SIZE * LOCAL_SIZE, lq * lq, b * lq, 0.0, 0.0);
+    group_norms(i, LOCAL_SIZE * LOCAL_SIZE, lq2, blq, 0.0, 0.0);
     if (!fold_if_last(i, LOCAL_SIZE * LOCAL_SIZE)) return;
     if (i == 0) {
         u_warm = Norms(s_r2[0], s_b2[0], 0.0, 0.0);
