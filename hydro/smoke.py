@@ -40,9 +40,9 @@ DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound 
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
 # start's terms, and its last group folds one record per group (divergence.comp). H100, 2026-12-06
-# 07:38 UTC, 1024^2, GPU us a pass with / without the warm start's sums, one process each: 1 row 36.4 /
-# 10.6, 2 rows 33.3 / 11.0, 4 rows 34.5 / 12.5, 8 rows 33.6 / 14.4, 16 rows 49.6 / 16.5; the pass before
-# (one cell an invocation, its sums kept apart) 36.8 / 18.7.
+# 07:38 UTC, 1024^2, GPU us a pass with / without the warm start's sums, one process each (4 rows: two,
+# alike): 1 row 36.4 / 10.6, 2 rows 33.3 / 11.0, 4 rows 34.5 / 12.5, 8 rows 33.6 / 14.4, 16 rows 49.6 /
+# 16.5; the pass before (one cell an invocation, its sums kept apart) 36.8 / 18.7.
 DIVERGENCE_ROWS = 2
 
 

@@ -247,7 +247,8 @@ def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
 # a first coarse level of exactly 32 x 32 (every cell of coarse_cycle.comp's shared arrays); a finest
 # level of more blocks (342) than the folding group has invocations (256); the GPUs' three shapes, each
 # level taking the largest that cuts it into LEVEL_TILES blocks (64 x 64 blocks, then 32 x 32, then
-# 16 x 16 with one invocation per cell of the block and its halo)
+# 16 x 16 with 1024 invocations, more than one colour's cells of the block and its halo: one round a
+# half-sweep)
 @pytest.mark.parametrize("shape, shapes, split, chosen", [
     ((256, 256), ((16, 16), (32, 32)), 100, ((16, 16), (32, 32), (32, 32))),
     ((300, 280), ((16, 16), (16, 16)), 0, ((16, 16),) * 4),
