@@ -4,11 +4,12 @@
 // Also where the pressure solve starts, into u_q_out: q = 0 (u_keep_q 0), or the last solve's q (u_q,
 // another texture: Pressure.begin) kept for a warm start (u_keep_q 1; 0 in solid cells, which an
 // obstacle may have covered since).
-// With u_warm_sums 1 also the sums a warm start needs from that q0 and this b (Pressure.bind_warm_sums):
-// per group (16 x 16 DIVERGENCE_ROWS cells) |L q0|^2 (into the record's r2) and <b, L q0> (into b2),
-// and the last group to finish folds the group records into the record warm.glsl reads (as
-// prolong_smooth.comp does its norms). L q0 is summed over cells with a diagonal (fluid cells), whose weights to a solid neighbour
-// are 0, so it is the L q0 of the q0 kept, whose solid cells are cleared.
+// With u_warm_sums 1 also the sums a warm start needs from that q0 and this b
+// (Pressure.bind_warm_sums): per group (16 x 16 DIVERGENCE_ROWS cells) |L q0|^2 (into the record's r2)
+// and <b, L q0> (into b2), and the last group to finish folds the group records into the record
+// warm.glsl reads (as prolong_smooth.comp does its norms). L q0 is summed over cells with a diagonal
+// (fluid cells), whose weights to a solid neighbour are 0, so it is the L q0 of the q0 kept, whose
+// solid cells are cleared.
 #include "smoke/mac.glsl"
 #include "smoke/poisson.glsl"
 #include "smoke/norms.glsl"
