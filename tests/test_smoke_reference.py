@@ -256,8 +256,7 @@ def test_tiled_passes_in_other_tile_shapes(ctx, rng, monkeypatch, tile, group):
     ((200, 150), ((64, 32), (32, 32), (16, 32)), 16, ((32, 32), (16, 32), (16, 32))),
 ])
 def test_v_cycle_mixes_tile_shapes(ctx, rng, monkeypatch, shape, shapes, split, chosen):
-    for device in ("cpu", "gpu"):
-        monkeypatch.setitem(smoke_pressure.TILE_SHAPES, device, shapes)
+    _tile_tables(monkeypatch, *shapes)
     monkeypatch.setattr(smoke_pressure, "LEVEL_TILES", split)
     g = _check_v_cycle(ctx, rng, shape)
     pr = g._pressure
@@ -274,11 +273,11 @@ def test_tile_shapes_out_of_range_are_refused(ctx, monkeypatch):
         SmokeGrid(ctx, (100, 100))
 
 
-def _tile_tables(monkeypatch, large, small):
-    """The tile shapes (hydro.smoke_pressure: large levels, small levels) for one test, on CPU
+def _tile_tables(monkeypatch, *shapes):
+    """The tile shapes (hydro.smoke_pressure.TILE_SHAPES, largest first) for one test, on CPU
     rasterisers and GPUs alike, so the test checks the same on either."""
     for device in ("cpu", "gpu"):
-        monkeypatch.setitem(smoke_pressure.TILE_SHAPES, device, (large, small))
+        monkeypatch.setitem(smoke_pressure.TILE_SHAPES, device, shapes)
 
 
 def _cycle(q, b, lv):

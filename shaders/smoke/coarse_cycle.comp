@@ -104,8 +104,9 @@ void restrict_to(Level L, Level C) {             // b of C = sum of the children
             if (any(greaterThanEqual(c, L.n))) continue;
             r += residual_at(L, c);
         }
-        s_b[at(C, cc)] = r;
-        s_q[at(C, cc)] = 0.0;
+        int i = at(C, cc);
+        s_b[i] = r;
+        s_q[i] = 0.0;
     }
     barrier();
 }
