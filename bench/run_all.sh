@@ -14,7 +14,6 @@ run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.3 --copy-mb 
 for spc in 1 4; do
     run "water_per_call_$spc" bench/water.py --sizes 512 2048 4096 --paths fused --substeps-per-call $spc --seconds 0.3 --copy-mb 64
 done
-run step_call bench/step_call.py --sizes 512 4096 --records 4096 1073741824
 run peers bench/peers/run.py --sizes 256 512 1024 4096 --steps 400
 run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 30
 run smoke_source bench/smoke.py --sizes 1024 --steps 20 --scene source

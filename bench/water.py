@@ -1,33 +1,23 @@
-"""Water-grid throughput: cells*steps/s and achieved bandwidth beside copy kernels in the same run.
+"""Water-grid throughput: cell·steps/s and achieved bandwidth beside copy kernels in the same run.
 
 For each size the square WaterGrid and the HexWaterGrid advance a wavy lake through `step(dt, substeps=n)`
-(one call records n substeps; no readback inside), timed with glFinish on both ends. The implementations:
-"fused" (what passes=1 takes: the tile kernel on the packed state for calls of
-hydro.water_passes.PACKED_MIN_SUBSTEPS substeps and more, else the tile kernel), "fused-packed" (the tile
-kernel on the packed rgba32f state in every call, shaders/water/step_packed.comp; the pack and unpack
-passes of each call included), "fused-settled" ("fused" with the packed kernel's interior tiles all
-settled at once by step_packed.comp, where large square grids climb them a row at a time,
-step_stream.comp, on tiles of hydro.water_passes.WIDE_SHAPE: the kernel before that),
-"fused-tile" (the tile kernel on the grid's own textures and buffers, step_fused.comp), "cell-wise"
-(accelerate_cells, scale_and_move and the boundary faces: made for CPU rasterisers) and "three-pass"
-(accelerate, scale_outflow, move). Bandwidth counts the bytes each must move per cell per substep with
-perfect caching (three-pass: square 60 B, hex 80 B; cell-wise: 56 B, 72 B; fused-tile: 28 B, 36 B, the
-floor: read terrain, depth, flows; write depth, flows; the packed kernels: one 16-byte texel read and
-written per cell, 32 B, hex 36 B with the terrain; "fused" is counted as packed; with two substeps a
-launch, hydro.water_passes.PACKED_SHAPE (four on large square grids, WIDE_SHAPE), the
-packed kernel moves that once per launch, so its GB/s is the rate a kernel moving its state every substep
-would need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy (on the H200
-the image copy moves twice as much); "% of copy" divides by the faster, and "floor %" is the rate times
-the floor bytes over it. With --numpy the float64 NumPy reference is timed too (the CPU baseline).
+(one call records n substeps; no readback inside), timed with glFinish on both ends, with each kernel
+(hydro.water_kernels): "auto" (what the planner picks for the device and the call), "cells", "fused",
+"blocked". Bandwidth counts the bytes a kernel must move per cell per substep with perfect caching
+(cells: square 56 B, hex 72 B; fused: 28 B, 36 B, the floor: read terrain, depth, flows, write depth and
+flows; blocked: one 16-byte texel read and written a cell, 32 B, hex 36 B with the terrain, once a
+launch of several substeps, so its GB/s is the rate a kernel moving its state every substep would
+need). Two copy kernels run first, a vec4 storage-buffer copy and an rgba32f image copy; "% of copy"
+divides by the faster, and "floor %" is the rate times the floor bytes over it. `--tuning` changes the
+planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e.g. `climb_from=None`.
 
     python bench/water.py                       # small sizes, fine on llvmpipe
-    python bench/water.py --sizes 256 512 1024 2048 4096 --seconds 1.0 --json out.json
-    python bench/water.py --sizes 4096 --paths fused fused-tile --substeps-per-call 4
-    python bench/water.py --sizes 1024 4096 --paths fused-tile --tiles 16x16x256 28x28x1024
-    python bench/water.py --sizes 1024 4096 --paths fused-packed --tiles 12x12x1 24x24x2
-    python bench/water.py --sizes 512 1024 --paths fused --sides open    # inflow, a level, an outflow
+    python bench/water.py --sizes 256 512 1024 4096 --calls 1 4 64 --json out.json     # the kernel table
+    python bench/water.py --sizes 1024 --kernels blocked --tuning "wide=()"             # without the wide climb
+    python bench/water.py --sizes 512 1024 --sides open    # inflow, a level, an outflow
 """
 import argparse
+import ast
 import json
 import platform
 import sys
@@ -39,16 +29,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
 from bench.bandwidth import buffer_copy, image_copy   # noqa: E402
-from hydro.reference import water as ref         # noqa: E402
 
-PATHS = {"fused": 1, "fused-settled": 1, "fused-tile": 1, "fused-packed": 1, "cell-wise": 2,
-         "three-pass": 3}   # path: passes
-PASS_BYTES = {("square", "fused"): 32, ("hex", "fused"): 36, ("square", "three-pass"): 60, ("hex", "three-pass"): 80,
-              ("square", "cell-wise"): 56,
-              ("hex", "cell-wise"): 72, ("square", "fused-tile"): 28, ("hex", "fused-tile"): 36,
-              ("square", "fused-packed"): 32, ("hex", "fused-packed"): 36,
-              ("square", "fused-settled"): 32, ("hex", "fused-settled"): 36}
+KERNELS = ("auto", "cells", "fused", "blocked")
+KERNEL_BYTES = {("square", "fused"): 28, ("hex", "fused"): 36, ("square", "cells"): 56, ("hex", "cells"): 72,
+                ("square", "blocked"): 32, ("hex", "blocked"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
+
 
 def copy_bandwidths(ctx, megabytes, repeats=20):
     """GB/s (read + write) of a vec4 storage-buffer copy and of an rgba32f image copy (bench/bandwidth.py;
@@ -72,32 +58,22 @@ OPEN_SIDES = (("left", "inflow", 4e-4), ("right", "level", 1.0), ("top", "outflo
 OPEN_MAX_BATCH = 4096
 
 
-def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="walls"):
+def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="walls"):
+    """(seconds a substep, the kernel that ran, volume == ledger) for one grid and kernel; `per_call`
+    substeps a call (a game's calls), else calls long enough to fill a quarter of `seconds`."""
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
-    wp = hydro.water_passes
-    climb = wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WIDE_SHAPE[kind]
-    if path == "fused-settled":     # walled tiles are chosen as the grid is made, programs in its first call
-        wp.STREAM_MIN_CELLS[kind] = wp.STREAM_MIN_CELLS_WALLED[kind] = None
-        wp.WIDE_SHAPE[kind] = ()
-    try:
-        g = cls(ctx, terrain, water=water, friction=0.02, passes=PATHS[path])
-        for side, bc, value in OPEN_SIDES if sides == "open" else ():
-            g.set_boundary(side, bc, value * (n if bc in ("inflow", "outflow") else 1))
-        if tile and path != "fused-packed":
-            g._tile = tile
-        if path == "fused-packed":
-            g._packed = tuple(tile) if tile else True
-        if path == "fused-tile":
-            g._packed = False
-        h = 0.5 * g.max_stable_dt()
-        g.step(h * 4, substeps=4)                 # compile, warm up
-    finally:
-        wp.STREAM_MIN_CELLS[kind], wp.STREAM_MIN_CELLS_WALLED[kind], wp.WIDE_SHAPE[kind] = climb
+    g = cls(ctx, terrain, water=water, friction=0.02, kernel=None if kernel == "auto" else kernel)
+    if tuning:
+        g._retune(g._tuning.replace(**tuning))
+    for side, bc, value in OPEN_SIDES if sides == "open" else ():
+        g.set_boundary(side, bc, value * (n if bc in ("inflow", "outflow") else 1))
+    h = 0.5 * g.max_stable_dt()
+    g.step(h * 4, substeps=4)                 # compile, warm up
     ctx.finish()
     t = time.perf_counter()
     while not per_call and time.perf_counter() - t < seconds:  # a new program can run slow at first
-        g.step(h * 4, substeps=4)                 # (calls of per_call warm up below, at their own size)
+        g.step(h * 4, substeps=4)
     ctx.finish()
     batch, elapsed = 4, 0.0
     longest = OPEN_MAX_BATCH if sides == "open" else None
@@ -110,7 +86,7 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
     if per_call:                                  # a game's step(): this many substeps a call
         batch = per_call
         t = time.perf_counter()
-        while time.perf_counter() - t < seconds:  # the first calls on a new grid run slow (H200)
+        while time.perf_counter() - t < seconds:  # the first calls on a new grid run slow
             g.step(h * batch, substeps=batch)
         ctx.finish()
         t = time.perf_counter()
@@ -124,75 +100,60 @@ def time_grid(ctx, kind, n, seconds, path, per_call=None, tile=None, sides="wall
         g.step(h * batch, substeps=batch)
     ctx.finish()
     per_substep = (time.perf_counter() - t) / (calls * batch)
+    ran = g._last_call.kernel
     ok = abs(g.volume() - g.ledger()["expected"]) <= 1e-4 * g.ledger()["expected"]
     g.release()
-    return per_substep, ok
-
-
-def time_numpy(n, seconds):
-    terrain, water = scene(n, "square")
-    s = ref.State.new(terrain, water, params=hydro.WaterParams(friction=0.02))
-    steps, t = 0, time.perf_counter()
-    while time.perf_counter() - t < seconds:
-        ref.step(s, 0.01)
-        steps += 1
-    return (time.perf_counter() - t) / steps
+    return per_substep, ran, ok
 
 
 def main():
     ap = argparse.ArgumentParser(description="hydro water benchmark")
     ap.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
-    ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="step implementations to time")
+    ap.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=list(KERNELS), help="kernels to time")
     ap.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
-    ap.add_argument("--substeps-per-call", type=int, help="substeps per step() call (default: as many as fill "
-                    "a quarter of --seconds); small values show each call's fixed costs")
-    ap.add_argument("--tiles", nargs="+", metavar="XxYxN",
-                    help="fused-tile: time these tile shapes (cells x, cells y, invocations), e.g. 32x32x256 "
-                    "(default: hydro.water_passes.FUSED_TILE); fused-packed: (cells x, cells y, substeps a launch), "
-                    "e.g. 24x24x2 (default: hydro.water_passes.PACKED_SHAPE)")
+    ap.add_argument("--calls", type=int, nargs="+", default=[None], metavar="SUBSTEPS",
+                    help="substeps per step() call, each timed (default: calls long enough to fill a quarter of "
+                    "--seconds); small values show each call's fixed costs")
+    ap.add_argument("--tuning", nargs="+", default=[], metavar="NAME=VALUE",
+                    help="water_plan.Tuning fields for the grids timed, as Python literals")
     ap.add_argument("--sides", choices=["walls", "open"], default="walls",
                     help="walls all round, or open: inflow left, a level right, outflow at the top")
     ap.add_argument("--copy-mb", type=int, default=256)
-    ap.add_argument("--numpy", action="store_true", help="also time the NumPy float64 reference")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
+    tuning = {}
+    for item in args.tuning:
+        name, _, value = item.partition("=")
+        tuning[name] = ast.literal_eval(value)
 
     ctx = hydro.create_context()
     info = {"renderer": ctx.info["GL_RENDERER"], "version": ctx.info["GL_VERSION"],
             "machine": platform.node(), "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}")
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "tuning": args.tuning}
+    print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}  {info['date']}")
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
-    info.update(substeps_per_call=args.substeps_per_call, sides=args.sides, copy_GBps=copy, buffer_copy_GBps=buffer_gbs,
-                image_copy_GBps=image_gbs)
+    info.update(sides=args.sides, copy_GBps=copy, buffer_copy_GBps=buffer_gbs, image_copy_GBps=image_gbs)
     print(f"copy kernels (read + write): vec4 buffer {buffer_gbs:.1f} GB/s, rgba32f image {image_gbs:.1f} GB/s; "
           f"% of copy is of the faster")
-    print("| grid | path | size | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    tiles = [tuple(int(v) for v in t.split("x")) for t in args.tiles] if args.tiles else [None]
+    print("| grid | kernel | size | substeps a call | cell·steps/s | µs/substep | GB/s | % of copy | floor % | ledger ok |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for n in args.sizes:
         for kind in args.kinds:
-            for path in args.paths:
-                for tile in tiles if path in ("fused-tile", "fused-packed") else [None]:
-                    per, ok = time_grid(ctx, kind, n, args.seconds, path, args.substeps_per_call, tile,
-                                        args.sides)
+            for per_call in args.calls:
+                for kernel in args.kernels:
+                    per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides)
                     rate = n * n / per
-                    gbs = rate * PASS_BYTES[kind, path] / 1e9
+                    gbs = rate * KERNEL_BYTES[kind, ran] / 1e9
                     floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
-                    label = path + (" " + "x".join(map(str, tile)) if tile else "")
-                    rows.append({"grid": kind, "path": label, "size": n, "cell_steps_per_s": rate,
-                                 "us_per_substep": per * 1e6, "GBps": gbs, "copy_fraction": gbs / copy,
-                                 "floor_fraction": floor, "ledger_ok": ok})
-                    print(f"| {kind} | {label} | {n}² | {rate:.3g} | {per * 1e6:.1f} | {gbs:.1f} | "
+                    label = kernel if kernel != "auto" else f"auto ({ran})"
+                    rows.append({"grid": kind, "kernel": kernel, "ran": ran, "size": n, "substeps_per_call": per_call,
+                                 "cell_steps_per_s": rate, "us_per_substep": per * 1e6, "GBps": gbs,
+                                 "copy_fraction": gbs / copy, "floor_fraction": floor, "ledger_ok": ok})
+                    print(f"| {kind} | {label} | {n}² | {per_call or 'long'} | {rate:.3g} | {per * 1e6:.1f} | {gbs:.1f} | "
                           f"{100 * gbs / copy:.0f}% | {100 * floor:.0f}% | {ok} |", flush=True)
-        if args.numpy:
-            per = time_numpy(n, args.seconds)
-            rows.append({"grid": "numpy-reference", "size": n, "cell_steps_per_s": n * n / per,
-                         "us_per_substep": per * 1e6})
-            print(f"| numpy float64 reference | {n}² | {n * n / per:.3g} | {per * 1e6:.1f} | | | | |", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"info": info, "rows": rows}, indent=1))
 

@@ -8,8 +8,8 @@ neighbours (x+-1, y), (x, y+-1), (x+1, y-1), (x-1, y+1) through three flow array
   flow_z (ny+1, nx+1)  from (x, y-1) to (x-1, y)      (corners [0, 0] and [ny, nx] unused)
 Each vertex owns a hexagon of area S = (sqrt(3)/2) s^2; faces are w = s/sqrt(3) wide and pipes
 l = s long, so with A = h*w waves travel at sqrt(g h) as on the square grid, and more isotropically.
-The passes are the square grid's shaders compiled with HEX=1 (shaders/common/water.glsl holds the
-lattice-specific indexing); the stability bound uses mu = 9. The (nx, ny) index range covers a
+The kernels are the square grid's shaders compiled with HEX=1 (shaders/common/water.glsl holds the
+lattice-specific indexing, shaders/common/model.glsl a cell's six faces); the stability bound uses mu = 9. The (nx, ny) index range covers a
 rhombus in the world; `sample_heightmap` fills it from a square heightmap.
 """
 from __future__ import annotations
@@ -19,10 +19,10 @@ import math
 import numpy as np
 
 from . import _validate as check
-from .reference import water as ref
+from . import lattice
 from .water import _PipeGrid
 
-SQRT3_2 = math.sqrt(3.0) / 2.0
+SQRT3_2 = lattice.SQRT3_2
 
 
 class HexWaterGrid(_PipeGrid):
@@ -38,9 +38,9 @@ class HexWaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told HexWaterGrid.__init__()
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, passes=None):
+                 water=None, kernel=None):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         passes=passes)
+                         kernel=kernel)
 
     @property
     def flow_z(self) -> np.ndarray:
@@ -76,7 +76,7 @@ def world_to_grid(wx, wy, spacing=1.0):
 def nearest_vertex(x, y):
     """The lattice vertex nearest to axial point (x, y) (cube-coordinate rounding): ints for scalar
     x and y, int64 arrays for arrays."""
-    rx, ry = ref.nearest_cell(x, y, hexagonal=True)
+    rx, ry = lattice.nearest_cell(x, y, hexagonal=True)
     if rx.ndim == 0:
         return int(rx), int(ry)
     return rx, ry

@@ -1,19 +1,18 @@
-"""WaterGrid: virtual-pipes shallow water over a terrain heightmap, as GLSL compute passes.
+"""WaterGrid: virtual-pipes shallow water over a terrain heightmap, as GLSL compute kernels.
 
-A substep is three passes, each a shader file named after the method that dispatches it
-(shaders/water/): accelerate (surface-height differences accelerate the flow in every pipe, friction
-(1 - f)^dt, boundary faces re-imposed), scale_outflow (no cell sends out more than it holds; Mei et al.
-2007) and move (columns change by the net flow; flux form, so water is conserved). hydro.water_passes
-runs them, or kernels that do the same arithmetic in fewer dispatches, whichever measured fastest on the
-device. Water and terrain are r32f images a game can sample; flows are storage buffers, one signed
-value per face. `step(dt)` splits dt into substeps from the exact stability bound (hydro.params.stable),
-records them all without reading anything back, then queues a GPU reduction of the volume and deepest
-water for the next call to plan from. The next call takes it from a fenced, persistently mapped ring
-(_native.FencedReadback) when the GPU has finished it, else the one before (with a wider margin), so a
-game loop does not wait for the GPU to drain: a buffer read waits for every queued pass, and the CPU
-and the GPU would take turns (docs/benchmarks-log.md). After an edit it waits.
+The model (docs/design.md, "The model"; its arithmetic in shaders/common/model.glsl, its float64 twin
+hydro.reference.water): surface-height differences accelerate the flow in every pipe between two cells,
+friction (1 - f)^dt; no cell sends out more than it holds (the outflow scale, Mei et al. 2007); each
+column changes by the net flow of its faces (flux form, so water is conserved); boundary faces follow
+their table entry. Water and terrain are r32f textures a game can sample; flows are storage buffers, one
+signed value per face.
 
-The NumPy float64 twin of every pass is hydro.reference.water; tests hold the two together.
+A step() call splits dt into substeps from the exact stability bound (hydro.params.stable), then one of
+the kernels of hydro.water_kernels records them all without reading anything back, as
+hydro.water_plan decides for the device and the call. It plans from the volume and deepest water
+measured on the GPU at the end of the call before the previous one (or after the last edit), so the
+same inputs and calls give the same substeps whatever the GPU's timing, and a game loop rarely waits:
+that record is nearly always done by the time it is read (docs/design.md, "Planning a call").
 """
 from __future__ import annotations
 
@@ -21,33 +20,36 @@ import math
 
 import numpy as np
 
-from . import _gl, _native, _owner
+from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
+from . import water_plan as plan
 from .params import Geometry, WaterParams, max_stable_dt, stable
-from .reference import water as ref
-from .water_passes import _Passes, check_passes
+from .water_kernels import KERNEL_CLASSES, WaterState
+from .water_stats import StatsReduction
 
-STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4")])
 AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
-# The volume / deepest-water reduction's first pass (stats.comp), by device: 0 = one record per tile,
-# reduced in shared memory (GPUs); n = one record per invocation walking n cells (CPU rasterisers,
-# where barriers are dear: 256^2 on llvmpipe, 3.5 ms with tiles).
-STATS_ROWS = {"gpu": 0, "cpu": 16}
-STATS_RECORDS = 4096       # GPUs: at most this many tile records for stats_final.comp's one workgroup
 
 
-class _PipeGrid(_Passes, _owner.Simulation):
+def check_kernel(kernel, what="kernel"):
+    """None (the planner's choice) or one of water_plan.KERNELS."""
+    if kernel is not None and kernel not in plan.KERNELS:
+        raise ValueError(f"{what}: expected None (chosen for the device and call) or one of "
+                         f"{', '.join(repr(k) for k in plan.KERNELS)}, got {kernel!r}")
+    return kernel
+
+
+class _PipeGrid(_owner.Simulation):
     """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
 
     _hexagonal = False
     _kind = "WaterGrid"
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, passes=None):
+                 water=None, kernel=None):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:                          # first: WaterGrid(terrain, ctx) names ctx
@@ -59,12 +61,11 @@ class _PipeGrid(_Passes, _owner.Simulation):
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
-        if passes is not None:
-            check_passes(passes, "or None")
+        self._kernel = check_kernel(kernel)
         ctx = _gl.create_context() if owns_ctx else ctx
         self.ctx, self._owns_ctx = ctx, owns_ctx
         try:
-            self._create(terrain, water, passes)
+            self._create(terrain, water)
         except BaseException:
             self._release_partial()
             raise
@@ -72,9 +73,9 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def _check_limits(self):
         """Raise, before any GPU work, where the context cannot hold this grid: its textures have
         (nx + 1) x (ny + 1) texels and each flow a storage buffer of 4 (nx + 1)(ny + 1) bytes at most
-        (the packed state's margin is not counted: where it does not fit, the tile kernel runs instead,
-        water_passes._takes_packed); beyond GL_MAX_TEXTURE_SIZE or GL_MAX_SHADER_STORAGE_BLOCK_SIZE the
-        driver would give garbage, not an error."""
+        (the blocked kernel's margin is not counted: where its state does not fit, the fused kernel runs
+        instead); beyond GL_MAX_TEXTURE_SIZE or GL_MAX_SHADER_STORAGE_BLOCK_SIZE the driver would give
+        garbage, not an error."""
         info = self.ctx.info
         side = info.get("GL_MAX_TEXTURE_SIZE") or 0
         block = info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
@@ -89,76 +90,69 @@ class _PipeGrid(_Passes, _owner.Simulation):
                              f"needs {need_block} bytes and GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {block}; expected "
                              f"(nx + 1) * (ny + 1) <= {block // 4}")
 
-    def _create(self, terrain, water, passes):
-        """Compile (or fetch) the programs and make every GPU resource; on failure the caller frees
-        whatever exists so far."""
+    def _create(self, terrain, water):
+        """Make every GPU resource; on failure the caller frees whatever exists so far."""
         ctx = self.ctx
         self._check_limits()
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
-        self._lowest_bed = float(terrain.min())       # a bound on it, for the walled packed calls
-        device = _gl.device_kind(ctx)
-        self._stats_rows = STATS_ROWS[device]
-        self._programs = {key: _gl.program(ctx, f"water/{name}.comp", defs) for key, name, defs in (
-            ("dig", "dig", {}), ("add_water", "add_water", {}), ("remove_water", "remove_water", {}),
-            ("stats", "stats", {"STATS_ROWS": self._stats_rows}), ("stats_final", "stats_final", {}))}
-
-        size = (self.nx, self.ny)
-        self._terrain_tex = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
-        self._water_tex = ctx.texture(size, 1, water.tobytes(), dtype="f4")
-        for tex in (self._terrain_tex, self._water_tex):
-            tex.repeat_x = tex.repeat_y = False
-        self._flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)]
-        if self._hexagonal:
-            self._flow_shapes.append((self.ny + 1, self.nx + 1))
-        self._flows = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
-        self._flows_tmp = [ctx.buffer(reserve=4 * a * b) for a, b in self._flow_shapes]
-        for buf in self._flows + self._flows_tmp:
-            buf.clear()
-        self._boundary = ctx.buffer(self._table.tobytes())
+        self._lowest_bed = float(terrain.min())       # a bound on it, for the walled blocked calls
+        self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal)
+        self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
-        self._ledger_faces = ctx.buffer(reserve=8 * (self._layout.size + 1))
-        self._ledger_faces.clear()
-        self._create_passes(device, passes)         # hydro.water_passes: the step's programs and scratch
-        # GPUs: each workgroup walks up enough tiles that the records stay at most STATS_RECORDS
-        tiles_x, tiles_y = -(-self.nx // _gl.LOCAL_SIZE), -(-self.ny // _gl.LOCAL_SIZE)
-        self._stats_walk = 1
-        while not self._stats_rows and tiles_x * -(-tiles_y // self._stats_walk) > STATS_RECORDS:
-            self._stats_walk *= 2
-        rows = _gl.LOCAL_SIZE * (self._stats_rows or self._stats_walk)
-        self._stats_groups = (tiles_x, -(-self.ny // rows))
-        groups = self._stats_groups[0] * self._stats_groups[1]
-        self._tiles = groups * (_gl.LOCAL_SIZE ** 2 if self._stats_rows else 1)      # partial records
-        self._partials = ctx.buffer(reserve=STATS_DTYPE.itemsize * self._tiles)
-        self._stats_buffer = ctx.buffer(reserve=STATS_DTYPE.itemsize)
-        self._brush_buffer = None                   # a brush's weights (_run_brush), made on first use
-        # step() plans from the stats of earlier calls without waiting for the GPU (None: it reads them)
-        self._readback = _native.FencedReadback.create(ctx, STATS_DTYPE.itemsize)
-        self._stats_seq = 0                         # stats reductions queued so far
-        self._sync_next = True                      # an edit since: the next step() reads the stats afresh
+        self._state = self._stats = self._brush_buffer = None
+        self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
+                                 self._drain_slot + 1)
+        self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
+                          for name in ("dig", "add_water", "remove_water")}
+        self._stats = StatsReduction(self._state, self._tuning)
+        self._last_call = None                      # the water_plan.CallPlan of the last step() call
         self._released = False
 
         self._sim_time = 0.0
         self._iteration = 0                         # substeps advanced so far
+        self._calls = 0                             # step() calls so far
+        # step() plans from the stats of the call before the previous one ((ring record, calls then)),
+        # or from those read at the last edit (_planned: (stats, calls then)); _sync_next: an edit since
+        self._ends = []
+        self._planned = None
+        self._sync_next = True
         self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
         self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
-        self._queue_stats()
+        self._stats.queue()
         self._initial_volume = self._read_stats()["volume"]
         self._seal()
 
     @property
-    def passes(self) -> int:
-        """The substep implementation step() runs: 1 the fused tile kernel, 2 the cell-wise passes, 3
-        accelerate, scale_outflow and move (the same result; passes=None at creation takes the fastest
-        for the device, docs/benchmarks-log.md). Settable between steps."""
-        return self._passes
+    def kernel(self):
+        """The kernel step() runs: None (chosen for the device and each call, hydro.water_plan), or
+        "cells", "fused" or "blocked" (hydro.water_kernels; all give the same water to rounding).
+        Settable between steps."""
+        return self._kernel
 
-    @passes.setter
-    def passes(self, value):
+    @kernel.setter
+    def kernel(self, value):
         self._alive()
-        self._passes = check_passes(value)
+        self._kernel = check_kernel(value)
+
+    def _retune(self, tuning: plan.Tuning) -> None:
+        """The test seam: plan this grid's calls from another water_plan.Tuning (other shapes and
+        thresholds; benchmarks and tests only). The kernels are made again on next use."""
+        self._alive()
+        if not isinstance(tuning, plan.Tuning):
+            raise TypeError(f"tuning: expected a hydro.water_plan.Tuning, got {type(tuning).__name__}")
+        for made in self._kernels.values():
+            made.release()
+        self._kernels = {}
+        if tuning.stats_rows != self._tuning.stats_rows or tuning.stats_records != self._tuning.stats_records:
+            self._stats.release()
+            self._stats = None
+            self._stats = StatsReduction(self._state, tuning)
+            self._stats.queue()
+            self._sync_next, self._ends = True, []
+        self._tuning = tuning
 
     # ------------------------------------------------------------------------------------ state access
 
@@ -170,15 +164,15 @@ class _PipeGrid(_Passes, _owner.Simulation):
         game's shader that writes this texture must keep every depth finite and >= 0 (the steps rely
         on it: a surface never lies below its bed) and its volume change is not in ledger()."""
         self._alive()
-        return self._water_tex
+        return self._state.water
 
     @property
     def terrain_texture(self):
         """Terrain height as an r32f (nx, ny) texture, world units, as water_texture. Change the terrain
         through `terrain` or dig(), which keep the grid's bound on its lowest bed; a game's shader that
-        writes this texture must keep every height above -1e30 (hydro.water_passes.WALLED_MIN_BED)."""
+        writes this texture must keep every height above -1e30 (hydro.water_plan.WALLED_MIN_BED)."""
         self._alive()
-        return self._terrain_tex
+        return self._state.terrain
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -189,34 +183,34 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def water(self) -> np.ndarray:
         """Water depth (ny, nx), world units; a NumPy copy."""
         self._alive()
-        return np.frombuffer(self._water_tex.read(), np.float32).reshape(self.shape).copy()
+        return np.frombuffer(self._state.water.read(), np.float32).reshape(self.shape).copy()
 
     @water.setter
     def water(self, depth):
         self._alive()
         depth = check.field("water", depth, self.shape, nonnegative=True)
         old = self._read_stats()["volume"]
-        self._water_tex.write(depth.tobytes())
+        self._state.water.write(depth.tobytes())
         self._ledger_edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
-        self._queue_stats()
+        self._edited()
 
     @property
     def terrain(self) -> np.ndarray:
         """Terrain height (ny, nx), world units; a NumPy copy."""
         self._alive()
-        return np.frombuffer(self._terrain_tex.read(), np.float32).reshape(self.shape).copy()
+        return np.frombuffer(self._state.terrain.read(), np.float32).reshape(self.shape).copy()
 
     @terrain.setter
     def terrain(self, height):
         self._alive()
         height = check.field("terrain", height, self.shape)
-        self._terrain_tex.write(height.tobytes())
+        self._state.terrain.write(height.tobytes())
         self._lowest_bed = float(height.min())
-        self._queue_stats()
+        self._edited()
 
     def _flow(self, k):
         self._alive()
-        return np.frombuffer(self._flows[k].read(), np.float32).reshape(self._flow_shapes[k]).copy()
+        return np.frombuffer(self._state.flows[k].read(), np.float32).reshape(self._state.flow_shapes[k]).copy()
 
     @property
     def flow_x(self) -> np.ndarray:
@@ -239,15 +233,15 @@ class _PipeGrid(_Passes, _owner.Simulation):
     def _set_flow(self, k, name, flow):
         """Flows are state too (a saved game restores them); they move water only through step()."""
         self._alive()
-        flow = check.field(name, flow, self._flow_shapes[k])
-        self._flows[k].write(flow.tobytes())
+        flow = check.field(name, flow, self._state.flow_shapes[k])
+        self._state.flows[k].write(flow.tobytes())
 
     @property
     def flow_buffers(self) -> tuple:
         """The storage buffers holding flow_x, flow_y (hex: flow_z) now, float32 row-major, for a game's
         shaders. The grid swaps buffers as it steps: fetch them after each step(), do not keep them."""
         self._alive()
-        return tuple(self._flows)
+        return tuple(self._state.flows)
 
     @property
     def surface(self) -> np.ndarray:
@@ -258,7 +252,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         """Total water volume (depth * cell area), world units^3, reduced on the GPU in fp64. Waits for
         the GPU to finish the work queued so far (a HUD can call it once a frame)."""
         self._alive()
-        self._queue_stats(edit=False)
+        self._stats.queue()
         return self._read_stats()["volume"]
 
     def ledger(self) -> dict:
@@ -266,7 +260,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         - out), what brushes and assignments added; `expected` is their sum, which volume() matches
         to float precision."""
         self._alive()
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._ledger_faces.read(), np.float64))
+        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
         for kind, volume in self._ledger_totals.items():
             totals[kind] += volume
         edits = dict(self._ledger_edits)
@@ -289,7 +283,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         self._fold_ledger()
         self._table = table
-        self._boundary.write(table.tobytes())
+        self._state.boundary.write(table.tobytes())
         self._note_boundary_bounds()
 
     @property
@@ -314,21 +308,21 @@ class _PipeGrid(_Passes, _owner.Simulation):
 
     def _fold_ledger(self):
         """Move the per-face ledger into per-kind totals before the kinds change."""
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._ledger_faces.read(), np.float64))
+        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
         for kind, volume in totals.items():
             self._ledger_totals[kind] += volume
         self._ledger_edits["drains"] += drains
-        self._ledger_faces.clear()
+        self._state.ledger.clear()
 
     # ---------------------------------------------------------------------------------------- brushes
 
     def _brush(self, x, y, radius, normalise: bool):
         """The box of cells (x0, y0, width, height) a brush touches and its float32 weights there
-        (hydro.reference.water.brush_box; scaled to sum to about 1 where `normalise`), with the
+        (hydro.lattice.brush_box; scaled to sum to about 1 where `normalise`), with the
         float64 sum of those float32 weights. Raises if it touches no cell."""
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
-        box = ref.brush_box((self.ny, self.nx), x, y, radius, self._hexagonal)
+        box = lattice.brush_box((self.ny, self.nx), x, y, radius, self._hexagonal)
         if box is None:
             raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) reaches no cell of the "
                              f"{self.nx} x {self.ny} grid: its centre is off the grid (cells are at "
@@ -353,10 +347,10 @@ class _PipeGrid(_Passes, _owner.Simulation):
         self._brush_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_BRUSH"])
         prog = self._programs[name]
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_origin=(x0, y0), u_box=(w, h), **uniforms)
-        tex = self._terrain_tex if name == "dig" else self._water_tex
+        tex = self._state.terrain if name == "dig" else self._state.water
         tex.bind_to_image(_gl.BINDINGS["B_TERRAIN" if name == "dig" else "B_WATER"], read=True, write=True)
         if name == "remove_water":
-            self._ledger_faces.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
+            self._state.ledger.bind_to_storage_buffer(_gl.BINDINGS["B_LEDGER"])
             prog.run(1, 1, 1)
             self.ctx.memory_barrier()
         else:
@@ -374,7 +368,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         self._run_brush("dig", box, weights, u_depth=depth)
         if depth > 0:                   # no cell went lower than this (a weight is at most its largest)
             self._lowest_bed -= depth * float(weights.max())
-        self._queue_stats()
+        self._edited()
 
     def add_water(self, x, y, radius, volume) -> None:
         """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth
@@ -386,7 +380,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._run_brush("add_water", box, weights, u_amount=amount)
         self._ledger_edits["brushes"] += volume
-        self._queue_stats()
+        self._edited()
 
     def remove_water(self, x, y, radius, volume) -> None:
         """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush of `radius`
@@ -399,7 +393,7 @@ class _PipeGrid(_Passes, _owner.Simulation):
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))
         self._run_brush("remove_water", box, weights, u_amount=amount, u_slot=self._drain_slot,
                         u_cell_area=self.geometry.cell_area)
-        self._queue_stats()
+        self._edited()
 
     # --------------------------------------------------------------------------------------- stepping
 
@@ -417,27 +411,29 @@ class _PipeGrid(_Passes, _owner.Simulation):
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
 
     def _auto_substeps(self, stats, dt, lag=0) -> int:
-        """Substeps for `dt` from stats `lag` step() calls older than the previous call's end: the
-        deepest water may have grown by DEPTH_MARGIN in each of those calls and in this one."""
+        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water may
+        have grown by DEPTH_MARGIN in each of those calls and in this one."""
         margin = DEPTH_MARGIN ** (1 + lag)
         limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, dt, margin), self.geometry, self.params)
         return max(1, math.ceil(dt / limit - 1e-9))
 
     def max_stable_dt(self) -> float:
-        """The largest stable substep for the water as it is now (seconds; inf when dry)."""
+        """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the
+        deepest water that call plans from (measured at the end of the call before the previous one, or
+        at the last edit; step())."""
         self._alive()
-        return max_stable_dt(self._coupling(self._read_stats(), 0.0), self.geometry, self.params)
+        return max_stable_dt(self._coupling(self._planning_stats()[0], 0.0), self.geometry, self.params)
 
     def step(self, dt, substeps=None) -> int:
         """Advance the simulation by `dt` seconds; returns the number of substeps taken.
 
         Without `substeps`, stable substeps are chosen from the exact bound (hydro.params.stable) for the
-        deepest water (measured on the GPU at the end of the previous call, with a margin; if the GPU is
-        still busy with that call, at the end of the one before, with the margin widened for two calls;
-        after an edit, as it is now; re-measured every hydro.water.MAX_CHUNK (64) substeps of a long call).
-        With `substeps`, dt/substeps must be stable for the water so measured, or ValueError is raised
-        before anything runs. Either way a pipe that gets deeper during the call than its substep is stable
-        for is treated as that deep (params.stable_face_depth), so the step never goes unstable.
+        deepest water measured at the end of the call before the previous one, with a margin for two
+        calls of growth (after an edit: as it is now, with a margin for this call; re-measured every
+        hydro.water.MAX_CHUNK (64) substeps of a long call). With `substeps`, dt/substeps must be stable
+        for the water so measured, or ValueError is raised before anything runs. Either way a pipe that
+        gets deeper during the call than its substep is stable for is treated as that deep
+        (params.stable_face_depth), so the step never goes unstable.
         """
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
@@ -450,8 +446,9 @@ class _PipeGrid(_Passes, _owner.Simulation):
             if not stable(h, coupling, self.geometry, self.params):
                 limit = max_stable_dt(coupling, self.geometry, self.params)
                 raise ValueError(f"substeps: dt/substeps = {h:.4g} s is beyond the stable limit {limit:.4g} s for "
-                                 f"the deepest water now; use substeps >= {math.ceil(dt / limit)} or omit substeps")
-            self._run_substeps(h, substeps)
+                                 f"the deepest water measured (max_stable_dt()); use substeps >= "
+                                 f"{math.ceil(dt / limit)} or omit substeps")
+            self._run(h, substeps)
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
@@ -462,70 +459,75 @@ class _PipeGrid(_Passes, _owner.Simulation):
             while True:
                 h = remaining / n
                 chunk = min(n, MAX_CHUNK)
-                self._run_substeps(h, chunk)
+                self._run(h, chunk)
                 done += chunk
                 if chunk == n:
                     break
                 remaining -= h * chunk
-                self._queue_stats(edit=False)
+                self._stats.queue()
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
-        self._queue_stats(edit=False)
+        self._calls += 1
+        seq = self._stats.queue(push=True)
+        if seq:
+            self._ends = (self._ends + [(seq, self._calls)])[-2:]
         return done
 
-    def _queue_stats(self, edit=True):
-        """Dispatch the two-pass reduction; `_read_stats` reads it when needed (no wait here), and it
-        goes into the fenced ring that step() plans from. `edit`: the water or terrain was changed
-        otherwise than by stepping, so the next step() must plan from these very stats."""
-        self._terrain_tex.bind_to_image(_gl.BINDINGS["B_TERRAIN"], read=True, write=False)
-        self._water_tex.bind_to_image(_gl.BINDINGS["B_WATER"], read=True, write=False)
-        self._partials.bind_to_storage_buffer(_gl.BINDINGS["B_PARTIALS"])
-        self._stats_buffer.bind_to_storage_buffer(_gl.BINDINGS["B_STATS"])
-        tiles = self._programs["stats"]
-        _gl.set_uniforms(tiles, u_size=(self.nx, self.ny), u_walk=self._stats_walk)
-        tiles.run(*self._stats_groups, 1)
-        self.ctx.memory_barrier()
-        final = self._programs["stats_final"]
-        _gl.set_uniforms(final, u_count=self._tiles)
-        final.run(1, 1, 1)
-        self.ctx.memory_barrier()
-        self._stats_seq += 1
-        self._sync_next = self._sync_next or edit
-        if self._readback is not None:
-            self._readback.push(self._stats_buffer, self._stats_seq)
+    def _run(self, h: float, n: int) -> None:
+        """Record n substeps of length h with the kernel the planner picks, nothing read back."""
+        tuning = self._tuning
+        walled = plan.walled(self.params.depth_area, self._all_walls, self._lowest_bed)
+        size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny))
+        fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
+        call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=self._kernel, is_walled=walled, state_fits=fits)
+        self._kernel_object(call.kernel).run(h, call)
+        self._last_call = call
+        self._iteration += n
+
+    def _kernel_object(self, name: str):
+        """The water_kernels.Kernel of that name on this grid, made on first use."""
+        if name not in self._kernels:
+            self._kernels[name] = KERNEL_CLASSES[name](self._state, self._tuning, self._layout)
+        return self._kernels[name]
+
+    def _edited(self):
+        """The water or terrain changed otherwise than by stepping: queue its stats, from which the next
+        step() plans (waiting for them)."""
+        self._stats.queue()
+        self._sync_next = True
 
     def _read_stats(self) -> dict:
         """The stats last queued; waits for every pass queued so far."""
-        return self._stats_dict(self._stats_buffer.read())
-
-    def _stats_dict(self, data) -> dict:
-        rec = np.frombuffer(data, STATS_DTYPE)[0]
-        return {"volume": float(rec["depth_sum"]) * self.geometry.cell_area,
-                "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"])}
+        return self._stats.read()
 
     def _planning_stats(self) -> tuple[dict, int]:
-        """The stats a step() call plans from, and how many reductions older than the last queued
-        they are: the last (queued at the end of the previous call) if the GPU has finished it, else
-        the one before, so the CPU queues this call while the GPU still works on the last one. After
-        an edit, or without a fenced ring, it reads the last one, waiting for the GPU."""
-        if self._readback is None or self._sync_next or self._stats_seq < 2:
+        """The stats a step() call plans from and how many calls before this one they were taken: after
+        an edit, as the water is now (waiting for the GPU); else the newer of the record queued at the
+        end of the call before the previous one (a fenced ring record, nearly always done by now) and
+        the stats read at the last edit. Never the previous call's own record, whose readiness would
+        depend on the GPU's timing; without a ring (GL < 4.4), the previous call's, read."""
+        if self._sync_next or (self._stats.ring is None and self._planned[1] != self._calls):
             self._sync_next = False
-            return self._read_stats(), 0
-        data, seq = self._readback.newest(self._stats_seq - 1)
-        return self._stats_dict(data), self._stats_seq - seq
+            self._planned = (self._read_stats(), self._calls)
+        if self._stats.ring is None:
+            return self._planned[0], 0
+        best = self._planned
+        if len(self._ends) == 2 and self._ends[0][1] > best[1]:
+            seq, calls = self._ends[0]
+            best = (self._stats.record(seq), calls)
+        return best[0], self._calls - best[1]
 
     # -------------------------------------------------------------------------------------- lifetime
 
-    _RESOURCES = ("_terrain_tex", "_water_tex", "_scratch", "_outflow_scale", "_state", "_packed_bed", "_booked",
-                  "_views", "_flows", "_flows_tmp", "_boundary", "_places", "_ledger_faces", "_partials",
-                  "_stats_buffer", "_readback", "_brush_buffer")
-
     def _gpu_objects(self):
-        objects = []
-        for name in self._RESOURCES:
-            value = getattr(self, name, None)
-            objects.extend(value if isinstance(value, list) else [] if value is None else [value])
+        objects = [] if getattr(self, "_state", None) is None else self._state.objects()
+        for made in getattr(self, "_kernels", {}).values():
+            objects.extend(made.objects())
+        if getattr(self, "_stats", None) is not None:
+            objects.extend(self._stats.objects())
+        if getattr(self, "_brush_buffer", None) is not None:
+            objects.append(self._brush_buffer)
         return objects
 
     def _release_partial(self):
@@ -544,11 +546,9 @@ class WaterGrid(_PipeGrid):
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
     terrain: (ny, nx) heights in world units. cell_size, gravity, friction, pipe_area: see WaterParams.
     water: optional initial depths (ny, nx), >= 0.
-    passes: None (choose for this device), 1 (one fused dispatch per substep; in calls of 2 substeps
-    and more two substeps a launch on a packed copy of the state, packed and unpacked once a call, and
-    on grids of 512^2 cells and more two dispatches, interior tiles and the ring around them), 2 (the
-    cell-wise step: two passes over the cells, made for CPU rasterisers) or 3 (accelerate,
-    scale_outflow, move: one dispatch each); hydro.water_passes. All give the same result to rounding.
+    kernel: None (chosen for the device and each call: on GPUs "fused" for calls of one substep and
+    "blocked" for longer ones, on CPU rasterisers "cells"), or one of them for every call
+    (hydro.water_kernels); all give the same water to rounding.
 
     Attributes: ctx (the context it lives on), nx, ny, shape ((ny, nx)), params (WaterParams),
     geometry (cell area and pipe widths of the lattice), water_texture and terrain_texture (r32f
@@ -558,6 +558,6 @@ class WaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told WaterGrid.__init__(), not the base's
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, passes=None):
+                 water=None, kernel=None):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         passes=passes)
+                         kernel=kernel)

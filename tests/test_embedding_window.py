@@ -54,7 +54,7 @@ def _scenario():
     grid.add_water(4, 12, 3, 20.0)
     for _ in range(5):
         grid.step(1 / 30)
-    report["fenced_stats"] = grid._readback is not None
+    report["fenced_stats"] = grid._stats.ring is not None
     report["ledger_error"] = abs(grid.volume() - grid.ledger()["expected"]) / grid.ledger()["expected"]
 
     renderer = render.Renderer(ctx, grid)

@@ -21,7 +21,7 @@ def test_wheel_ships_shaders_and_runs_outside_the_tree(tmp_path):
                     "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True, timeout=300)
     wheel = next((tmp_path / "dist").glob("hydro-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "hydro/shaders/water/accelerate.comp" in names
+    assert "hydro/shaders/water/fused.comp" in names and "hydro/shaders/common/model.glsl" in names
     assert "hydro/shaders/common/bindings.glsl" in names
     target = tmp_path / "target"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
@@ -36,4 +36,4 @@ def test_wheel_ships_shaders_and_runs_outside_the_tree(tmp_path):
 def test_editable_install_finds_the_source_shaders():
     import hydro._gl as gl
     path = Path(str(gl._shader_root()))
-    assert (path / "water" / "move.comp").is_file()
+    assert (path / "water" / "settle.comp").is_file()

@@ -1,6 +1,6 @@
 """The peer benchmarks (bench/peers) compute hydro's water step: each peer against the float64 reference
-(hydro.reference.water.step), torch and taichi on the CPU, cupy on a CUDA device. All three are optional
-and not installed by CI: without them these tests skip."""
+(hydro.reference.water.step), NumPy float32, torch and taichi on the CPU, cupy on a CUDA device. torch,
+taichi and cupy are optional and not installed by CI: without them their tests skip."""
 import sys
 from pathlib import Path
 
@@ -28,6 +28,12 @@ def run_peer(module, case, **kw):
     sim.step(dt, STEPS)
     sim.sync()
     return compare(sim.water(), want)
+
+
+def test_numpy_peer_matches_reference(case):
+    from bench.peers import numpy_pipes
+    err, ok = run_peer(numpy_pipes, case)
+    assert ok, f"numpy peer: max error {err:.3g} of the deepest water"
 
 
 def test_torch_peer_matches_reference(case):

@@ -297,7 +297,7 @@ def test_hex_velocity_recovers_a_uniform_flow(ctx):
             render.Renderer(ctx, grid) as renderer:
         w = grid.geometry.face_width
         grid.flow_x, grid.flow_y, grid.flow_z = (np.full(shape, depth * w * (v @ e))
-                                                 for shape, e in zip(grid._flow_shapes, axes))
+                                                 for shape, e in zip((grid.flow_x.shape, grid.flow_y.shape, grid.flow_z.shape), axes))
         renderer.update_velocity()
         got = np.frombuffer(renderer.velocity_texture.read(), np.float32).reshape(ny, nx, 2)
     np.testing.assert_allclose(got[..., 0], v[0], rtol=1e-5)

@@ -16,14 +16,14 @@ def _new(ctx, kind, terrain, water, **kw):
     return GRIDS[kind](ctx, terrain, water=water, **kw)
 
 
-FUSED = pytest.mark.parametrize("passes", [1, 2, 3], ids=["fused", "cell-wise", "three-pass"])
+KERNELS = pytest.mark.parametrize("kernel", ["fused", "blocked", "cells"])
 
 
-@FUSED
+@KERNELS
 @pytest.mark.parametrize("kind", KINDS)
-def test_volume_matches_ledger_with_every_boundary_and_brush(ctx, passes, rng, kind):
+def test_volume_matches_ledger_with_every_boundary_and_brush(ctx, kernel, rng, kind):
     terrain, water = random_state(rng, (18, 22))
-    g = _new(ctx, kind, terrain, water, friction=0.05, passes=passes)
+    g = _new(ctx, kind, terrain, water, friction=0.05, kernel=kernel)
     v0 = g.volume()
     g.set_boundary("left", "inflow", 2.0, span=(4, 10))
     g.set_boundary("right", "outflow", 1.5)
@@ -78,9 +78,9 @@ def _net_inflow(flows, shape):
     return net
 
 
-@FUSED
+@KERNELS
 @pytest.mark.parametrize("kind", KINDS)
-def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, passes, rng, kind):
+def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, kernel, rng, kind):
     """Outflow scaling, not the clamp at 0 in move, keeps thin films from going negative: in each substep
     no cell sends out more than it holds, and its depth before the clamp, worked out here from the flows
     the substep used, is not below 0 (so the clamp creates no water)."""
@@ -88,7 +88,7 @@ def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, passes, rng,
     terrain = rng.uniform(0.0, 8.0, (20, 24))
     water = rng.uniform(0.0, 2e-3, (20, 24))
     water[::3, ::2] = 0.5                             # a few deep columns set the stable limit
-    g = _new(ctx, kind, terrain, water, friction=0.0, passes=passes)
+    g = _new(ctx, kind, terrain, water, friction=0.0, kernel=kernel)
     g.set_boundary("bottom", "outflow", 3.0)
     area = g.geometry.cell_area
     scaled = 0
@@ -109,15 +109,15 @@ def test_depth_never_negative_on_thin_films_over_steep_terrain(ctx, passes, rng,
     g.release()
 
 
-@FUSED
+@KERNELS
 @pytest.mark.parametrize("kind", KINDS)
-def test_lake_at_rest_around_an_emerged_bump(ctx, passes, kind):
+def test_lake_at_rest_around_an_emerged_bump(ctx, kernel, kind):
     ny, nx = 12, 24
     x = np.arange(nx) + 0.5
     z1 = np.where(np.abs(x - 12) < 4, 0.8 - 0.05 * (x - 12) ** 2, 0.0)   # rises above the surface
     terrain = np.tile(z1, (ny, 1)).astype(np.float32).astype(np.float64)
     water = np.maximum(np.float32(0.5) - terrain, 0.0).astype(np.float32).astype(np.float64)
-    g = _new(ctx, kind, terrain, water, friction=0.0, passes=passes)
+    g = _new(ctx, kind, terrain, water, friction=0.0, kernel=kernel)
     for _ in range(20):
         g.step(0.5)
     eta = g.surface
@@ -176,15 +176,15 @@ def test_small_waves_decay_as_friction_predicts(ctx):
     assert a1 / a0 == pytest.approx((1 - f) ** ((t1 - t0) / 2), rel=0.01)
 
 
-@FUSED
+@KERNELS
 @pytest.mark.parametrize("kind", KINDS)
-def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, passes, kind):
+def test_basins_joined_by_digging_reach_the_equilibrium_level(ctx, kernel, kind):
     ny, nx = 10, 26
     terrain = np.zeros((ny, nx))
     terrain[:, 12:14] = 2.0                           # a ridge between two basins
     water = np.zeros((ny, nx))
     water[:, :12] = 1.0
-    g = _new(ctx, kind, terrain, water, friction=0.3, passes=passes)
+    g = _new(ctx, kind, terrain, water, friction=0.3, kernel=kernel)
     g.step(2.0)
     assert np.all(g.water[:, 14:] == 0.0)             # the ridge holds
     g.dig(12.5, ny / 2, 4.0, 3.0)                     # brush centres are grid (axial) coordinates
@@ -208,12 +208,12 @@ def test_stability_bound_is_the_exact_one():
     assert dt == pytest.approx(math.sqrt(2 * (1 + r) / (coupling * 8)), rel=1e-9)
 
 
-@FUSED
+@KERNELS
 @pytest.mark.parametrize("kind", KINDS)
-def test_drains_take_what_is_there_and_the_ledger_knows(ctx, passes, rng, kind):
+def test_drains_take_what_is_there_and_the_ledger_knows(ctx, kernel, rng, kind):
     terrain, water = random_state(rng, (16, 18))
     from hydro.reference.water import brush_weights
-    g = _new(ctx, kind, terrain, water * 0.1, passes=passes)
+    g = _new(ctx, kind, terrain, water * 0.1, kernel=kernel)
     before, h = g.volume(), g.water.astype(np.float64)
     weights = brush_weights(g.shape, 8.0, 8.0, 3.0, kind == "hex")
     area = g.geometry.cell_area
@@ -377,11 +377,11 @@ def test_a_strong_inflow_into_one_cell_plans_for_the_water_it_piles_up(ctx, kind
     assert counts[0] > counts[1] > 1
 
 
-@pytest.mark.parametrize("passes", [1, 2, 3])
-def test_cell_size_other_than_one(ctx, passes):
+@pytest.mark.parametrize("kernel", ["fused", "blocked", "cells"])
+def test_cell_size_other_than_one(ctx, kernel):
     """Volumes, inflow and wave speed in world units when a cell is 0.37 wide."""
     cs, n, depth = 0.37, 32, 1.0
-    g = _new(ctx, "square", np.zeros((3, n)), np.full((3, n), depth), cell_size=cs, friction=0.0, passes=passes)
+    g = _new(ctx, "square", np.zeros((3, n)), np.full((3, n), depth), cell_size=cs, friction=0.0, kernel=kernel)
     assert g.volume() == pytest.approx(depth * 3 * n * cs * cs, rel=1e-6)
     g.set_boundary("left", "inflow", 0.05)
     g.step(1.0)
@@ -391,7 +391,7 @@ def test_cell_size_other_than_one(ctx, passes):
     x = np.arange(n)
     mode = np.cos(math.pi * (x + 0.5) / n)
     g = _new(ctx, "square", np.zeros((3, n)), np.tile(depth + 1e-3 * mode, (3, 1)), cell_size=cs, friction=0.0,
-             passes=passes)
+             kernel=kernel)
     dt = 0.05 * cs
     a = []
     for _ in range(500):
@@ -433,7 +433,7 @@ def test_a_substep_past_the_bound_moves_water_through_capped_pipes(ctx, rng, kin
     g = _new(ctx, kind, np.zeros((ny, nx)), depth, friction=0.0, gravity=gravity, cell_size=s)
     eta = g.water.astype(np.float64)
     h = float(np.float32(4.0 * g.max_stable_dt()))
-    g._run_substeps(h, 1)
+    g._run(h, 1)
     cap = 2.0 * (1.0 + 1.0) / (h * h * gravity * PER_DEPTH[kind](s) * MU[kind])      # friction 0: r = 1
     width = s if kind == "square" else s / math.sqrt(3.0)
     assert eta.min() > 15 * cap                       # every pipe is capped
@@ -448,7 +448,7 @@ def test_a_substep_past_the_bound_moves_water_through_capped_pipes(ctx, rng, kin
     terrain, water = random_state(rng, (12, 14))
     g, state = twins(ctx, kind, terrain, 3.0 * water, friction=0.0)
     h = 4.0 * g.max_stable_dt()
-    g._run_substeps(h, 5)
+    g._run(h, 5)
     ref.step(state, 5 * h, substeps=5)
     np.testing.assert_allclose(g.water, state.water, atol=1e-4 * state.water.max())
     assert np.all(np.isfinite(g.water)) and g.water.min() >= 0

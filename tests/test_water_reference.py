@@ -1,12 +1,16 @@
-"""Every water pass on the GPU against its NumPy float64 twin, on random non-square inputs with
-boundaries of every kind active, in both pipe-area modes."""
+"""Every water kernel on the GPU against the NumPy float64 statement of the model, on random non-square
+inputs with boundaries of every kind active, in both pipe-area modes; and the kernels against each
+other, to the bit on CPU rasterisers, however the planner tiles a grid (hydro.water_plan.Tuning, through
+the grids' test seam)."""
 import numpy as np
 import pytest
 
-from hydro import water_passes
+from hydro import _gl
+from hydro import boundary as bnd
+from hydro import water_plan
 from hydro.reference import water as ref
-from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, random_state, set_boundary_both,
-                         twins)
+from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, blocked_shape, gpu_flows, random_state,
+                         retune, set_boundary_both, twins)
 
 MODES = ["depth", 0.35]
 
@@ -34,37 +38,14 @@ def _step_both(g, s, calls, dt, substeps, rtol):
         _close(a, b, np.abs(b).max(), rtol=rtol)
 
 
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("pipe_area", MODES)
-def test_each_pass_matches_reference(ctx, rng, kind, pipe_area):
-    terrain, water = random_state(rng, (11, 17))
-    g, s = twins(ctx, kind, terrain, water, rng, flows_scale=0.3, pipe_area=pipe_area, friction=0.3)
-    _boundaries(g, s)
-    dt = 0.06
-    g.passes = 3                  # the three passes, whatever this device's step runs
-    # accelerate: stored flows -> *_tmp buffers
-    g._set_step_uniforms(dt)
-    g._bind_step()
-    g._accelerate()
-    acc_gpu = [np.frombuffer(b.read(), np.float32).reshape(shape)
-               for b, shape in zip(g._flows_tmp, g._flow_shapes)]
-    acc_ref = ref.accelerate(s, dt)
-    for a, b in zip(acc_gpu, acc_ref):
-        _close(a, b, np.abs(b).max())
-    # scale_outflow, fed the GPU's accelerated flows so the pass is checked alone
-    g._scale_outflow()
-    scaled_ref, crossed = ref.scale_outflow(s, [a.astype(np.float64) for a in acc_gpu], dt)
-    for a, b in zip(gpu_flows(g), scaled_ref):
-        _close(a, b, np.abs(b).max())
-    ledger = np.frombuffer(g._ledger_faces.read(), np.float64)[:g._drain_slot]
-    _close(ledger, crossed, np.abs(crossed).max())
-    assert np.any(scaled_ref[0] != acc_ref[0]), "outflow scaling was never active: the case is too gentle"
-    # move, fed the GPU's scaled flows
-    g._move()
-    moved = ref.move(s, [f.astype(np.float64) for f in gpu_flows(g)], dt)
-    _close(g.water, moved, moved.max())
-    assert not np.allclose(moved, s.water), "water did not move"
-    g.release()
+@pytest.mark.parametrize("hexagonal", [False, True], ids=["square", "hex"])
+def test_reference_boundary_faces_are_the_tables_order(hexagonal):
+    """The reference finds the boundary faces by their ends; the grids' table (hydro.boundary) lists
+    them side by side: the same faces in the same order, on grids of every small shape."""
+    for ny, nx in [(1, 1), (1, 5), (4, 1), (3, 4), (6, 5)]:
+        lay = bnd.layout(nx, ny, hexagonal)
+        a, i, j = ref.boundary_faces(nx, ny, hexagonal)
+        assert a.tolist() == lay.array.tolist() and i.tolist() == lay.i.tolist() and j.tolist() == lay.j.tolist()
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))
@@ -114,15 +95,15 @@ def test_many_steps_match_reference(ctx, rng, kind, pipe_area):
 
 
 @pytest.mark.parametrize("shape", [(1, 23), (19, 1), (1, 1)], ids=["one-row", "one-column", "one-cell"])
-@pytest.mark.parametrize("passes", [None, 1, 2, 3])
+@pytest.mark.parametrize("kernel", [None, "cells", "fused", "blocked"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_grids_one_cell_thin_match_reference(ctx, rng, kind, passes, shape):
+def test_grids_one_cell_thin_match_reference(ctx, rng, kind, kernel, shape):
     """A channel one cell wide (a flume, a pipe between two maps) is a grid like any other: every
-    path against the reference, with a boundary of each kind on its ends and sides, and a brush."""
+    kernel against the reference, with a boundary of each kind on its ends and sides, and a brush."""
     terrain, water = random_state(rng, shape, dry_fraction=0.2)
-    g, s = twins(ctx, kind, terrain, water, friction=0.1, passes=passes)
-    if passes == 1:
-        g._packed = (5, 3, 2)                   # the packed kernel whatever the size
+    g, s = twins(ctx, kind, terrain, water, friction=0.1, kernel=kernel)
+    if kernel == "blocked":
+        blocked_shape(g, ((5, 3), 2))                   # the blocked kernel's small tiles, whatever the size
     set_boundary_both(g, s, "left", "inflow", 0.4)
     set_boundary_both(g, s, "right", "level", 0.9)
     set_boundary_both(g, s, "bottom", "outflow", 0.05)
@@ -135,205 +116,183 @@ def test_grids_one_cell_thin_match_reference(ctx, rng, kind, passes, shape):
     g.release()
 
 
-# The fused kernels: as step() chooses them (calls of 1 to 5 substeps take the tile kernel, then the
-# tile kernel on the packed state from PACKED_MIN_SUBSTEPS); the tile kernel (step_fused.comp) alone in
-# its default shape, in a smaller one, in the GPUs' shapes (one invocation per cell of the tile and its
-# two-cell halo, unrolled as GPUs run them) and in an odd one (tiles that are not a multiple of the
-# workgroup, a workgroup of 100 invocations; also unrolled); the tile kernel on the packed state
-# (step_packed.comp) alone in its default shape (24x24, two substeps a launch), the single-substep
-# shapes of a call's remainder and small ones of one and two substeps a launch.
-TILE = {"_packed": False}
-FUSED = {"auto": {}, "tiles": TILE, "tiles-16x16": {**TILE, "_tile": (16, 16, 256)},
-         "tiles-28x28x1024-unrolled": {**TILE, "_unrolled": True, "_tile": (28, 28, 1024)},
-         "tiles-28x12x512-unrolled": {**TILE, "_unrolled": True, "_tile": (28, 12, 512)},
-         "tiles-12x12x256-unrolled": {**TILE, "_unrolled": True, "_tile": (12, 12, 256)},
-         "tiles-24x7x100": {**TILE, "_tile": (24, 7, 100)},
-         "tiles-24x7x100-unrolled": {**TILE, "_unrolled": True, "_tile": (24, 7, 100)},
-         "packed": {"_packed": True}, "packed-12x12": {"_packed": (12, 12)},
-         "packed-12x28": {"_packed": (12, 28)}, "packed-5x3": {"_packed": (5, 3)},
-         "packed-5x3-2steps": {"_packed": (5, 3, 2)}, "packed-12x12-2steps": {"_packed": (12, 12, 2)}}
-
-
-@pytest.mark.parametrize("fused", list(FUSED))
-@pytest.mark.parametrize("kind", list(GRIDS))
-def test_fused_step_matches_three_passes(ctx, rng, kind, fused):
-    """The fused kernels do the arithmetic of the three passes (the move applied lazily): the
-    same result to rounding, with every boundary kind, brushes and 1 to 5 substeps per call."""
-    terrain, water = random_state(rng, (45, 53))          # several tiles, ragged edges, interior tiles
+def _kernel_pair(ctx, kind, terrain, water, kernel="fused", boundaries=True, **params):
+    """A grid running `kernel` and one running the cell-wise kernel (the comparison's), same state."""
     grids = []
-    for p in (1, 3):
-        g, s = twins(ctx, kind, terrain, water, friction=0.2)
-        g.passes = p
-        if p == 1:
-            for name, value in FUSED[fused].items():
-                setattr(g, name, value)
-        _boundaries(g, s)
+    for name in (kernel, "cells"):
+        g, s = twins(ctx, kind, terrain, water, kernel=name, **params)
+        if boundaries:
+            _boundaries(g, s)
         grids.append(g)
-    for g in grids:
+    return grids
+
+
+def _same_bits_and_ledger(a, b, what=""):
+    assert_same_bits(a.water, b.water, err_msg=f"{what} water")
+    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+        assert_same_bits(fa, fb, err_msg=f"{what} flows")
+    assert_same_ledger(a.ledger(), b.ledger(), what)
+    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
+
+
+# The fused kernel in its tile shapes: the large ones of GPUs and the small one (one invocation per cell
+# of the tile and its two-cell halo, unrolled as GPUs run them), smaller ones, and an odd one (tiles that
+# are not a multiple of the workgroup, 100 invocations), plain and unrolled.
+FUSED_TILES = {"as-sized": None, "16x16x256": (16, 16, 256), "28x28x1024-unrolled": (28, 28, 1024, True),
+               "28x12x512-unrolled": (28, 12, 512, True), "12x12x256-unrolled": (12, 12, 256, True),
+               "24x7x100": (24, 7, 100), "24x7x100-unrolled": (24, 7, 100, True)}
+
+
+@pytest.mark.parametrize("tile", list(FUSED_TILES))
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_fused_kernel_gives_the_cell_wise_bits(ctx, rng, kind, tile):
+    """The fused kernel does the cell-wise kernel's arithmetic (the move applied lazily): the same
+    water, flows and ledger, with every boundary kind, brushes and 1 to 5 substeps a call."""
+    terrain, water = random_state(rng, (45, 53))          # several tiles, ragged edges, interior tiles
+    a, b = _kernel_pair(ctx, kind, terrain, water, "fused", friction=0.2)
+    if FUSED_TILES[tile]:
+        tx, ty, threads, *unrolled = FUSED_TILES[tile]
+        retune(a, fused_tile=(tx, ty, threads), min_tiles=0, unrolled=bool(unrolled))
+    for g in (a, b):
         for i in range(6):
             g.step(0.15, substeps=1 + i % 5)
             if i == 2:
                 g.add_water(20.0, 18.0, 5.0, 9.0)
                 g.dig(10.0, 30.0, 4.0, 0.5)
-    a, b = grids
-    _close(a.water, b.water, b.water.max(), rtol=1e-6)      # the same to rounding (FMA contraction
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):          # may differ between two shaders)
-        _close(fa, fb, np.abs(fb).max(), rtol=1e-6)
-    la, lb = a.ledger(), b.ledger()
-    for key in la:
-        assert la[key] == pytest.approx(lb[key], rel=1e-6, abs=1e-9)
-    assert a.volume() == pytest.approx(la["expected"], rel=1e-6)
-    for g in grids:
+    assert a._last_call.kernel == "fused" and b._last_call.kernel == "cells"
+    if FUSED_TILES[tile]:
+        assert a._kernel_object("fused").tile == FUSED_TILES[tile][:3]
+    _same_bits_and_ledger(a, b, tile)
+    for g in (a, b):
         g.release()
 
 
-# How the packed kernel's launches run a grid: split (interior tiles through one program, the ring of
+# How the blocked kernel's launches run a grid: split (interior tiles through one program, the ring of
 # tiles around them, with every boundary test, through the general one) or not (every tile through
-# the general one, as on small grids); split interior tiles settled at once (step_packed.comp) or, on
-# the square lattice, climbed a row at a time (step_stream.comp, large grids).
-# (lattice, SPLIT_MIN_CELLS, STREAM_MIN_CELLS)
+# the general one, as on small grids); split interior tiles settled at once (blocked_tile.comp) or, on
+# the square lattice, climbed a row at a time (blocked_climb.comp, large grids).
+# (lattice, split_from, climb_from)
 LAYOUTS = {"square-split-tiles": ("square", 0, None), "square-split-climbed": ("square", 0, 0),
            "square-one-program": ("square", 10 ** 9, 0), "hex-split": ("hex", 0, None),
            "hex-one-program": ("hex", 10 ** 9, None)}
 
 
-def _layout(monkeypatch, layout) -> str:
-    kind, split, climb = LAYOUTS[layout]
-    monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, kind, split)
-    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS, kind, climb)
-    monkeypatch.setitem(water_passes.STREAM_MIN_CELLS_WALLED, kind, climb)
-    return kind
+def _laid_out(g, layout):
+    _, split, climb = LAYOUTS[layout]
+    return retune(g, split_from=split, climb_from=climb, climb_walled_from=climb)
 
 
 @pytest.mark.parametrize("steps", [1, 2, 3], ids=["1-step", "2-steps", "3-steps"])
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_packed_kernel_gives_the_three_passes_bits(ctx, rng, layout, steps, monkeypatch):
-    """The packed kernel's programs give the three passes' water and flows to the bit on llvmpipe,
-    however a grid's tiles run (LAYOUTS): the move is `precise` in every shader
-    (common/water.glsl), so no compiler fuses it differently."""
-    kind = _layout(monkeypatch, layout)
-    split, climbed = "split" in layout, "climbed" in layout
+def test_blocked_kernel_gives_the_cell_wise_bits(ctx, rng, layout, steps):
+    """The blocked kernel's programs give the cell-wise kernel's water, flows and ledger to the bit on
+    llvmpipe, however a grid's tiles run (LAYOUTS)."""
+    kind = LAYOUTS[layout][0]
     terrain, water = random_state(rng, (45, 53))
-    grids = []
-    for p in (1, 3):
-        g, s = twins(ctx, kind, terrain, water, friction=0.2)
-        g.passes = p
-        g._packed = (5, 3, steps) if p == 1 else False
-        _boundaries(g, s)
-        grids.append(g)
-    for g in grids:
+    a, b = _kernel_pair(ctx, kind, terrain, water, "blocked", friction=0.2)
+    _laid_out(blocked_shape(a, ((5, 3), steps)), layout)
+    for g in (a, b):
         g.step(0.15, substeps=5)             # with 2 or 3 a launch, a launch of 1 for the rest
-    a, b = grids
-    lay = a._packed_layout                                        # which programs ran
-    assert (min(lay["inner"]) > 0) == split and lay["ring_y"][2] > 0 and lay["climbs"] == climbed
-    assert_same_bits(a.water, b.water)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        assert_same_bits(fa, fb)
-    for g in grids:
+    lay = a._kernel_object("blocked")._layout(((5, 3), steps))[0]        # which programs ran
+    split, climbed = "split" in layout, "climbed" in layout
+    assert (min(lay.inner) > 0) == split and lay.ring > 0 and lay.climbs == (climbed and steps == lay.shape[1])
+    _same_bits_and_ledger(a, b, layout)
+    for g in (a, b):
         g.release()
 
 
 @pytest.mark.parametrize("walled", [True, False], ids=["walled", "ring"])
 @pytest.mark.parametrize("steps", [2, 3], ids=["2-steps", "3-steps"])
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_packed_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, steps, walled, monkeypatch):
+def test_blocked_kernel_tells_ring_tiles_from_interior_ones(ctx, rng, layout, steps, walled):
     """A tile is interior only when its whole halo (two cells a substep) lies in the grid: near-dry
     water over rough ground, walled in by ledges on every side, at the stable limit, so that a tile
     taken for interior too near an edge (its boundary faces worked as ordinary ones, against the zeros
-    outside the grid) changes the outflow scales its cells see. The three passes' bits either way, with
-    the walls worked by the ring's general program or (walled calls, square) by the ghost columns
-    around the grid that every tile takes through the interior program."""
+    outside the grid) changes the outflow scales its cells see. The cell-wise bits either way, with the
+    walls worked by the ring's general program or (walled calls) by the ghost columns around the grid
+    that every tile takes through the interior program."""
     terrain = rng.uniform(0.0, 1.0, (45, 53))
     terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1] = 2.0, 2.0, 2.0, 2.0
     water = rng.uniform(0.005, 0.02, (45, 53))
-    kind = _layout(monkeypatch, layout)
-    if not walled:
-        monkeypatch.setattr(water_passes, "WALLED_MIN_BED", float("inf"))
-    grids = []
-    for p in (1, 3):
-        g, _ = twins(ctx, kind, terrain, water, friction=0.0, passes=p)
-        g._packed = (5, 3, steps) if p == 1 else False
-        grids.append(g)
-    for g in grids:
-        for _ in range(3):
-            g.step(steps * 0.9 * g.max_stable_dt(), substeps=steps)
-    a, b = grids
+    kind = LAYOUTS[layout][0]
+    a, b = _kernel_pair(ctx, kind, terrain, water, "blocked", boundaries=False, friction=0.0)
+    _laid_out(blocked_shape(a, ((5, 3), steps)), layout)
+    if not walled:                  # the ring's programs work the walls
+        b.set_boundary("left", "inflow", 0.0)
+        a.set_boundary("left", "inflow", 0.0)
+    for _ in range(3):
+        dt = steps * 0.9 * b.max_stable_dt()
+        for g in (a, b):
+            g.step(dt, substeps=steps)
+    assert a._last_call.walled == walled
+    lay = a._kernel_object("blocked")._layout(((5, 3), steps))[0]
     if walled:                  # every tile through one program: climbed wherever the climb is on
-        assert a._packed_layout["walled_climbs"] == (LAYOUTS[layout][2] is not None)
+        assert lay.climbs_walled == (LAYOUTS[layout][2] is not None)
     else:
-        assert a._packed_layout["climbs"] == ("climbed" in layout)
-    assert a._walled_call == walled
-    assert_same_bits(a.water, b.water)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        assert_same_bits(fa, fb)
-    for g in grids:
+        assert lay.climbs == ("climbed" in layout)
+    _same_bits_and_ledger(a, b, layout)
+    for g in (a, b):
         g.release()
 
 
-@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3), (1, 1, 2), (5, 3, 2)],
+@pytest.mark.parametrize("shape", [((24, 24), 2), ((1, 1), 1), ((5, 3), 1), ((1, 1), 2), ((5, 3), 2)],
                          ids=["default", "1x1", "5x3", "1x1-2steps", "5x3-2steps"])
 @pytest.mark.parametrize("split", [False, True], ids=["as-sized", "split"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_packed_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, tile, split, monkeypatch):
-    """The packed kernel against the three passes where its tiles do not fit: grids narrower or
-    shorter than one tile, one column or row past a multiple of it, tiles of one cell. Every side
-    has a boundary of another kind. As step() runs grids of these sizes (every tile through the
-    general program), and split as large grids are (square: interior tiles climbed)."""
-    if split:
-        monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, kind, 0)
-        if kind == "square":
-            monkeypatch.setitem(water_passes.STREAM_MIN_CELLS, kind, 0)
-    for shape in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
-        terrain, water = random_state(rng, shape)
-        grids = []
-        for p in (1, 3):
-            g, s = twins(ctx, kind, terrain, water, friction=0.2, passes=p)
-            g._packed = tile if p == 1 else False
-            set_boundary_both(g, s, "left", "inflow", 0.8)
-            set_boundary_both(g, s, "right", "level", 0.9)
-            set_boundary_both(g, s, "bottom", "outflow", 0.3)
-            set_boundary_both(g, s, "top", "level", 0.4, span=(0, 1))
-            grids.append(g)
-        for g in grids:
+def test_blocked_kernel_on_tiny_and_ragged_grids(ctx, rng, kind, shape, split):
+    """The blocked kernel against the cell-wise one where its tiles do not fit: grids narrower or shorter
+    than one tile, one column or row past a multiple of it, tiles of one cell. Every side has a boundary
+    of another kind. As step() runs grids of these sizes (every tile through the general program), and
+    split as large grids are (square: interior tiles climbed)."""
+    for size in [(2, 2), (3, 70), (70, 3), (65, 129), (2, 61), (9, 2)]:
+        terrain, water = random_state(rng, size)
+        a, b = _kernel_pair(ctx, kind, terrain, water, "blocked", boundaries=False, friction=0.2)
+        blocked_shape(a, shape)
+        if split:
+            retune(a, split_from=0, climb_from=0 if kind == "square" else None)
+        for g in (a, b):
+            g.set_boundary("left", "inflow", 0.8)
+            g.set_boundary("right", "level", 0.9)
+            g.set_boundary("bottom", "outflow", 0.3)
+            g.set_boundary("top", "level", 0.4, span=(0, 1))
             for i in range(4):
                 g.step(0.1, substeps=1 + i % 3)
-        a, b = grids
         assert a.volume() > 0.0
-        _close(a.water, b.water, b.water.max(), rtol=1e-6)
-        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-            _close(fa, fb, np.abs(fb).max(), rtol=1e-6)
-        la, lb = a.ledger(), b.ledger()
-        for key in la:
-            assert la[key] == pytest.approx(lb[key], rel=1e-6, abs=1e-9), (shape, key)
-        for g in grids:
+        _same_bits_and_ledger(a, b, str(size))
+        for g in (a, b):
             g.release()
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))
 @pytest.mark.parametrize("pipe_area", MODES)
 def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
-    """The cell-wise step (passes=2) against the same twins, pass by pass: the boundary faces and
-    accelerate_cells give the accelerated flows; scale_and_move and the boundary faces booked the
-    scaled flows, the ledger and the move. 37 rows: two full columns of CELL_ROWS cells and a ragged one."""
+    """The cell-wise kernel against the reference, pass by pass: the boundary faces and cells_accelerate
+    give the accelerated flows; cells_move and the boundary faces booked the scaled flows, the ledger and
+    the move. 37 rows: two full columns of cell_rows cells and a ragged one."""
     terrain, water = random_state(rng, (37, 21))
-    g, s = twins(ctx, kind, terrain, water, rng, flows_scale=0.3, pipe_area=pipe_area, friction=0.3, passes=2)
+    g, s = twins(ctx, kind, terrain, water, rng, flows_scale=0.3, pipe_area=pipe_area, friction=0.3, kernel="cells")
     _boundaries(g, s)
     dt = 0.06
-    g._set_step_uniforms(dt)
-    g._bind_step()
-    g._bind_cell_wise()
-    g._boundary_faces(book=False, accelerate=True)
-    g._accelerate_cells()
+    cells = g._kernel_object("cells")
+    state = g._state
+    for prog in (cells.accelerate_program, cells.move_program, *cells.boundary_programs.values()):
+        _gl.set_uniforms(prog, **state.model_uniforms(dt))
+    for prog in cells.boundary_programs.values():
+        _gl.set_uniforms(prog, u_count=cells.faces)
+    state.bind()
+    cells._bind()
+    cells._boundary(book=False, accelerate=True)
+    cells._accelerate()
     acc_gpu = [np.frombuffer(b.read(), np.float32).reshape(shape)
-               for b, shape in zip(g._flows_tmp, g._flow_shapes)]
+               for b, shape in zip(state.flows_tmp, state.flow_shapes)]
     for a, b in zip(acc_gpu, ref.accelerate(s, dt)):
         _close(a, b, np.abs(b).max())
-    g._scale_and_move()
-    g._boundary_faces(book=True, accelerate=False)
+    cells._move()
+    cells._boundary(book=True, accelerate=False)
     scaled_ref, crossed = ref.scale_outflow(s, [a.astype(np.float64) for a in acc_gpu], dt)
     for a, b in zip(gpu_flows(g), scaled_ref):
         _close(a, b, np.abs(b).max())
-    ledger = np.frombuffer(g._ledger_faces.read(), np.float64)[:g._drain_slot]
+    ledger = np.frombuffer(state.ledger.read(), np.float64)[:g._drain_slot]
     _close(ledger, crossed, np.abs(crossed).max())
     assert np.any(scaled_ref[0] != acc_gpu[0]), "outflow scaling was never active: the case is too gentle"
     moved = ref.move(s, [f.astype(np.float64) for f in gpu_flows(g)], dt)
@@ -341,295 +300,190 @@ def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
     g.release()
 
 
+@pytest.mark.parametrize("shape", [(2, 2), (3, 70), (70, 3), (65, 129), (24, 24), (25, 49)])
+@pytest.mark.parametrize("tile", [None, ((1, 1), 1), ((5, 3), 2), ((5, 3), 3)],
+                         ids=["default", "1x1", "5x3-2steps", "5x3-3steps"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_cell_wise_step_matches_three_passes(ctx, rng, kind):
-    """The cell-wise step does the arithmetic of the three passes in the same order: the same result
-    to rounding (to the bit on llvmpipe), with every boundary kind, brushes and 1 to 3 substeps a call."""
-    terrain, water = random_state(rng, (37, 45))
-    grids = []
-    for p in (2, 3):
-        g, s = twins(ctx, kind, terrain, water, friction=0.2, passes=p)
-        _boundaries(g, s)
-        grids.append(g)
-    for g in grids:
-        for i in range(6):
-            g.step(0.15, substeps=1 + i % 3)
-            if i == 2:
-                g.add_water(20.0, 18.0, 5.0, 9.0)
-                g.dig(10.0, 30.0, 4.0, 0.5)
-    a, b = grids
-    _close(a.water, b.water, b.water.max(), rtol=1e-6)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        _close(fa, fb, np.abs(fb).max(), rtol=1e-6)
-    la, lb = a.ledger(), b.ledger()
-    for key in la:
-        assert la[key] == pytest.approx(lb[key], rel=1e-6, abs=1e-9)
-    assert a.volume() == pytest.approx(la["expected"], rel=1e-6)
-    for g in grids:
-        g.release()
-
-
-def _walled_and_same_bits(a, b):
-    """a's last call was walled and gave b's (three passes') water and flows to the bit, the sign of
-    zero included, with no water lost; both released."""
-    assert a._walled_call
-    assert_same_bits(a.water, b.water)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        assert_same_bits(fa, fb)
-    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
+def test_walled_calls_give_the_cell_wise_bits_on_any_size(ctx, rng, kind, shape, tile):
+    """Walled calls run every tile of the blocked kernel through the interior program against the ghost
+    columns around the grid, however the tiles fall on it (narrower than a tile, a column past a
+    multiple of it, exactly a multiple): the cell-wise bits, water and flows, and nothing crosses the
+    walls."""
+    terrain, water = random_state(rng, shape)
+    a, b = _kernel_pair(ctx, kind, terrain, water, "blocked", boundaries=False, friction=0.1)
+    if tile:
+        blocked_shape(a, tile)
+    for g in (a, b):
+        for i in range(4):
+            g.step(0.1, substeps=1 + i % 3)
+    assert a._last_call.walled
+    _same_bits_and_ledger(a, b, str(shape))
     for g in (a, b):
         g.release()
 
 
-@pytest.mark.parametrize("shape", [(2, 2), (3, 70), (70, 3), (65, 129), (24, 24), (25, 49)])
-@pytest.mark.parametrize("tile", [True, (1, 1), (5, 3, 2), (5, 3, 3)], ids=["default", "1x1", "5x3-2steps", "5x3-3steps"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_walled_calls_give_the_three_passes_bits_on_any_size(ctx, rng, kind, shape, tile):
-    """Walled calls run every tile of the packed kernel through the interior program against the
-    ghost columns around the grid, however the tiles fall on it (narrower than a tile, a column past a
-    multiple of it, exactly a multiple): the three passes' bits, water and flows, and nothing crosses
-    the walls."""
-    terrain, water = random_state(rng, shape)
-    grids = []
-    for p in (1, 3):
-        g, _ = twins(ctx, kind, terrain, water, friction=0.1, passes=p)
-        g._packed = tile if p == 1 else False
-        grids.append(g)
-    for g in grids:
-        for i in range(4):
-            g.step(0.1, substeps=1 + i % 3)
-    _walled_and_same_bits(*grids)
-
-
-@pytest.mark.parametrize("kind", list(GRIDS))
-def test_dry_cells_of_minus_zero_depth_keep_every_path_to_the_same_bits(ctx, rng, kind, monkeypatch):
+def test_dry_cells_of_minus_zero_depth_keep_every_kernel_to_the_same_bits(ctx, rng, kind):
     """A depth of -0.0 passes the depth checks (-0.0 < 0 is false). A dry cell with no outflow then
-    holds -0, and its outflow scale must still come out +0 or 1, never -0: the climb, the fused step
-    and the cell-wise step multiply faces with no flow by a K, and a -0 K would turn them into -0.0
-    flows the three passes never make. Every path gives the three passes' bits, flows and the sign of
-    their zeros included."""
-    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, (5, 3, 3)),))     # climbed on this grid
+    holds -0, and its outflow scale must still come out +0 or 1, never -0: the kernels multiply faces
+    with no flow by a K, and a -0 K would turn them into -0.0 flows. Every kernel gives the cell-wise
+    bits, flows and the sign of their zeros included, the climb too."""
     terrain, water = random_state(rng, (45, 53))
     water = np.asarray(water, np.float32)
     assert (water == 0).sum() > 100
     water[water == 0] = -0.0
     grids = []
-    for passes, packed in ((3, False), (2, False), (1, True), (1, False)):
-        g, _ = twins(ctx, kind, terrain, water, friction=0.1, passes=passes)
+    for kernel in ("cells", "blocked", "fused"):
+        g, _ = twins(ctx, kind, terrain, water, friction=0.1, kernel=kernel)
         g.water = water                                  # the setter keeps the sign of zero
-        g._packed = packed if passes == 1 else None
+        if kernel == "blocked" and kind == "square":
+            retune(g, wide=((0, ((5, 3), 3)),))           # climbed on this grid
         grids.append(g)
     for g in grids:
         g.step(0.15, substeps=3)
-    three = grids[0]
     for g in grids[1:]:
-        assert_same_bits(g.water, three.water, err_msg=f"passes={g.passes}")
-        for fa, fb in zip(gpu_flows(g), gpu_flows(three)):
-            assert_same_bits(fa, fb, err_msg=f"passes={g.passes}")
+        assert g._last_call.kernel == g.kernel
+        _same_bits_and_ledger(g, grids[0], g.kernel)
     for g in grids:
         g.release()
 
 
 def _wide_plan(n, wide):
     """The launches of a call of n substeps on a grid that takes the wide shape `wide`, most substeps
-    first: as many wide launches as leave the rest to launches of PACKED_SHAPE's two, where some number
-    does, and a launch of one substep for what is left."""
-    even = [q for q in range(n // wide[2] + 1) if (n - q * wide[2]) % 2 == 0]
-    q = max(even) if even else n // wide[2]
-    rest = n - q * wide[2]
-    main = (water_passes.PACKED_SHAPE["square"][:2], 2)
-    return [(wide[:2], wide[2])] * q + [main] * (rest // 2) + [(water_passes.PACKED_TILE["square"], 1)] * (rest % 2)
+    first: as many wide launches as leave the rest to launches of the default blocked shape's two,
+    where some number does, and a launch of one substep for what is left."""
+    t = water_plan.Tuning.for_device("gpu", False)
+    even = [q for q in range(n // wide[1] + 1) if (n - q * wide[1]) % 2 == 0]
+    q = max(even) if even else n // wide[1]
+    rest = n - q * wide[1]
+    return [wide] * q + [t.blocked] * (rest // 2) + [t.odd] * (rest % 2)
 
 
-@pytest.mark.parametrize("wide, ahead", [((52, 40, 3), 1), ((112, 24, 4), 1), ((5, 3, 3), 1), ((7, 4, 4), 1),
-                                         ((5, 3, 5), 1), ((4, 3, 6), 2), ((5, 3, 3), 0), ((5, 3, 3), 3)],
+@pytest.mark.parametrize("wide, ahead", [(((52, 40), 3), 1), (((112, 24), 4), 1), (((5, 3), 3), 1),
+                                         (((7, 4), 4), 1), (((5, 3), 5), 1), (((4, 3), 6), 2), (((5, 3), 3), 0),
+                                         (((5, 3), 3), 3)],
                          ids=["52x40x3", "112x24x4", "5x3x3", "7x4x4", "5x3x5", "4x3x6-load-2-ahead",
                               "5x3x3-load-0-ahead", "5x3x3-load-3-ahead"])
 @pytest.mark.parametrize("shape", [(45, 53), (130, 97)])
-def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, ahead, monkeypatch):
-    """Walled calls on large square grids climb WIDE_SHAPE's tiles (more substeps a launch, workgroups
-    of several warps, texels loaded CLIMB_AHEAD steps ahead), the rest of a call's substeps in launches
-    of PACKED_SHAPE's two and, for one substep, of PACKED_TILE's: calls of 1 to 8 substeps give the
-    three passes' bits. A side opened on a grid smaller than WIDE_OPEN_MIN_CELLS takes the ring, with
-    PACKED_SHAPE's tiles, and walled calls climb the wide tiles again after."""
-    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))     # on any grid
-    monkeypatch.setitem(water_passes.CLIMB_AHEAD, "wide", ahead)
+def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng, shape, wide, ahead):
+    """Walled calls on large square grids climb the wide tiles (more substeps a launch, workgroups of
+    several warps, texels loaded climb_ahead_wide steps ahead), the rest of a call's substeps in
+    launches of the blocked shape's two and, for one substep, of the odd one: calls of 1 to 8
+    substeps give the cell-wise bits. A side opened on a grid smaller than wide_open_from takes the
+    ring, with the blocked shape's tiles, and walled calls climb the wide tiles again after."""
     terrain, water = random_state(rng, shape)
-    grids = [twins(ctx, "square", terrain, water, friction=0.1, passes=p)[0] for p in (1, 3)]
-    a, b = grids
-    a._packed = True                            # calls of one substep too
-    wide_shape, main = (wide[:2], wide[2]), (water_passes.PACKED_SHAPE["square"][:2], 2)
+    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.1)
+    retune(a, wide=((0, wide),), climb_ahead_wide=ahead)
+    main = a._tuning.blocked
     for n in range(1, 9):
-        for g in grids:
+        for g in (a, b):
             g.step(0.05 * n, substeps=n)
-        assert a._walled_call
-        assert sum(steps for _, steps in a._launches) == n
-        assert sorted(a._launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
+        call = a._last_call
+        assert call.walled and sum(steps for _, steps in call.launches) == n
+        assert sorted(call.launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
         assert_same_bits(a.water, b.water, err_msg=f"{n} substeps")
-    for g in grids:
+    for g in (a, b):
         g.set_boundary("top", "outflow", 0.5)
         g.step(0.3, substeps=6)
-    assert not a._walled_call and a._launches == [main] * 3
-    for g in grids:
+    assert not a._last_call.walled and a._last_call.launches == (main,) * 3
+    for g in (a, b):
         g.set_boundary("top", "wall")
-        g.step(0.3, substeps=2 * wide[2])
-    assert a._walled_call and a._launches == [wide_shape] * 2
-    assert_same_bits(a.water, b.water)
-    for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-        assert_same_bits(fa, fb)
-    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
-    for g in grids:
+        g.step(0.3, substeps=2 * wide[1])
+    assert a._last_call.walled and a._last_call.launches == (wide,) * 2
+    _same_bits_and_ledger(a, b)
+    for g in (a, b):
         g.release()
 
 
 @pytest.mark.parametrize("pipe_area", MODES)
-@pytest.mark.parametrize("wide", [(5, 3, 3), (7, 4, 4), (12, 5, 2)], ids=["5x3x3", "7x4x4", "12x5x2"])
+@pytest.mark.parametrize("wide", [((5, 3), 3), ((7, 4), 4), ((12, 5), 2)], ids=["5x3x3", "7x4x4", "12x5x2"])
 @pytest.mark.parametrize("shape", [(45, 53), (130, 97)], ids=["ring-only", "split"])
-def test_open_calls_climb_wide_tiles_with_their_edges_to_the_same_bits(ctx, rng, shape, wide, pipe_area,
-                                                                      monkeypatch):
-    """Calls with open sides on large square grids climb WIDE_SHAPE's tiles, the ring of tiles along
-    the edges through step_stream.comp's EDGES program (boundary faces worked from the table, cells
+def test_open_calls_climb_wide_tiles_with_their_edges_to_the_same_bits(ctx, rng, shape, wide, pipe_area):
+    """Calls with open sides on large square grids climb the wide tiles, the ring of tiles along the
+    edges through blocked_climb.comp's EDGES program (boundary faces worked from the table, cells
     outside the grid held, what crossed each face booked a slot a substep) and the interior through
-    the walled calls' climb: calls of 1 to 8 substeps give the three passes' water, flows and ledger
-    to the bit, with every kind of boundary on the sides and the sides changed between calls."""
-    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))
-    monkeypatch.setitem(water_passes.WIDE_OPEN_MIN_CELLS, "square", 0)
-    monkeypatch.setitem(water_passes.SPLIT_MIN_CELLS, "square", 100 * 100)
+    the walled calls' climb: calls of 1 to 8 substeps give the cell-wise water, flows and ledger to the
+    bit, with every kind of boundary on the sides and the sides changed between calls."""
     terrain, water = random_state(rng, shape)
-    grids = []
-    for p in (1, 3):
-        g, s = twins(ctx, "square", terrain, water, friction=0.2, passes=p, pipe_area=pipe_area)
-        _boundaries(g, s)
-        grids.append(g)
-    a, b = grids
-    a._packed = True                                # calls of one substep too
-    wide_shape = (wide[:2], wide[2])
+    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", friction=0.2, pipe_area=pipe_area)
+    retune(a, wide=((0, wide),), wide_open_from=0, split_from=100 * 100)
     for n in range(1, 9):
-        for g in grids:
+        for g in (a, b):
             g.step(0.05 * n, substeps=n)
-        assert not a._walled_call and sum(steps for _, steps in a._launches) == n
-        assert sorted(a._launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
-        assert_same_bits(a.water, b.water, err_msg=f"{n} substeps")
-        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-            assert_same_bits(fa, fb, err_msg=f"{n} substeps")
-        assert_same_ledger(a.ledger(), b.ledger(), n)
-    layout = a._packed_sets[wide_shape]
-    assert (min(layout["inner"]) > 0) == (shape == (130, 97))
-    for g in grids:                                 # sides swapped between calls
+        call = a._last_call
+        assert not call.walled and sum(steps for _, steps in call.launches) == n
+        assert sorted(call.launches, key=lambda s: -s[1]) == _wide_plan(n, wide), n
+        _same_bits_and_ledger(a, b, f"{n} substeps")
+    lay = a._kernel_object("blocked")._layout(wide)[0]
+    assert (min(lay.inner) > 0) == (shape == (130, 97))
+    for g in (a, b):                                 # sides swapped between calls
         g.set_boundary("left", "outflow", 0.4)
         g.set_boundary("right", "inflow", 0.6, span=(3, 20))
         g.set_boundary("bottom", "wall")
         g.step(0.4, substeps=8)
-    assert a._launches[0] == wide_shape
-    assert_same_bits(a.water, b.water)
+    assert a._last_call.launches[0] == wide
+    _same_bits_and_ledger(a, b, "sides swapped")
     led = a.ledger()
-    assert_same_ledger(led, b.ledger(), "sides swapped")
     assert led["inflow"] > 0 > led["outflow"]
-    assert a.volume() == pytest.approx(led["expected"], rel=1e-5)
-    for g in grids:
+    for g in (a, b):
         g.release()
 
 
-@pytest.mark.parametrize("wide", [(5, 3, 3), (7, 4, 4)], ids=["5x3x3", "7x4x4"])
-def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide, monkeypatch):
+@pytest.mark.parametrize("wide", [((5, 3), 3), ((7, 4), 4)], ids=["5x3x3", "7x4x4"])
+def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide):
     """The EDGES climb where its tiles do not fit: grids narrower or shorter than a tile and its halo,
-    one column or row past a multiple of it, every side a boundary of another kind: the three passes'
-    bits, water, flows and ledger."""
-    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", ((0, wide),))
-    monkeypatch.setitem(water_passes.WIDE_OPEN_MIN_CELLS, "square", 0)
+    one column or row past a multiple of it, every side a boundary of another kind: the cell-wise bits,
+    water, flows and ledger."""
     for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
         terrain, water = random_state(rng, shape)
-        grids = []
-        for p in (1, 3):
-            g, s = twins(ctx, "square", terrain, water, friction=0.2, passes=p)
-            set_boundary_both(g, s, "left", "inflow", 0.8)
-            set_boundary_both(g, s, "right", "level", 0.9)
-            set_boundary_both(g, s, "bottom", "outflow", 0.3)
-            set_boundary_both(g, s, "top", "level", 0.4, span=(0, 1))
-            grids.append(g)
-        a, b = grids
-        for g in grids:
-            for n in (wide[2], 2 * wide[2] + 1, 1):
+        a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.2)
+        retune(a, wide=((0, wide),), wide_open_from=0)
+        for g in (a, b):
+            g.set_boundary("left", "inflow", 0.8)
+            g.set_boundary("right", "level", 0.9)
+            g.set_boundary("bottom", "outflow", 0.3)
+            g.set_boundary("top", "level", 0.4, span=(0, 1))
+            for n in (wide[1], 2 * wide[1] + 1, 1):
                 g.step(0.05 * n, substeps=n)
-        assert (wide[:2], wide[2]) in a._launches and not a._walled_call, shape
+                if g is a and n == wide[1]:
+                    assert a._last_call.launches == (wide,) and not a._last_call.walled, shape
         assert a.volume() > 0.0
-        assert_same_bits(a.water, b.water, err_msg=str(shape))
-        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-            assert_same_bits(fa, fb, err_msg=str(shape))
-        assert_same_ledger(a.ledger(), b.ledger(), shape)
-        for g in grids:
+        _same_bits_and_ledger(a, b, str(shape))
+        for g in (a, b):
             g.release()
-
-
-def test_walled_calls_climb_the_wider_tiles_of_their_grids_size(ctx, rng, monkeypatch):
-    """WIDE_SHAPE's tiles are for walled calls on square grids of at least its entries' cells (the
-    last entry a grid reaches), with the packed kernel's own shape: a smaller grid, or one whose shape
-    a benchmark set, keeps its tiles; hex grids have none."""
-    tiers = ((30 * 30, (7, 4, 4)), (40 * 40, (5, 3, 3)))
-    monkeypatch.setitem(water_passes.WIDE_SHAPE, "square", tiers)
-    terrain, water = random_state(rng, (40, 41))
-    grids = {(kind, size): twins(ctx, kind, terrain[:size[0], :size[1]], water[:size[0], :size[1]], passes=1)[0]
-             for kind, size in (("square", (40, 41)), ("square", (40, 39)), ("square", (29, 30)),
-                                ("hex", (40, 41)))}
-    for g in grids.values():
-        g.step(0.2, substeps=12)
-    assert grids["square", (40, 41)]._launches == [((5, 3), 3)] * 4        # 1640 cells: the second entry
-    assert grids["square", (40, 39)]._launches == [((7, 4), 4)] * 3        # 1560: the first
-    for kind, size in (("square", (29, 30)), ("hex", (40, 41))):            # 870; hex
-        shape = water_passes.PACKED_SHAPE[kind]
-        assert grids[kind, size]._walled_call and grids[kind, size]._launches == [(shape[:2], shape[2])] * 6
-    big = grids["square", (40, 41)]
-    big._packed = (5, 3, 2)
-    big.step(0.2, substeps=6)
-    assert big._launches == [((5, 3), 2)] * 3
-    big._packed = None
-    big.step(0.2, substeps=6)
-    assert big._launches == [((5, 3), 3)] * 2
-    for g in grids.values():
-        g.release()
 
 
 def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
     """A call is walled only on a grid of walls with pipes of the water's depth whose beds stay above
     WALLED_MIN_BED: an open side, a fixed pipe area or a pit dug below it take the ring, and a walled
-    call follows again when the sides or the terrain allow it. The water agrees
-    with the three passes all along (a pit a million times deeper than the water is tall)."""
+    call follows again when the sides or the terrain allow it. The water agrees with the cell-wise
+    kernel all along (a pit a million times deeper than the water is tall)."""
     terrain, water = random_state(rng, (30, 34))
     made = {}
     for kind, pipe_area in (("square", "depth"), ("hex", "depth"), ("square", 0.5)):
-        made[kind, pipe_area] = [twins(ctx, kind, terrain, water, friction=0.1, passes=p, pipe_area=pipe_area)[0]
-                                 for p in (1, 3)]
+        made[kind, pipe_area] = _kernel_pair(ctx, kind, terrain, water, "blocked", boundaries=False, friction=0.1,
+                                             pipe_area=pipe_area)
     for (kind, pipe_area), grids in made.items():
-        grids[0]._packed = True
         for g in grids:
             g.step(0.2, substeps=4)
-        assert grids[0]._walled_call == (pipe_area == "depth")
+        assert grids[0]._last_call.walled == (pipe_area == "depth")
     a, b = made["square", "depth"]
-    for g in (a, b):
-        g.set_boundary("left", "inflow", 0.5)
-        g.step(0.2, substeps=4)
-    assert not a._walled_call
-    for g in (a, b):
-        g.set_boundary("left", "wall")
-        g.step(0.2, substeps=4)
-    assert a._walled_call
-    for g in (a, b):
-        g.dig(10.0, 10.0, 2.0, 5e29)         # the bound: 5e29 below the lowest bed, still above -1e30
-        g.step(0.2, substeps=4)
-    assert a._walled_call
-    for g in (a, b):
-        g.dig(20.0, 10.0, 2.0, 2e30)
-        g.step(0.2, substeps=4)
-    assert not a._walled_call
+    for side, walled in (("inflow", False), ("wall", True)):
+        for g in (a, b):
+            g.set_boundary("left", side, 0.5 if side == "inflow" else 0.0)
+            g.step(0.2, substeps=4)
+        assert a._last_call.walled == walled
+    for depth, walled in ((5e29, True), (2e30, False)):     # the bound: 5e29 below the lowest bed is above -1e30
+        for g in (a, b):
+            g.dig(10.0 + depth / 1e29, 10.0, 2.0, depth)
+            g.step(0.2, substeps=4)
+        assert a._last_call.walled == walled
     for g in (a, b):
         g.terrain = terrain
         g.step(0.2, substeps=4)
-    assert a._walled_call
+    assert a._last_call.walled
     for (kind, pipe_area), (g, h) in made.items():
-        assert_same_bits(g.water, h.water, err_msg=f"{kind} {pipe_area}")
-        for fa, fb in zip(gpu_flows(g), gpu_flows(h)):
-            assert_same_bits(fa, fb)
-        assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-5)
+        _same_bits_and_ledger(g, h, f"{kind} {pipe_area}")
         g.release()
         h.release()
 
@@ -639,11 +493,10 @@ def test_walled_calls_only_where_ghost_columns_stand_for_walls(ctx, rng):
 def test_walls_carry_nothing_whatever_flow_their_faces_held(ctx, rng, kind, how):
     """A wall carries nothing, whatever its face held before: a side that was open until set_boundary
     made it a wall, or flows set on the edge faces (a saved game; on the hex lattice the unused corner
-    faces too). Walled calls give the three passes' bits, the sign of zero included, and lose no water."""
+    faces too). Walled calls give the cell-wise bits, the sign of zero included, and lose no water."""
     terrain, water = random_state(rng, (30, 34))
-    grids = [twins(ctx, kind, terrain, water, friction=0.0, passes=p)[0] for p in (1, 3)]
-    grids[0]._packed = True
-    for g in grids:
+    a, b = _kernel_pair(ctx, kind, terrain, water, "blocked", boundaries=False, friction=0.0)
+    for g in (a, b):
         if how == "flow-setters":
             names = ["flow_x", "flow_y"] + ["flow_z"] * (kind == "hex")
             for name in names:
@@ -657,35 +510,30 @@ def test_walls_carry_nothing_whatever_flow_their_faces_held(ctx, rng, kind, how)
             g.step(0.2, substeps=4)
             g.set_boundary(side, "wall")
         g.step(0.2, substeps=4)
-    _walled_and_same_bits(*grids)
+    assert a._last_call.walled
+    _same_bits_and_ledger(a, b, how)
+    for g in (a, b):
+        g.release()
 
 
 @pytest.mark.parametrize("sides", ["walls", "open"])
-def test_hex_runs_of_calls_match_the_three_passes_on_both_kernels(ctx, rng, sides):
-    """passes=1 on the hex lattice runs the packed kernel from two substeps a call and the tile kernel
-    below; forced to either in every call, a run of calls, each starting from the flows the last one
-    left, gives the three passes' water, flows and ledger to the bit. (On an NVIDIA driver the pack
-    once started every call but a grid's first from no z flow; tests/test_gpu_check.py shows the
-    GPU check that caught it fails that fault.)"""
+def test_hex_runs_of_calls_match_the_cell_wise_kernel_on_both_gpu_kernels(ctx, rng, sides):
+    """On the hex lattice a run of calls, each starting from the flows the last one left, gives the
+    cell-wise water, flows and ledger to the bit with the planner's choice (blocked from two substeps
+    a call on GPUs) and with either GPU kernel in every call. (On one GPU driver the pack once started
+    every call but a grid's first from no z flow; tests/test_gpu_check.py shows the GPU check that
+    caught it fails that fault.)"""
     terrain, water = random_state(rng, (37, 45))
-    for packed in (None, True, False):
-        grids = []
-        for p in (1, 3):
-            g, s = twins(ctx, "hex", terrain, water, friction=0.1, passes=p)
-            if sides == "open":
-                _boundaries(g, s)
-            grids.append(g)
-        a, b = grids
-        a._packed = packed
+    for kernel in (None, "blocked", "fused"):
+        a, b = _kernel_pair(ctx, "hex", terrain, water, "cells", boundaries=sides == "open", friction=0.1)
+        a.kernel = kernel
+        if kernel is None:
+            retune(a, one="fused", many="blocked")
         for n in (2, 1, 2, 4, 3):
-            for g in grids:
+            for g in (a, b):
                 g.step(0.04 * n, substeps=n)
-            takes = n >= 2 if packed is None else packed
-            assert a._takes_packed(n) == takes, (packed, n)
-            assert_same_bits(a.water, b.water, err_msg=f"{packed} {n}")
-            for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-                assert_same_bits(fa, fb, err_msg=f"{packed} {n}")
-            assert_same_ledger(a.ledger(), b.ledger())
+            assert a._last_call.kernel == (kernel or ("blocked" if n >= 2 else "fused")), (kernel, n)
+            _same_bits_and_ledger(a, b, f"{kernel} {n}")
         assert np.abs(gpu_flows(a)[2]).max() > 0       # the z flows the calls start from are not all 0
-        for g in grids:
+        for g in (a, b):
             g.release()

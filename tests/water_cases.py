@@ -68,21 +68,36 @@ def twins(ctx, kind, terrain, water, rng=None, flows_scale=0.0, **params):
     g = cls(ctx, terrain, water=water, **params)
     s = ref.State.new(terrain, water, hexagonal=(kind == "hex"), params=g.params)
     if flows_scale:
-        for k, shape in enumerate(g._flow_shapes):
-            q = rng.normal(0.0, flows_scale, shape).astype(np.float32)
-            g._flows[k].write(q.tobytes())
-            setattr(s, ("flow_x", "flow_y", "flow_z")[k], q.astype(np.float64))
+        for k, name in enumerate(("flow_x", "flow_y", "flow_z")[:len(s.flows())]):
+            q = rng.normal(0.0, flows_scale, s.flows()[k].shape).astype(np.float32)
+            setattr(g, name, q)
+            setattr(s, name, q.astype(np.float64))
     return g, s
 
 
 def set_boundary_both(g, s, *args, **kwargs):
+    """The same boundary on the grid and in the reference's table (built by the grid's own checks)."""
     from hydro import boundary as bnd
     g.set_boundary(*args, **kwargs)
-    s.table = bnd.with_boundary(s.table, s.layout, *args, **kwargs)
+    ny, nx = s.water.shape
+    s.table = bnd.with_boundary(s.table, bnd.layout(nx, ny, s.hexagonal), *args, **kwargs)
 
 
 def gpu_flows(g):
-    return [g.flow_x, g.flow_y] + ([g.flow_z] if len(g._flows) == 3 else [])
+    return [g.flow_x, g.flow_y] + ([g.flow_z] if isinstance(g, hydro.HexWaterGrid) else [])
+
+
+def retune(g, **changes):
+    """The test seam: g plans its calls from its tuning with `changes` (hydro.water_plan.Tuning)."""
+    g._retune(g._tuning.replace(**changes))
+    return g
+
+
+def blocked_shape(g, shape, odd=None):
+    """g runs the blocked kernel in every call, launches of `shape` ((cells x, cells y), substeps) and
+    no wide ones (and `odd`'s for a call's remainder, where given)."""
+    g.kernel = "blocked"
+    return retune(g, blocked=shape, wide=(), **({"odd": odd} if odd else {}))
 
 
 def solve_level(terrain, volume, cell_area, mask=None):

@@ -1,7 +1,7 @@
 """Peer benchmarks: hydro's virtual-pipes step (hydro.reference.water.step) written the way a Python user would
 otherwise write it on a GPU, to time against hydro in the same run.
 
-Each peer module (torch_pipes, cupy_pipes, taichi_pipes) has `make(terrain, water, gravity, friction,
+Each peer module (numpy_pipes, torch_pipes, cupy_pipes, taichi_pipes) has `make(terrain, water, gravity, friction,
 cell_size)` returning an object with `.step(dt, n)` (n steps of dt, queued, no readback), `.sync()` and
 `.water()` (a NumPy copy). All compute exactly hydro.reference.water.step for a square grid,
 pipe_area="depth" and walls on every side, in float32. `run.py` times them and checks them.
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-PEERS = ("torch", "cupy", "taichi")
+PEERS = ("numpy", "torch", "cupy", "taichi")
 GRAVITY, FRICTION, CELL_SIZE = 9.81, 0.02, 1.0
 
 

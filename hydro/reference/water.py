@@ -1,11 +1,14 @@
-"""NumPy float64 reference of the virtual-pipes water step (square grid and triangular lattice).
+"""NumPy float64 statement of the virtual-pipes water model (square grid and triangular lattice): the
+oracle the GPU kernels are tested against. It states each piece of the model once, as
+shaders/common/model.glsl does, and shares none of the product's arithmetic: it takes a WaterParams
+record and a boundary table (their formats are the contract) and works out the rest itself.
 
-Each function mirrors one shader in shaders/water/ and the WaterGrid method that dispatches it:
-accelerate (accelerate.comp), scale_outflow (scale_outflow.comp), move (move.comp), dig, add_water.
-Conventions: arrays [y, x]; flow_x (ny, nx+1) from (x-1, y) to (x, y);
-flow_y (ny+1, nx) from (x, y-1) to (x, y); hex flow_z (ny+1, nx+1) from (x, y-1) to (x-1, y).
-References: Mei, Decaudin & Hu 2007 (outflow scaling); lisyarus, "Simulating water over terrain"
-(2025, signed staggered flows, friction (1-f)^dt); Bates, Horritt & Fewtrell 2010 (A = h_face * w).
+A substep: accelerate (every pipe by its surface difference, friction (1-f)^dt; boundary faces by
+their table entry), scale_outflow (every outgoing face by its upwind cell's outflow scale), move
+(every column by its faces' net flow). Conventions: arrays [y, x]; flow_x (ny, nx+1) from (x-1, y) to
+(x, y); flow_y (ny+1, nx) from (x, y-1) to (x, y); hex flow_z (ny+1, nx+1) from (x, y-1) to (x-1, y).
+References: Mei, Decaudin & Hu 2007 (outflow scaling); lisyarus, "Simulating water over terrain" (2025,
+signed staggered flows, friction (1-f)^dt); Bates, Horritt & Fewtrell 2010 (A = h_face * w).
 """
 from __future__ import annotations
 
@@ -14,8 +17,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import boundary as bnd
-from ..params import Geometry, WaterParams, stable_face_depth
+from ..params import WaterParams
+
+# table kinds (hydro.boundary's format)
+WALL, INFLOW, OUTFLOW, LEVEL = 0, 1, 2, 3
+SIDES = ("left", "right", "bottom", "top")
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The pipe network's constants: cell area S, face width w, pipe length l, and mu, the largest
+    eigenvalue of the lattice's graph Laplacian (the stability bound's)."""
+    cell_area: float
+    face_width: float
+    pipe_length: float
+    mu: float
+
+    @staticmethod
+    def of(hexagonal: bool, spacing: float) -> "Lattice":
+        if hexagonal:               # hexagons of the triangular lattice: S = (sqrt 3 / 2) s^2, w = s / sqrt 3
+            return Lattice(math.sqrt(3.0) / 2.0 * spacing ** 2, spacing / math.sqrt(3.0), spacing, 9.0)
+        return Lattice(spacing ** 2, spacing, spacing, 8.0)
 
 
 @dataclass
@@ -26,7 +48,7 @@ class State:
     flow_x: np.ndarray
     flow_y: np.ndarray
     flow_z: np.ndarray | None = None
-    table: np.ndarray | None = None                     # boundary table (hydro.boundary)
+    table: np.ndarray | None = None                     # boundary table (hydro.boundary's format)
     ledger: np.ndarray | None = None                    # volume into the grid per boundary face
     params: WaterParams = field(default_factory=WaterParams)
 
@@ -35,41 +57,83 @@ class State:
         return self.flow_z is not None
 
     @property
-    def geometry(self) -> Geometry:
-        cs = self.params.cell_size
-        return Geometry.hexagonal(cs) if self.hexagonal else Geometry.square(cs)
-
-    @property
-    def layout(self) -> bnd.Layout:
-        ny, nx = self.water.shape
-        return bnd.layout(nx, ny, self.hexagonal)
+    def lattice(self) -> Lattice:
+        return Lattice.of(self.hexagonal, self.params.cell_size)
 
     def flows(self):
         return [self.flow_x, self.flow_y] + ([self.flow_z] if self.hexagonal else [])
 
     def volume(self) -> float:
-        return float(self.water.sum() * self.geometry.cell_area)
+        return float(self.water.sum() * self.lattice.cell_area)
 
     @staticmethod
     def new(terrain, water=None, *, hexagonal=False, params=None) -> "State":
         terrain = np.asarray(terrain, np.float64)
         ny, nx = terrain.shape
         water = np.zeros_like(terrain) if water is None else np.asarray(water, np.float64).copy()
-        lay = bnd.layout(nx, ny, hexagonal)
+        faces = len(boundary_faces(nx, ny, hexagonal)[0])
+        table = np.zeros(faces, np.dtype([("kind", "<i4"), ("value", "<f4")]))
         return State(terrain.copy(), water, np.zeros((ny, nx + 1)), np.zeros((ny + 1, nx)),
-                     np.zeros((ny + 1, nx + 1)) if hexagonal else None, bnd.new_table(lay),
-                     np.zeros(lay.size), params or WaterParams())
+                     np.zeros((ny + 1, nx + 1)) if hexagonal else None, table, np.zeros(faces),
+                     params or WaterParams())
 
 
-def _pipe_area(params, geo, eta_a, eta_b, z_a, z_b, cap):
-    """h_face * w (capped at the substep's stable depth `cap`), or the constant area."""
+def boundary_faces(nx: int, ny: int, hexagonal: bool):
+    """The boundary faces in table order, as (array, i, j) arrays (array 0: flow_x, 1: flow_y, 2: flow_z):
+    every face with one end on the grid and one off it, ordered by side (left, right, bottom, top), then
+    by array (x or y first, z after), then along the side. A face belongs to the side its outside end
+    lies beyond; the hex lattice's two corner z faces joining a corner cell to a point beyond two sides
+    go to the left and right sides."""
+    faces = []
+    arrays = [(0, 0, 1, -1, 0, 0), (1, 0, 0, 0, -1, 0)] + [(2, 0, 0, -1, 1, -1)] * hexagonal
+    for a, *_ in arrays:
+        rows, cols = {0: (ny, nx + 1), 1: (ny + 1, nx), 2: (ny + 1, nx + 1)}[a]
+        for j in range(rows):
+            for i in range(cols):
+                if a == 0:
+                    ends = ((i - 1, j), (i, j))
+                elif a == 1:
+                    ends = ((i, j - 1), (i, j))
+                else:
+                    ends = ((i, j - 1), (i - 1, j))
+                inside = [0 <= x < nx and 0 <= y < ny for x, y in ends]
+                if inside[0] == inside[1]:
+                    continue
+                ox, oy = ends[0] if not inside[0] else ends[1]
+                cx, cy = ends[1] if not inside[0] else ends[0]
+                if ox < 0:
+                    side = "left"
+                elif ox >= nx:
+                    side = "right"
+                else:
+                    side = "bottom" if oy < 0 else "top"
+                along = cy if side in ("left", "right") else cx
+                faces.append((SIDES.index(side), a > 1, along, a, i, j))
+    faces.sort()
+    arr = np.array([f[3:] for f in faces], np.int64).reshape(-1, 3)
+    return arr[:, 0], arr[:, 1], arr[:, 2]
+
+
+def friction_factor(params: WaterParams, dt: float) -> float:
+    """(1 - friction)^dt: what is left of a flow after dt seconds."""
+    return 0.0 if params.friction >= 1.0 else (1.0 - params.friction) ** dt
+
+
+def face_depth_cap(params: WaterParams, lat: Lattice, dt: float) -> float:
+    """The deepest pipe a substep of dt is stable for (depth mode): dt^2 (g h w / (l S)) mu <= 2 (1 + r)
+    solved for h, capped at float32's range."""
+    per_depth = params.gravity * lat.face_width / (lat.pipe_length * lat.cell_area)
+    return min(2.0 * (1.0 + friction_factor(params, dt)) / (dt * dt * per_depth * lat.mu), 3.0e38)
+
+
+def pipe_area(params, lat, eta_a, eta_b, z_a, z_b, cap):
+    """A = h_face * w with h_face = max(eta) - max(z) (capped at the stable depth), or the constant area."""
     if params.depth_area:
-        h_face = np.maximum(np.maximum(eta_a, eta_b) - np.maximum(z_a, z_b), 0.0)
-        return np.minimum(h_face, cap) * geo.face_width
+        return np.minimum(np.maximum(eta_a, eta_b) - np.maximum(z_a, z_b), cap) * lat.face_width
     return np.full(np.broadcast(eta_a, eta_b).shape, float(params.pipe_area))
 
 
-def _interior_pairs(ny, nx, hexagonal):
+def _pairs(ny, nx, hexagonal):
     """(array index, face slice, from-cell slice, to-cell slice) for the faces between two cells."""
     pairs = [(0, np.s_[:, 1:nx], np.s_[:, 0:nx - 1], np.s_[:, 1:nx]),
              (1, np.s_[1:ny, :], np.s_[0:ny - 1, :], np.s_[1:ny, :])]
@@ -78,34 +142,40 @@ def _interior_pairs(ny, nx, hexagonal):
     return pairs
 
 
+def _boundary_cells(s: State):
+    """Per boundary face: its array, column, row, its inside cell (x, y) and +1 where positive flow enters."""
+    ny, nx = s.water.shape
+    a, i, j = boundary_faces(nx, ny, s.hexagonal)
+    fx = np.where(a == 0, i - 1, i)
+    fy = np.where(a == 0, j, j - 1)
+    tx = np.where(a == 2, i - 1, i)
+    to_in = (tx >= 0) & (tx < nx) & (j >= 0) & (j < ny)
+    return a, i, j, np.where(to_in, tx, fx), np.where(to_in, j, fy), np.where(to_in, 1.0, -1.0)
+
+
 def accelerate(s: State, dt: float) -> list[np.ndarray]:
-    """Accelerated (not yet scaled) flows, boundary faces re-imposed. Twin of accelerate.comp."""
-    p, geo = s.params, s.geometry
+    """Accelerated (not yet scaled) flows, boundary faces by their table entry."""
+    p, lat = s.params, s.lattice
     ny, nx = s.water.shape
     z, eta = s.terrain, s.terrain + s.water
-    r, coef = p.friction_factor(dt), p.gravity / geo.pipe_length
-    cap = stable_face_depth(dt, geo, p)
+    r, coef, cap = friction_factor(p, dt), p.gravity / lat.pipe_length, face_depth_cap(p, lat, dt)
     out = [np.zeros_like(q) for q in s.flows()]
-    for k, face, a, b in _interior_pairs(ny, nx, s.hexagonal):
-        area = _pipe_area(p, geo, eta[a], eta[b], z[a], z[b], cap)
+    for k, face, a, b in _pairs(ny, nx, s.hexagonal):
+        area = pipe_area(p, lat, eta[a], eta[b], z[a], z[b], cap)
         out[k][face] = s.flows()[k][face] * r + dt * coef * area * (eta[a] - eta[b])
-    lay = s.layout
-    (fx, fy), (tx, ty) = lay.endpoints()
-    to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
-    cx, cy = np.where(to_in, tx, fx), np.where(to_in, ty, fy)
-    sign = np.where(to_in, 1.0, -1.0)
+    arr, i, j, cx, cy, sign = _boundary_cells(s)
     kind, value = s.table["kind"], s.table["value"].astype(np.float64)
-    q_old = np.array([s.flows()[a][j, i] for a, i, j in zip(lay.array, lay.i, lay.j)])
+    q_old = np.array([s.flows()[k][jj, ii] for k, ii, jj in zip(arr, i, j)])
     zc, etac = z[cy, cx], eta[cy, cx]
-    area = _pipe_area(p, geo, value, etac, zc, zc, cap)
-    q = np.select([kind == bnd.KINDS["inflow"], kind == bnd.KINDS["outflow"], kind == bnd.KINDS["level"]],
+    area = pipe_area(p, lat, value, etac, zc, zc, cap)
+    q = np.select([kind == INFLOW, kind == OUTFLOW, kind == LEVEL],
                   [sign * value, -sign * value, q_old * r + dt * coef * area * sign * (value - etac)], 0.0)
-    for a, i, j, qq in zip(lay.array, lay.i, lay.j, q):
-        out[a][j, i] = qq
+    for k, ii, jj, qq in zip(arr, i, j, q):
+        out[k][jj, ii] = qq
     return out
 
 
-def outflow_scale(water, flows, dt, geo) -> np.ndarray:
+def outflow_scale(water, flows, dt, lat) -> np.ndarray:
     """K = min(1, h S / (dt * sum of outgoing flows)) per cell."""
     qx, qy = flows[0], flows[1]
     out = (np.maximum(-qx[:, :-1], 0) + np.maximum(qx[:, 1:], 0)
@@ -114,39 +184,37 @@ def outflow_scale(water, flows, dt, geo) -> np.ndarray:
         ny, nx = water.shape
         qz = flows[2]
         out += np.maximum(-qz[0:ny, 1:nx + 1], 0) + np.maximum(qz[1:ny + 1, 0:nx], 0)
-    held, leaving = water * geo.cell_area, out * dt
+    held, leaving = water * lat.cell_area, out * dt
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(leaving > held, held / np.where(leaving > 0, leaving, 1.0), 1.0)
 
 
 def scale_outflow(s: State, flows, dt: float):
-    """Flows with every outgoing face scaled by its upwind cell's K, and the volume that crossed each
-    boundary face (into the grid). Twin of scale_outflow.comp."""
+    """Flows with every outgoing face scaled by its upwind cell's K (1 outside the grid), and the volume
+    that crossed each boundary face into the grid."""
     ny, nx = s.water.shape
     kp = np.ones((ny + 2, nx + 2))
-    kp[1:-1, 1:-1] = outflow_scale(s.water, flows, dt, s.geometry)
+    kp[1:-1, 1:-1] = outflow_scale(s.water, flows, dt, s.lattice)
     qx, qy = flows[0], flows[1]
     res = [np.where(qx > 0, qx * kp[1:-1, 0:nx + 1], qx * kp[1:-1, 1:nx + 2]),
            np.where(qy > 0, qy * kp[0:ny + 1, 1:-1], qy * kp[1:ny + 2, 1:-1])]
     if s.hexagonal:
         qz = flows[2]
         res.append(np.where(qz > 0, qz * kp[0:ny + 1, 1:nx + 2], qz * kp[1:ny + 2, 0:nx + 1]))
-    lay = s.layout
-    (_, _), (tx, ty) = lay.endpoints()
-    to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
-    q = np.array([res[a][j, i] for a, i, j in zip(lay.array, lay.i, lay.j)])
-    return res, dt * np.where(to_in, q, -q)
+    arr, i, j, _, _, sign = _boundary_cells(s)
+    q = np.array([res[k][jj, ii] for k, ii, jj in zip(arr, i, j)])
+    return res, dt * sign * q
 
 
 def move(s: State, flows, dt: float) -> np.ndarray:
-    """h + dt/S * (in - out), clamped at 0 against rounding. Twin of move.comp."""
+    """h + dt/S * (in - out), clamped at 0 against rounding."""
     ny, nx = s.water.shape
     qx, qy = flows[0], flows[1]
     net = qx[:, :-1] - qx[:, 1:] + qy[:-1, :] - qy[1:, :]
     if s.hexagonal:
         qz = flows[2]
         net = net + qz[0:ny, 1:nx + 1] - qz[1:ny + 1, 0:nx]
-    return np.maximum(s.water + dt / s.geometry.cell_area * net, 0.0)
+    return np.maximum(s.water + dt / s.lattice.cell_area * net, 0.0)
 
 
 def step(s: State, dt: float, substeps: int = 1) -> State:
@@ -162,62 +230,48 @@ def step(s: State, dt: float, substeps: int = 1) -> State:
     return s
 
 
+def stable(params: WaterParams, hexagonal: bool, dt: float, max_depth: float) -> bool:
+    """Whether a substep of dt is stable for pipes of depth up to max_depth: dt^2 (K/S) mu <= 2 (1 + r),
+    K/S = g A / (l S) (symplectic Euler on the lattice's Laplacian)."""
+    lat = Lattice.of(hexagonal, params.cell_size)
+    area = max_depth * lat.face_width if params.depth_area else float(params.pipe_area)
+    coupling = params.gravity * area / (lat.pipe_length * lat.cell_area)
+    return dt * dt * coupling * lat.mu <= 2.0 * (1.0 + friction_factor(params, dt))
+
+
 # --------------------------------------------------------------------------------------------- brushes
 
-def lattice_position(x, y, hexagonal: bool):
-    """Position of grid point (x, y) in lattice units (cells, or lattice spacings on the hex lattice)."""
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    return (x + 0.5 * y, math.sqrt(3.0) / 2.0 * y) if hexagonal else (x, y)
-
-
-def nearest_cell(x, y, hexagonal: bool):
-    """The cell (lattice vertex) nearest to grid point (x, y): rounding on the square grid, cube
-    rounding of the axial coordinates on the hex lattice; int64 arrays (0-d for scalars)."""
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    if not hexagonal:
-        return np.floor(x + 0.5).astype(np.int64), np.floor(y + 0.5).astype(np.int64)
-    cz = -x - y
-    rx, ry, rz = np.round(x), np.round(y), np.round(cz)
-    dx, dy, dz = np.abs(rx - x), np.abs(ry - y), np.abs(rz - cz)
-    fix_x = (dx > dy) & (dx > dz)
-    fix_y = ~fix_x & (dy > dz)
-    rx = np.where(fix_x, -ry - rz, rx)
-    ry = np.where(fix_y, -rx - rz, ry)
-    return rx.astype(np.int64), ry.astype(np.int64)
-
-
-def brush_box(shape, x, y, radius, hexagonal: bool):
-    """The cells of a (ny, nx) grid a smooth round brush touches: (x0, y0, weights), weights[j, i]
-    = (1 - (d/R)^2)^2 for cell (x0 + i, y0 + j), d its lattice distance from (x, y), over the box that
-    holds the brush's circle (hex: its ellipse in axial coordinates), clipped to the grid. A brush
-    that reaches no cell's centre acts on the cell nearest to its own centre, with weight 1 (a small
-    brush between centres); None where that cell is off the grid. WaterGrid uploads these weights, as
-    float32, for its brush passes."""
-    ny, nx = shape
-    ry = radius / (math.sqrt(3.0) / 2.0) if hexagonal else radius
-    rx = radius + 0.5 * ry if hexagonal else radius
-    x0, x1 = max(math.floor(x - rx), 0), min(math.ceil(x + rx), nx - 1)
-    y0, y1 = max(math.floor(y - ry), 0), min(math.ceil(y + ry), ny - 1)
-    if x0 <= x1 and y0 <= y1:
-        gy, gx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
-        px, py = lattice_position(gx, gy, hexagonal)
-        cx, cy = lattice_position(x, y, hexagonal)
-        w = np.maximum(1.0 - ((px - cx) ** 2 + (py - cy) ** 2) / (radius * radius), 0.0) ** 2
-        if w.any():
-            return x0, y0, w
-    i, j = (int(v) for v in nearest_cell(x, y, hexagonal))
-    return (i, j, np.ones((1, 1))) if 0 <= i < nx and 0 <= j < ny else None
-
-
 def brush_weights(shape, x, y, radius, hexagonal: bool) -> np.ndarray:
-    """brush_box's weights over the whole (ny, nx) grid (zeros outside its box, all zeros where it
-    touches no cell)."""
+    """A smooth round brush's weight at every cell of a (ny, nx) grid: (1 - (d/R)^2)^2 within R of grid
+    point (x, y), d the world distance in lattice spacings; where it reaches no cell centre, 1 at the
+    lattice point nearest (x, y) if that is a cell of the grid (all zeros otherwise)."""
+    ny, nx = shape
+    gy, gx = np.mgrid[0:ny, 0:nx].astype(np.float64)
+    d2 = _distance2(gx, gy, x, y, hexagonal)
+    w = np.maximum(1.0 - d2 / (radius * radius), 0.0) ** 2
+    if w.any():
+        return w
     w = np.zeros(shape)
-    box = brush_box(shape, x, y, radius, hexagonal)
-    if box is not None:
-        x0, y0, b = box
-        w[y0:y0 + b.shape[0], x0:x0 + b.shape[1]] = b
+    i, j = nearest_point(x, y, hexagonal)
+    if 0 <= i < nx and 0 <= j < ny:
+        w[j, i] = 1.0
     return w
+
+
+def _distance2(gx, gy, x, y, hexagonal):
+    """Squared world distance (in lattice spacings) between grid points (gx, gy) and (x, y)."""
+    dx, dy = np.asarray(gx, np.float64) - x, np.asarray(gy, np.float64) - y
+    if hexagonal:                   # axial: world offset dx (1, 0) + dy (1/2, sqrt(3)/2)
+        return (dx + 0.5 * dy) ** 2 + 0.75 * dy * dy
+    return dx * dx + dy * dy
+
+
+def nearest_point(x, y, hexagonal: bool) -> tuple[int, int]:
+    """The lattice point nearest to grid point (x, y), by distance among the points around it; of points
+    as near, the one of larger x, then of larger y."""
+    cands = [(i, j) for i in range(math.floor(x) - 1, math.floor(x) + 3)
+             for j in range(math.floor(y) - 1, math.floor(y) + 3)]
+    return min(cands, key=lambda c: (float(_distance2(c[0], c[1], x, y, hexagonal)), -c[0], -c[1]))
 
 
 def dig(s: State, x, y, radius, depth) -> None:
@@ -226,4 +280,4 @@ def dig(s: State, x, y, radius, depth) -> None:
 
 def add_water(s: State, x, y, radius, volume) -> None:
     w = brush_weights(s.water.shape, x, y, radius, s.hexagonal)
-    s.water = s.water + volume * w / (w.sum() * s.geometry.cell_area)
+    s.water = s.water + volume * w / (w.sum() * s.lattice.cell_area)

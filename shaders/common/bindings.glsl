@@ -5,12 +5,12 @@
 #define B_TERRAIN 0
 #define B_WATER 1
 #define B_OUT_IMAGE 2
-#define B_OUTFLOW_SCALE 3    // the cell-wise step (passes=2): K per cell
+#define B_OUTFLOW_SCALE 3    // the cell-wise kernel: K per cell
 // images (rgba32f)
-#define B_PACKED_IN 4        // the packed state (water/pack.comp) of step_packed
+#define B_PACKED_IN 4        // the blocked kernel's state (water/pack.comp)
 #define B_PACKED_OUT 5
-// image units (r32f buffer-texture views of the flow buffers): the cell-wise step's reads (BUFFER_VIEWS),
-// of the buffers at B_FLOW_* (accelerate_cells.comp) and at B_FLOW_*_TMP (scale_and_move.comp)
+// image units (r32f buffer-texture views of the flow buffers): the cell-wise kernel's reads (BUFFER_VIEWS),
+// of the buffers at B_FLOW_* (cells_accelerate.comp) and at B_FLOW_*_TMP (cells_move.comp)
 #define B_FLOW_X_VIEW 6
 #define B_FLOW_Y_VIEW 7
 #define B_FLOW_Z_VIEW 8
@@ -29,9 +29,9 @@
 #define B_LEDGER 7
 #define B_PARTIALS 8
 #define B_STATS 9
-#define B_BOUNDARY_FACES 12  // the cell-wise step: the face of each boundary table entry
+#define B_BOUNDARY_FACES 12  // the cell-wise kernel: the face of each boundary table entry
 #define B_BRUSH 13           // a brush's weights (common/brush.glsl)
-#define B_BOOKED 14          // the packed kernel's boundary flows of a launch (common/booked.glsl)
+#define B_BOOKED 14          // the blocked kernel's boundary flows of a launch (common/booked.glsl)
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

@@ -1,4 +1,4 @@
-// A brush's weight per cell, computed by WaterGrid._brush on the CPU (hydro.reference.water
+// A brush's weight per cell, computed by WaterGrid._brush on the CPU (hydro.lattice
 // .brush_box, the smooth round brush (1 - (d/R)^2)^2) and uploaded as float32, row by row over the
 // box of cells it touches, so the GPU adds exactly the weights whose sum scaled the brush's volume.
 layout(std430, binding = B_BRUSH) restrict readonly buffer Brush { float u_weights[]; };

@@ -1,7 +1,7 @@
-// The ring of tiles around the packed kernel's interior rectangle (hydro.water_passes._packed_set),
+// The ring of tiles around the blocked kernel's interior rectangle (hydro/water_plan.py, TileLayout),
 // one workgroup each, numbered along rows: u_ring_x = (tiles per row, first and last interior column),
-// u_ring_y = (first and last interior row, tiles in the ring). Shared by step_packed.comp's general
-// program and step_stream.comp's EDGES one.
+// u_ring_y = (first and last interior row, tiles in the ring). Shared by blocked_tile.comp's general
+// program and blocked_climb.comp's EDGES one.
 uniform ivec3 u_ring_x;
 uniform ivec3 u_ring_y;
 

@@ -1,4 +1,5 @@
-// Virtual-pipes state and geometry shared by the water passes, square grid and triangular (HEX) lattice.
+// Where the water state lives: the layout of the flows and of the boundary table, shared by every water
+// kernel, square grid and triangular (HEX) lattice (the arithmetic is common/model.glsl's).
 //
 // Flows are signed volume rates (world units^3/s) stored once per face, row-major:
 //   flow_x[y, x]  (ny, nx+1): from cell (x-1, y) to (x, y)
@@ -19,20 +20,9 @@ int index_z(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
 
 float terrain_at(ivec2 c) { return imageLoad(u_terrain, c).r; }
 
-// The bed of the packed state's ghost columns (water/pack.comp): the largest float32, above every
-// surface; hydro.water_passes.GHOST_BED
+// The bed of the blocked kernel's ghost columns (water/pack.comp): the largest float32, above every
+// surface (hydro/water_plan.py GHOST_BED)
 #define GHOST_BED uintBitsToFloat(0x7f7fffffu)
-
-// A column after a substep's net inflow (volume rate), h + rate * net with rate = dt / S, clamped at
-// 0 (move.comp). `precise`: no shader may fuse the multiply into the add, so every step path moves
-// water to the same bits whatever its compiler makes of the code around it.
-float moved_at_rate(float h, float rate, float net) {
-    precise float change = rate * net;
-    precise float after = h + change;
-    return max(after, 0.0);
-}
-
-float moved(float h, float dt, float cell_area, float net) { return moved_at_rate(h, dt / cell_area, net); }
 
 // Boundary table index of a face, or -1 for an interior (or unused) face.
 int boundary_x(ivec2 f) {

@@ -1,10 +1,11 @@
 #version 430
-// WaterGrid's packed substep state (step_packed.comp): one rgba32f texel per cell and face,
+// Blocked._pack / Blocked._unpack: the blocked kernel's state (blocked_tile.comp, blocked_climb.comp):
+// one rgba32f texel per cell and face,
 // (depth, flow_x[y, x], flow_y[y, x], bed or HEX flow_z[y, x]) at texel (x, y), x <= nx, y <= ny.
 // The state texture has a margin of MARGIN texels around the (nx + 1) x (ny + 1) it holds (texel (x, y)
-// at (x, y) + MARGIN) and reaches past it, so every tile of the packed kernel and its halo lie in it;
+// at (x, y) + MARGIN) and reaches past it, so every tile of the blocked kernel and its halo lie in it;
 // what lies outside the grid's cells holds a ghost column: no water, no flow, and a bed at GHOST_BED,
-// above every surface, so that no pipe into it has any cross-section (WaterGrid._make_states fills
+// above every surface, so that no pipe into it has any cross-section (Blocked._make_states fills
 // the texels outside; this pass those of the outer faces, x = nx or y = ny). HEX: the texel's fourth
 // component is a flow; the beds go to an r32f texture of the state's size (u_bed, as the state laid out).
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
@@ -14,6 +15,7 @@
 // One invocation per texel.
 #include "common/grid.glsl"
 #include "common/water.glsl"
+#include "common/boundary_table.glsl"
 #if UNPACK
 #include "common/booked.glsl"
 
@@ -27,7 +29,6 @@ layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 #if HEX
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_bed;
 #endif
-#include "common/boundary_table.glsl"
 
 // The flow a face starts the call with, q as it holds it unless the face is on the grid's edge and a
 // wall (or, hex, an unused corner face: b < 0), whatever it held (a side that was open before
@@ -56,7 +57,7 @@ void main() {
     if (cell) imageStore(u_water, t, vec4(p.x));
     ivec2 left = t - ivec2(1, 0), below = t - ivec2(0, 1);
     if (has_x) fold_booked(left, t, boundary_x(t), true);       // the owner of each face, as in
-    if (has_y) fold_booked(below, t, boundary_y(t), true);      // step_packed.comp
+    if (has_y) fold_booked(below, t, boundary_y(t), true);      // blocked_tile.comp
 #if HEX
     fold_booked(below, left, boundary_z(t), true);
 #endif
@@ -67,10 +68,9 @@ void main() {
     if (has_x) p.y = start_flow(u_flow_x[index_x(t)], edge_x, boundary_x(t));
     if (has_y) p.z = start_flow(u_flow_y[index_y(t)], edge_y, boundary_y(t));
 #if HEX
-    // Not through start_flow: NVIDIA's compiler (580.159, H100) made start_flow(u_flow_z[...], edge_x ||
-    // edge_y, boundary_z(t)) 0 at every texel, whichever way its arguments were first held in locals,
-    // so every hex call but a grid's first started from no z flow; the same test written out here
-    // gives the flows (docs/benchmarks.md, "What the leases of 2026-12-06 found").
+    // Not through start_flow: one GPU driver's compiler made start_flow(u_flow_z[...], edge_x || edge_y,
+    // boundary_z(t)) 0 at every texel, so every hex call but a grid's first started from no z flow;
+    // the same test written out here gives the flows (docs/benchmarks-log.md).
     p.w = u_flow_z[index_z(t)];
     if (edge_x || edge_y) {
         int bz = boundary_z(t);

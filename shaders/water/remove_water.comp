@@ -4,11 +4,11 @@
 // walks the whole brush box, so the sum needs no atomics and nothing is read back.
 #include "common/bindings.glsl"
 #include "common/brush.glsl"
+#include "common/ledger.glsl"
 #define GROUP 256
 layout(local_size_x = GROUP) in;
 
 layout(binding = B_WATER, r32f) uniform restrict image2D u_water_out;       // own texel only
-layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };
 uniform ivec2 u_size;               // grid cells (nx, ny)
 uniform int u_slot;                 // ledger slot of the drains
 uniform float u_amount;             // depth at brush weight 1

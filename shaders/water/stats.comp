@@ -1,5 +1,5 @@
 #version 430
-// WaterGrid._stats, pass 1 of 2: partial Stats records.
+// StatsReduction.queue (hydro/water_stats.py), pass 1 of 2: partial Stats records.
 // STATS_ROWS 0 (GPUs): a 16x16 workgroup walks u_walk tiles up the grid, each invocation summing one
 // cell of each, and reduces its sums in shared memory into one record (u_walk keeps the records few,
 // so the one group of stats_final.comp folds them quickly).

@@ -1,5 +1,5 @@
 #version 430
-// WaterGrid._stats, pass 2 of 2: one group folds the tile records into u_stats.
+// StatsReduction.queue (hydro/water_stats.py), pass 2 of 2: one group folds the tile records into u_stats.
 #include "common/bindings.glsl"
 #include "common/stats.glsl"
 layout(local_size_x = STATS_GROUP) in;

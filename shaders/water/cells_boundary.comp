@@ -1,16 +1,16 @@
 #version 430
-// WaterGrid._boundary_faces: the boundary faces of the cell-wise step (passes=2), one invocation per
-// boundary table entry (its face listed in hydro/boundary.py's Layout). Between two substeps one
-// dispatch does both jobs, BOOK for the substep that ends and ACCELERATE for the next.
-// BOOK, after the cell passes: scale each face by its inside cell's outflow scale when that cell is
-//   upwind (as scale_outflow.comp), book what crossed it this substep and store it in the flows.
-// ACCELERATE, before them: re-impose or accelerate each face against the outside (common/pipes.glsl,
-//   as accelerate.comp) and store it in the flows (accelerate_cells.comp takes boundary faces as
-//   stored) and in the accelerated flows *_tmp (the last column's and row's outer faces have no
-//   other writer).
+// CellWise._boundary: the boundary faces of the cell-wise kernel, one invocation per boundary table
+// entry (its face as hydro/boundary.py's Layout lists it). Between two substeps one dispatch does
+// both jobs: BOOK for the substep that ends, ACCELERATE for the next.
+// BOOK, after the cell passes: scale each face by its inside cell's outflow scale (upwind_scaled, K = 1
+//   outside), book what crossed it and store it in the flows.
+// ACCELERATE, before them: re-impose or accelerate each face against the outside (the boundary face
+//   rule) and store it in the flows (cells_accelerate.comp takes boundary faces as stored) and in the
+//   accelerated flows *_TMP (the last column's and row's outer faces have no other writer).
 #include "common/grid.glsl"
 #include "common/water.glsl"
-#include "common/pipes.glsl"
+#include "common/model.glsl"
+#include "common/ledger.glsl"
 
 struct FacePlace { int array, i, j; };     // flow_x, flow_y, flow_z; column; row
 layout(std430, binding = B_BOUNDARY_FACES) restrict readonly buffer Places { FacePlace u_places[]; };
@@ -24,14 +24,13 @@ layout(std430, binding = B_FLOW_Y_TMP) restrict buffer FlowYTmp { float u_flow_y
 layout(std430, binding = B_FLOW_Z) restrict buffer FlowZ { float u_flow_z[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZTmp { float u_flow_z_tmp[]; };
 #endif
-layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
 uniform int u_count;                        // entries in the boundary table
 
 void main() {
     int b = int(gl_GlobalInvocationID.y) * LOCAL_SIZE + int(gl_GlobalInvocationID.x);
     if (b >= u_count) {
 #if HEX
-        // two more invocations keep the unused corner faces of flow_z at 0, as the other paths do
+        // two more invocations keep the unused corner faces of flow_z at 0, as the other kernels do
         if (b < u_count + 2) {
             int corner = index_z(b == u_count ? ivec2(0) : u_size);
             u_flow_z[corner] = 0.0;
@@ -52,8 +51,9 @@ void main() {
 #if HEX
     if (p.array == 2) q = u_flow_z_tmp[i];
 #endif
-    if (q > 0.0 != enters) q *= imageLoad(u_scale, c).r;     // the inside cell is upwind
-    u_ledger[b] += double(u_dt) * double(enters ? q : -q);
+    float k = imageLoad(u_scale, c).r;
+    q = enters ? upwind_scaled(q, 1.0, k) : upwind_scaled(q, k, 1.0);
+    book(b, u_dt, entering(q, enters));
 #else
     float q = p.array == 0 ? u_flow_x[i] : p.array == 1 ? u_flow_y[i] : 0.0;
 #if HEX
@@ -61,7 +61,9 @@ void main() {
 #endif
 #endif
 #if ACCELERATE
-    q = boundary_flow(q, b, enters, terrain_at(c), imageLoad(u_water, c).r);
+    BoundaryFace face = u_boundary[b];
+    float z = terrain_at(c);
+    q = boundary_face_flow(q, face, enters, z, z + imageLoad(u_water, c).r);
     if (p.array == 0) u_flow_x_tmp[i] = q;
     if (p.array == 1) u_flow_y_tmp[i] = q;
 #if HEX

@@ -1,20 +1,17 @@
 #version 430
-// WaterGrid._scale_and_move, second pass of the cell-wise step (passes=2): each cell scales each of
-// its accelerated faces by the outflow scale of the face's upwind cell (as scale_outflow.comp),
-// stores the faces it owns (common/cell_faces.glsl) and moves its own column by all of them,
-// h <- h + dt / S * (sum in - sum out) (as move.comp). Boundary faces are stored, and booked in the
-// ledger, by boundary_faces.comp (BOOK) after this pass.
+// CellWise._move, the second pass of the cell-wise kernel: each cell scales each of its accelerated
+// faces by the outflow scale of the face's upwind cell (common/model.glsl's upwind_scaled), stores the
+// faces it owns and moves its own column by all of them (net_inflow, moved). Boundary faces are
+// stored and booked by cells_boundary.comp after this pass.
 #include "common/grid.glsl"
 #include "common/water.glsl"
-#include "common/outflow.glsl"
-#include "common/cell_faces.glsl"
+#include "common/model.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict image2D u_water;                  // own texel only
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict readonly image2D u_scale;          // K per cell
 layout(std430, binding = B_FLOW_X) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
-// The input flows: storage buffers, or (BUFFER_VIEWS) r32f buffer-texture views of the same buffers,
-// which llvmpipe loads faster (hydro/_gl.py BufferViews).
+// The input flows, as cells_accelerate.comp reads its own.
 #if BUFFER_VIEWS
 layout(binding = B_FLOW_X_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
 layout(binding = B_FLOW_Y_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
@@ -38,39 +35,36 @@ layout(std430, binding = B_FLOW_Z_TMP) restrict readonly buffer FlowZIn { float 
 layout(std430, binding = B_FLOW_Z) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 
-// Outflow scale of cell c; 1 outside the grid (inflow through a boundary face is never scaled).
-// The load is unconditional (0 outside the image): llvmpipe pays for a branch around a load.
+// The outflow scale of cell c; 1 outside the grid (what enters through a boundary face is never
+// scaled). The load is unconditional (0 outside the image): a CPU rasteriser pays for a branch.
 float scale_at(ivec2 c) {
     float k = imageLoad(u_scale, c).r;
     return inside(c) ? k : 1.0;
 }
-
-// q scaled by the outflow scale of its upwind cell: k_from when q flows from -> to, else k_to.
-float scaled(float q, float k_from, float k_to) { return q * (q > 0.0 ? k_from : k_to); }
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * CELL_ROWS);
     if (!inside(c)) return;
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, u_size.y);
+    float rate = move_rate();
     float k = scale_at(c);
-    float bottom = scaled(FLOW_Y_IN(index_y(c)), scale_at(c - dy), k);
+    float bottom = upwind_scaled(FLOW_Y_IN(index_y(c)), scale_at(c - dy), k);
     for (; c.y < stop; ++c.y) {
         float k_above = scale_at(c + dy);
         Faces f;
-        f.left = scaled(FLOW_X_IN(index_x(c)), scale_at(c - dx), k);
-        f.right = scaled(FLOW_X_IN(index_x(c + dx)), k, scale_at(c + dx));
+        f.left = upwind_scaled(FLOW_X_IN(index_x(c)), scale_at(c - dx), k);
+        f.right = upwind_scaled(FLOW_X_IN(index_x(c + dx)), k, scale_at(c + dx));
         f.bottom = bottom;
-        f.top = scaled(FLOW_Y_IN(index_y(c + dy)), k, k_above);
+        f.top = upwind_scaled(FLOW_Y_IN(index_y(c + dy)), k, k_above);
         u_flow_x_out[index_x(c)] = f.left;
         u_flow_y_out[index_y(c)] = f.bottom;
 #if HEX
-        f.z_in = scaled(FLOW_Z_IN(index_z(c + dx)), scale_at(c + dx - dy), k);
-        f.z_out = scaled(FLOW_Z_IN(index_z(c + dy)), k, scale_at(c - dx + dy));
+        f.z_in = upwind_scaled(FLOW_Z_IN(index_z(c + dx)), scale_at(c + dx - dy), k);
+        f.z_out = upwind_scaled(FLOW_Z_IN(index_z(c + dy)), k, scale_at(c - dx + dy));
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
-        float h = imageLoad(u_water, c).r;
-        imageStore(u_water, c, vec4(moved(h, u_dt, u_cell_area, net_inflow(f))));
+        imageStore(u_water, c, vec4(moved(imageLoad(u_water, c).r, rate, net_inflow(f))));
         bottom = f.top;
         k = k_above;
     }

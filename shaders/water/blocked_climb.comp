@@ -1,21 +1,18 @@
 #version 430
-// WaterGrid._step_packed's interior tiles on large square grids (STREAM_MIN_CELLS; every tile in walled
-// calls from STREAM_MIN_CELLS_WALLED, hydro/water_passes.py): STEPS whole substeps
-// in one dispatch on the packed state (water/pack.comp), as step_packed.comp's interior program does
-// them, but a workgroup climbs its tile a row at a time instead of settling the whole tile at once.
+// Blocked._launch, its climb program (square grids): STEPS whole substeps in one dispatch on the
+// blocked kernel's state (pack.comp), as blocked_tile.comp's INTERIOR program does them, but a
+// workgroup climbs its tile a row at a time instead of settling the whole tile at once.
 //
-// A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two cells
-// a substep on each side (step_packed.comp's reach; 24 + 8 = 32 for PACKED_SHAPE's tile, one warp on
-// the H200; 48 + 16 = 64 or 112 + 16 = 128 for WALLED_SHAPE's four substeps, two or four warps). STEPS
-// is 1 to 6. It climbs from HALO rows below the tile to the row the last substep's move needs, and at
-// every climb step j each substep is a stage of a pipeline: stage s takes row r = first + j - 3 s
-// (stage 0 the texel it loaded, stage s > 0 the row stage s - 1 moved at the step before) and
+// A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two
+// cells a substep on each side. STEPS is 1 to 6. It climbs from HALO rows below the tile to the row the
+// last substep's move needs, and at every climb step j each substep is a stage of a pipeline: stage s
+// takes row r = first + j - 3 s (stage 0 the texel it loaded, stage s > 0 the row stage s - 1 moved at
+// the step before) and
 //   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
 //     beside it), y from the row below (its own column, held from the step before);
 //   - the outflow scale K of row r - 1, whose top faces are row r's y faces;
 //   - moves row r - 2: each face scaled by the K of its upwind cell (rows r - 3 .. r - 1 of its own
-//     column, row r - 2 of the columns beside it), as step_packed.comp's phase 3 scales it (K = 1
-//     leaves a face as it is, as q * 1 would).
+//     column, row r - 2 of the columns beside it).
 // Rows below the tile's and its halo's are worked out with garbage and never used: a substep's
 // garbage reaches two rows and two columns further in, which the halo leaves outside the tile. So a
 // stage joins the climb at the step its first correct row comes (START), and leaves it after the last
@@ -24,25 +21,24 @@
 // face, their K) goes through shared memory, one barrier a step for every stage: a stage's rows lag
 // three behind the stage before, so its input was moved a step earlier.
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
-// registers, not shared memory; the texels are loaded AHEAD steps ahead of their use. The arithmetic is
-// that of step_packed.comp's interior program in the same order: the same bits on llvmpipe.
+// registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
-// as step_packed.comp's general program works them: a boundary face takes the boundary table's flow
-// from its inside column (common/pipes.glsl), a face with no cell on either side carries nothing, a
-// cell outside the grid scales no face (K = 1; what it holds is never read), and the owner of a
-// boundary face books what crossed it at each substep (common/booked.glsl). Those tests go by the
-// lane's column and the stage's row, so every warp takes the same path but at the grid's edge columns.
+// as blocked_tile.comp's general program works them: a boundary face takes the boundary face rule's
+// flow from its inside column, a face with no cell on either side carries nothing, a cell outside the
+// grid scales no face (K = 1; what it holds is never read), and the owner of a boundary face books what
+// crossed it at each substep (common/booked.glsl). Those tests go by the lane's column and the stage's
+// row, so every warp takes the same path but at the grid's edge columns.
 #include "common/cells.glsl"
 #include "common/water.glsl"
-#include "common/pipes.glsl"
+#include "common/model.glsl"
 #if EDGES
 #include "common/booked.glsl"
 #include "common/ring.glsl"
 #endif
 
 #if HEX
-#error "step_stream.comp is the square lattice's: its columns have no z faces"
+#error "blocked_climb.comp is the square lattice's: its columns have no z faces"
 #endif
 
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
@@ -53,7 +49,7 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 
 #if !EDGES
-uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as step_packed.comp's
+uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as blocked_tile.comp's
 #endif
 
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
@@ -80,7 +76,7 @@ struct Stage {
 };
 
 const Stage FRESH = Stage(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, vec4(0.0));
-float g_rate;                           // dt / S, as moved() (common/water.glsl) works it out, once
+float g_rate;                           // move_rate(), once
 #if EDGES
 int g_x;                                // this lane's texel column
 bool g_x_edge;                          // x = 0 or nx: its x faces are boundary faces (rows 0 .. ny - 1)
@@ -92,11 +88,11 @@ int g_first;                            // the climb's first row (HALO below the
 int g_lane;
 
 // Books what crossed the boundary faces of this lane's texel in row r at substep s, where the tile
-// owns them (step_packed.comp's general program books them alike): entering positive.
+// owns them (blocked_tile.comp's general program books them alike).
 void book_edges(int r, int s, float qx, float qy) {
     if (!g_owner || r < g_rows.x || r >= g_rows.y) return;
-    if (g_x_edge && r < u_size.y) store_booked(boundary_x(ivec2(g_x, r)), s, g_x == 0 ? qx : -qx);
-    if (g_column && (r == 0 || r == u_size.y)) store_booked(boundary_y(ivec2(g_x, r)), s, r == 0 ? qy : -qy);
+    if (g_x_edge && r < u_size.y) store_booked(boundary_x(ivec2(g_x, r)), s, entering(qx, g_x == 0));
+    if (g_column && (r == 0 || r == u_size.y)) store_booked(boundary_y(ivec2(g_x, r)), s, entering(qy, r == 0));
 }
 
 // What the last launch booked at the boundary faces the tile owns, into the ledger, shared among the
@@ -124,19 +120,6 @@ void fold_ring_faces(ivec2 origin, int lane) {
 }
 #endif
 
-// The accelerated flow of a pipe between two columns of the grid (common/pipes.glsl's surface_flow)
-// without its clamp at zero: each surface stands on its bed (e = z + h, h >= 0, as float32 adds it),
-// so max(eta_a, eta_b) - max(z_a, z_b) is never negative and the same bits come out; a ghost column
-// (bed and surface the largest float32) gives 0 as well. 1-2 % a substep at 4096^2 (H100). The EDGES
-// program keeps surface_flow: its columns past the grid hold anything.
-float climb_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
-#if PIPE_AREA_DEPTH && !EDGES
-    return pipe_flow(q, min(max(eta_a, eta_b) - max(z_a, z_b), u_max_face_depth), eta_a, eta_b);
-#else
-    return surface_flow(q, eta_a, eta_b, z_a, z_b);
-#endif
-}
-
 vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
 
 // One step of stage s on its row r (depth, flow_x, flow_y, bed), given the sides of the columns at its
@@ -145,12 +128,12 @@ vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2)
 void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     float z = row.w, h = row.x, e = z + h;
     // row r's faces: x from the column at its left, y from the row below
-    float qx = climb_flow(row.y, l.x, e, l.y, z);
-    float qy = climb_flow(row.z, st.e1, e, st.z1, z);
+    float qx = surface_flow(row.y, l.x, e, l.y, z);
+    float qy = surface_flow(row.z, st.e1, e, st.z1, z);
 #if EDGES
     if (g_x_edge && r >= 0 && r < u_size.y) {
-        // entries go to boundary_face_flow through a local, as in common/pipes.glsl: the form NVIDIA's
-        // compiler took (H100, 2026-12-06); a buffer member passed straight in it rejects
+        // entries go to boundary_face_flow through a local: NVIDIA's compiler takes no buffer member
+        // as a function's argument
         BoundaryFace face = s_edge_x[g_x == 0 ? 0 : 1][r - g_first];
         qx = boundary_face_flow(row.y, face, g_x == 0, g_x == 0 ? z : l.y, g_x == 0 ? e : l.x);
     } else if (!(g_x_pipe && r >= 0 && r < u_size.y))
@@ -161,24 +144,22 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     } else if (!(g_column && r > 0 && r < u_size.y))
         qy = 0.0;
 #endif
-    // K of row r - 1 (step_packed.comp's phase 3 order: left, right, bottom, top)
+    // K of row r - 1 (the order of outgoing(): left, right, bottom, top)
     float qxr1 = rt.z;
-    float outgoing = max(-st.qx1, 0.0) + max(qxr1, 0.0) + max(-st.qy1, 0.0) + max(qy, 0.0);
-    float k1 = outflow_scale(st.h1, outgoing);
+    Faces f1 = Faces(st.qx1, qxr1, st.qy1, qy);
+    float k1 = outflow_scale(st.h1, outgoing(f1));
 #if EDGES
     if (!(g_column && r >= 1 && r <= u_size.y)) k1 = 1.0;        // row r - 1's cell is outside the grid
 #endif
     // row r - 2 moved by its faces, each scaled by its upwind cell's K
-    precise float qx_s = st.qx2 * (st.qx2 < 0.0 ? st.k2 : l.w);
-    precise float qxr_s = st.qxr2 * (st.qxr2 > 0.0 ? st.k2 : rt.w);
-    precise float qy1_s = st.qy1 * (st.qy1 < 0.0 ? k1 : st.k2);
-    precise float net = qx_s - qxr_s + st.qys2 - qy1_s;
+    Faces f2 = Faces(upwind_scaled(st.qx2, l.w, st.k2), upwind_scaled(st.qxr2, st.k2, rt.w), st.qys2,
+                     upwind_scaled(st.qy1, st.k2, k1));
 #if EDGES
-    book_edges(r - 2, s, qx_s, st.qys2);
+    book_edges(r - 2, s, f2.left, f2.bottom);
 #endif
-    st.moved = vec4(moved_at_rate(st.h2, g_rate, net), qx_s, st.qys2, st.z2);
+    st.moved = vec4(moved(st.h2, g_rate, net_inflow(f2)), f2.left, f2.bottom, st.z2);
     // the rows move up one
-    st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = qy1_s;
+    st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = f2.top;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
 }
 
@@ -194,7 +175,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 #define START(s) ((LAG + 2) * (s))
 #define ON(s, lo, hi) ((s) >= (lo) && (s) <= (hi))
 #if STEPS > 6
-#error "step_stream.comp takes 1 to 6 substeps a launch"
+#error "blocked_climb.comp takes 1 to 6 substeps a launch"
 #endif
 #if STEPS > 1
 #define TELL_1(lo, hi) vec4 row1 = st0.moved; if (ON(1, lo, hi)) { TELL(1, st1, row1) }
@@ -245,10 +226,10 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 #define LAST st5
 #endif
 
-// Stage 0's row r at step j: the texel loaded AHEAD steps before (hydro/water_passes.py CLIMB_AHEAD),
+// Stage 0's row r at step j: the texel loaded AHEAD steps before (hydro/water_plan.py, Tuning.climb_ahead),
 // held in p0 .. p5 (named, so no array goes to memory), and the load of the row AHEAD steps on.
 #if AHEAD > 6
-#error "step_stream.comp loads 0 to 6 steps ahead"
+#error "blocked_climb.comp loads 0 to 6 steps ahead"
 #elif AHEAD == 0
 #define TAKE_ROW0(j) row0 = LOAD(j);
 #elif AHEAD == 1
@@ -290,7 +271,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 #define CLIMB(j0, j1, hi) for (int j = (j0); j < min((j1), u_size.y + (j1)); j++) CLIMB_STEP(j, 0, hi)
 
 void main() {
-    g_rate = u_dt / u_cell_area;
+    g_rate = move_rate();
     int lane = int(gl_LocalInvocationID.x);
 #if EDGES
     int k = ring_workgroup();

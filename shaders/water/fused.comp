@@ -1,22 +1,21 @@
 #version 430
-// WaterGrid._step_fused: a whole substep (move, accelerate, scale outflow) in one dispatch.
+// Fused._run: a whole substep (the pending move, accelerate, outflow scale) in one dispatch.
 //
 // The move of the previous substep is applied lazily: the input depth is the depth *before* that
-// move and u_pending says it is (false on the first substep of a step() call), so a
-// substep reads terrain, depth and flows once and writes depth and flows once, 28 B per cell on the
-// square grid, the floor of DESIGN section 6. A workgroup of THREADS invocations takes a tile of
-// TILE_X x TILE_Y cells (hydro.water_passes.FUSED_TILE) and works in shared memory:
+// move and u_pending says it is (false on the first substep of a call), so a substep reads terrain,
+// depth and flows once and writes depth and flows once, 28 B a cell on the square grid (the floor of
+// docs/design.md, "Kernels"). A workgroup of THREADS invocations takes a tile of TILE_X x TILE_Y cells
+// and works in shared memory:
 //   1. depth after the pending move, and bed, for the tile and a two-cell halo;
-//   2. accelerated flow of every face of the tile and a one-cell halo (common/pipes.glsl);
+//   2. accelerated flow of every face of the tile and a one-cell halo;
 //   3. outflow scale K of every cell of the tile and a one-cell halo;
 //   4. each cell writes its depth (before this substep's move) and its own faces (left, bottom; hex:
-//      z face [y, x]; the last column and row also the outer faces), scaled by the upwind cell's K.
-// The arithmetic is that of move.comp, accelerate.comp and scale_outflow.comp, in the same order, so
-// the paths agree to the last bit; after the last substep WaterGrid settles the pending move with
-// move.comp (SEPARATE_OUTPUT) into the water texture.
+//      z face [y, x]; the last column and row also the outer faces), each scaled by its upwind K.
+// After the last substep Fused settles the pending move into the water texture (settle.comp).
 #include "common/cells.glsl"
 #include "common/water.glsl"
-#include "common/pipes.glsl"
+#include "common/model.glsl"
+#include "common/ledger.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_water_out;
@@ -28,7 +27,6 @@ layout(std430, binding = B_FLOW_Y_TMP) restrict writeonly buffer FlowYOut { floa
 layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
-layout(std430, binding = B_LEDGER) restrict buffer Ledger { double u_ledger[]; };   // volume into the grid
 
 uniform bool u_pending;             // the input flows are not yet moved into u_water_in
 
@@ -49,8 +47,8 @@ shared float s_qz[WF * HF];
 shared float s_k[W1 * H1];
 
 // for (i = tid; i < COUNT; i += THREADS); with UNROLLED as a loop of a trip count the compiler knows,
-// so it can unroll it and issue every load of a phase before waiting on the first (the H200 figures
-// are of this form; llvmpipe runs it 2.5x slower, so CPU rasterisers get the plain loop)
+// so a GPU's can unroll it and issue every load of a phase before waiting on the first (CPU
+// rasterisers run the plain loop faster)
 #if UNROLLED
 #define FOR_EACH(i, COUNT) for (uint k_ = 0u; k_ < uint(((COUNT) + THREADS - 1) / THREADS); ++k_) \
     for (uint i = gl_LocalInvocationIndex + k_ * THREADS; i < uint(COUNT); i = uint(COUNT))
@@ -68,27 +66,34 @@ int aty(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * W1 + l.x; }
 int atz(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * WF + l.x; }
 #endif
 
+// The accelerated flow of face from -> to (boundary table entry b), its columns as shared memory holds them.
 float accelerate(float q, ivec2 from, ivec2 to, int b) {
     int i = at2(from), j = at2(to);
     return face_flow(q, inside(from), inside(to), b, s_z[i], s_h[i], s_z[j], s_h[j]);
 }
 
-float net_in(ivec2 c) {             // sum in - sum out of the input flows, as in move.comp
-    int x = c.x, y = c.y;
-    float net = u_flow_x_in[index_x(c)] - u_flow_x_in[index_x(ivec2(x + 1, y))]
-              + u_flow_y_in[index_y(c)] - u_flow_y_in[index_y(ivec2(x, y + 1))];
+// The input faces of cell c, as the flows hold them.
+Faces input_faces(ivec2 c) {
+    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
+    Faces f;
+    f.left = u_flow_x_in[index_x(c)];
+    f.right = u_flow_x_in[index_x(c + dx)];
+    f.bottom = u_flow_y_in[index_y(c)];
+    f.top = u_flow_y_in[index_y(c + dy)];
 #if HEX
-    net += u_flow_z_in[index_z(ivec2(x + 1, y))] - u_flow_z_in[index_z(ivec2(x, y + 1))];
+    f.z_in = u_flow_z_in[index_z(c + dx)];
+    f.z_out = u_flow_z_in[index_z(c + dy)];
 #endif
-    return net;
+    return f;
 }
 
-// The scaled flow of a face; the owner of a boundary face books what crossed it in its ledger slot.
+// The outflow scale of cell c as phase 3 left it; 1 outside the grid.
+float k_at(ivec2 c) { return inside(c) ? s_k[at1(c)] : 1.0; }
+
+// The scaled flow of a face from -> to; the owner of a boundary face books what crossed it.
 float scaled(float q, ivec2 from, ivec2 to, int b) {
-    ivec2 upwind = q > 0.0 ? from : to;
-    if (q != 0.0 && inside(upwind)) q *= s_k[at1(upwind)];
-    if (b >= 0 && (inside(from) || inside(to)))
-        u_ledger[b] += double(u_dt) * double(inside(to) ? q : -q);
+    q = upwind_scaled(q, k_at(from), k_at(to));
+    if (b >= 0 && (inside(from) || inside(to))) book(b, u_dt, entering(q, inside(to)));
     return q;
 }
 
@@ -104,13 +109,11 @@ void store_cell(ivec2 c, bool interior) {
     ivec2 n = u_size;
     imageStore(u_water_out, c, vec4(s_h[at2(c)]));
     if (interior) {                                                   // no boundary faces here
-        float q = s_qx[atx(c)];
-        u_flow_x_out[index_x(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(1, 0) : c)];
-        q = s_qy[aty(c)];
-        u_flow_y_out[index_y(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(0, 1) : c)];
+        float k = s_k[at1(c)];
+        u_flow_x_out[index_x(c)] = upwind_scaled(s_qx[atx(c)], s_k[at1(c - ivec2(1, 0))], k);
+        u_flow_y_out[index_y(c)] = upwind_scaled(s_qy[aty(c)], s_k[at1(c - ivec2(0, 1))], k);
 #if HEX
-        q = s_qz[atz(c)];
-        u_flow_z_out[index_z(c)] = q * s_k[at1(q > 0.0 ? c - ivec2(0, 1) : c - ivec2(1, 0))];
+        u_flow_z_out[index_z(c)] = upwind_scaled(s_qz[atz(c)], s_k[at1(c - ivec2(0, 1))], s_k[at1(c - ivec2(1, 0))]);
 #endif
         return;
     }
@@ -138,7 +141,7 @@ void main() {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = interior || inside(c);
         float h = valid ? imageLoad(u_water_in, c).r : 0.0;
-        if (valid && u_pending) h = moved(h, u_dt, u_cell_area, net_in(c));      // as move.comp
+        if (valid && u_pending) h = moved(h, move_rate(), net_inflow(input_faces(c)));
         s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }
@@ -181,12 +184,16 @@ void main() {
 
     FOR_EACH(i, W1 * H1) {
         ivec2 c = g_origin - 1 + ivec2(i % W1, i / W1);
-        float outgoing = max(-s_qx[atx(c)], 0.0) + max(s_qx[atx(c + ivec2(1, 0))], 0.0)
-                       + max(-s_qy[aty(c)], 0.0) + max(s_qy[aty(c + ivec2(0, 1))], 0.0);
+        Faces f;
+        f.left = s_qx[atx(c)];
+        f.right = s_qx[atx(c + ivec2(1, 0))];
+        f.bottom = s_qy[aty(c)];
+        f.top = s_qy[aty(c + ivec2(0, 1))];
 #if HEX
-        outgoing += max(-s_qz[atz(c + ivec2(1, 0))], 0.0) + max(s_qz[atz(c + ivec2(0, 1))], 0.0);
+        f.z_in = s_qz[atz(c + ivec2(1, 0))];
+        f.z_out = s_qz[atz(c + ivec2(0, 1))];
 #endif
-        s_k[i] = outflow_scale(s_h[at2(c)], outgoing);
+        s_k[i] = outflow_scale(s_h[at2(c)], outgoing(f));
     }
     barrier();
 

@@ -1,0 +1,356 @@
+"""The water step's kernels: schedules of one model (shaders/common/model.glsl), each an object that owns
+its programs and scratch resources and records a call's substeps on the grid's `WaterState`.
+
+- `CellWise` ("cells", CPU rasterisers): per substep two passes over the cells, each invocation walking
+  a column of cells (cells_accelerate.comp: every face accelerated and each cell's outflow scale;
+  cells_move.comp: faces scaled, columns moved), the boundary faces apart (cells_boundary.comp).
+- `Fused` ("fused", GPU calls of one substep): a whole substep in one dispatch over tiles in shared
+  memory (fused.comp), the last substep's move settled into the water texture (settle.comp).
+- `Blocked` ("blocked", GPU calls of several substeps): the state packed into one rgba32f texel a cell
+  (pack.comp), several substeps a launch over tiles grown by a halo of two cells a substep
+  (blocked_tile.comp, or on square grids the climb, blocked_climb.comp), unpacked at the end.
+Which kernel runs a call, and how the blocked kernel's launches tile the grid, hydro.water_plan decides.
+All give the same result to rounding (to the bit on CPU rasterisers), which the tests check.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _gl, _native
+from . import water_plan as plan
+from .params import Geometry, WaterParams, stable_face_depth
+
+
+class WaterState:
+    """What a water step reads and writes on the GPU, shared by the kernels: terrain and water (r32f
+    textures), the flows (a storage buffer per axis, and scratch twins the kernels write into and swap
+    with), the boundary table and the per-face ledger. Owned by the grid."""
+
+    def __init__(self, ctx, terrain: np.ndarray, water: np.ndarray, hexagonal: bool, params: WaterParams,
+                 geometry: Geometry, boundary_table: np.ndarray, ledger_slots: int):
+        self.ctx, self.hexagonal, self.params, self.geometry = ctx, hexagonal, params, geometry
+        self.ny, self.nx = terrain.shape
+        self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area}
+        self.terrain = self.water = self.boundary = self.ledger = None
+        self.flows, self.flows_tmp = [], []
+        self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
+        try:
+            self._create(terrain, water, boundary_table, ledger_slots)
+        except BaseException:
+            self.release()
+            raise
+
+    def _create(self, terrain, water, boundary_table, ledger_slots):
+        ctx, size = self.ctx, (self.nx, self.ny)
+        self.terrain = ctx.texture(size, 1, terrain.tobytes(), dtype="f4")
+        self.water = ctx.texture(size, 1, water.tobytes(), dtype="f4")
+        for tex in (self.terrain, self.water):
+            tex.repeat_x = tex.repeat_y = False
+        for rows, cols in self.flow_shapes:
+            for flows in (self.flows, self.flows_tmp):
+                flows.append(ctx.buffer(reserve=4 * rows * cols))
+                flows[-1].clear()
+        self.boundary = ctx.buffer(boundary_table.tobytes())
+        self.ledger = ctx.buffer(reserve=8 * ledger_slots)
+        self.ledger.clear()
+
+    def objects(self) -> list:
+        return [obj for obj in (self.terrain, self.water, *self.flows, *self.flows_tmp, self.boundary, self.ledger)
+                if obj is not None]
+
+    def release(self) -> None:
+        for obj in self.objects():
+            obj.release()
+        self.terrain = self.water = self.boundary = self.ledger = None
+        self.flows, self.flows_tmp = [], []
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.nx, self.ny
+
+    def bind(self) -> None:
+        """Bind what every kernel reads: terrain, water, flows, boundary table and ledger."""
+        b = _gl.BINDINGS
+        self.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+        self.water.bind_to_image(b["B_WATER"], read=True, write=True)
+        self.bind_flows()
+        self.boundary.bind_to_storage_buffer(b["B_BOUNDARY"])
+        self.ledger.bind_to_storage_buffer(b["B_LEDGER"])
+
+    def bind_flows(self) -> None:
+        for name, buf, tmp in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), self.flows, self.flows_tmp):
+            buf.bind_to_storage_buffer(_gl.BINDINGS[name])
+            tmp.bind_to_storage_buffer(_gl.BINDINGS[name + "_TMP"])
+
+    def swap_flows(self) -> None:
+        self.flows, self.flows_tmp = self.flows_tmp, self.flows
+
+    def model_uniforms(self, dt: float) -> dict:
+        """The uniforms of common/model.glsl for a substep of dt: its constants worked out on the CPU in
+        float64 (the pipe equation's dt g / l times the face width, or times the constant area)."""
+        p, geo = self.params, self.geometry
+        gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
+        return dict(u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
+                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p))
+
+
+class Kernel:
+    """One schedule of the model: `run(dt, call)` records the call's substeps of dt (a water_plan.CallPlan)
+    on the state, nothing read back; `release()` frees what it made."""
+
+    name = ""
+
+    def __init__(self, state: WaterState, tuning: plan.Tuning, layout):
+        self.state, self.tuning, self.ctx = state, tuning, state.ctx
+        self._made = []                 # what it made that holds GPU memory, released with it
+        try:
+            self._create(layout)
+        except BaseException:
+            self.release()
+            raise
+
+    def _create(self, layout) -> None:
+        raise NotImplementedError
+
+    def run(self, dt: float, call: plan.CallPlan) -> None:
+        raise NotImplementedError
+
+    def _keep(self, obj):
+        self._made.append(obj)
+        return obj
+
+    def objects(self) -> list:
+        return list(self._made)
+
+    def release(self) -> None:
+        for obj in self._made:
+            obj.release()
+        self._made = []
+
+    def _program(self, name: str, **defines):
+        return _gl.program(self.ctx, f"water/{name}.comp", {**self.state.defines, **defines})
+
+
+class CellWise(Kernel):
+    """Per substep: cells_accelerate.comp and cells_move.comp over the cells, each invocation walking
+    cell_rows cells up a column, and the boundary faces booked and accelerated for the next substep in
+    one dispatch of cells_boundary.comp. Fewer, longer invocations and no barriers: what CPU rasterisers
+    run fastest, reading the input flows through buffer-texture views where they can."""
+
+    name = "cells"
+
+    def _create(self, layout):
+        ctx, s, tuning = self.ctx, self.state, self.tuning
+        self.scale = self._keep(ctx.texture(s.size, 1, dtype="f4"))     # each cell's outflow scale, pass 1 to 2
+        self.scale.repeat_x = self.scale.repeat_y = False
+        self.places = self._keep(ctx.buffer(np.stack([layout.array, layout.i, layout.j], axis=1).astype("<i4").tobytes()))
+        self.faces = layout.size
+        units = _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1
+        self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp, units) if tuning.buffer_views else None)
+        if self.views is not None:
+            self._keep(self.views)
+        views = {"BUFFER_VIEWS": self.views is not None, "CELL_ROWS": tuning.cell_rows}
+        self.accelerate_program = self._program("cells_accelerate", **views)
+        self.move_program = self._program("cells_move", **views)
+        self.boundary_programs = {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate)
+                                  for book, accelerate in ((False, True), (True, False), (True, True))}
+
+    def run(self, dt, call):
+        s = self.state
+        uniforms = s.model_uniforms(dt)
+        for prog in (self.accelerate_program, self.move_program, *self.boundary_programs.values()):
+            _gl.set_uniforms(prog, **uniforms)
+        for prog in self.boundary_programs.values():
+            _gl.set_uniforms(prog, u_count=self.faces)
+        s.bind()
+        self._bind()
+        self._boundary(book=False, accelerate=True)
+        for k in range(call.substeps):
+            self._accelerate()
+            self._move()
+            self._boundary(book=True, accelerate=k + 1 < call.substeps)
+
+    def _bind(self):
+        b, s = _gl.BINDINGS, self.state
+        self.scale.bind_to_image(b["B_OUTFLOW_SCALE"], read=True, write=True)
+        self.places.bind_to_storage_buffer(b["B_BOUNDARY_FACES"])
+        if self.views is not None:       # the input flows of both cell passes, as bind_flows binds them
+            for axis, buf, tmp in zip("XYZ", s.flows, s.flows_tmp):
+                self.views.bind(b[f"B_FLOW_{axis}_VIEW"], buf)
+                self.views.bind(b[f"B_FLOW_{axis}_TMP_VIEW"], tmp)
+
+    def _boundary(self, book: bool, accelerate: bool):
+        count = self.faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
+        _gl.dispatch(self.ctx, self.boundary_programs[book, accelerate], _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
+
+    def _accelerate(self):
+        _gl.dispatch(self.ctx, self.accelerate_program, self.state.nx, -(-self.state.ny // self.tuning.cell_rows))
+
+    def _move(self):
+        _gl.dispatch(self.ctx, self.move_program, self.state.nx, -(-self.state.ny // self.tuning.cell_rows))
+
+
+class Fused(Kernel):
+    """A substep in one dispatch of fused.comp over tiles in shared memory, the move of each substep
+    left pending to the next (it reads the depth before it and the flows after), so a substep reads and
+    writes the state once; depth ping-pongs through two scratch textures, flows through the state's
+    buffer pairs, and settle.comp settles the last move into the water texture."""
+
+    name = "fused"
+
+    def _create(self, layout):
+        s = self.state
+        self.scratch = [self._keep(self.ctx.texture(s.size, 1, dtype="f4")) for _ in range(2)]
+        for tex in self.scratch:
+            tex.repeat_x = tex.repeat_y = False
+        self.tile = plan.fused_tile(self.tuning, s.nx, s.ny)
+        tx, ty, threads = self.tile
+        self.program = self._program("fused", TILE_X=tx, TILE_Y=ty, THREADS=threads, UNROLLED=self.tuning.unrolled)
+        self.settle_program = self._program("settle")
+
+    def run(self, dt, call):
+        s, b = self.state, _gl.BINDINGS
+        uniforms = s.model_uniforms(dt)
+        _gl.set_uniforms(self.program, **uniforms)
+        _gl.set_uniforms(self.settle_program, **uniforms)
+        s.bind()
+        depth_in = s.water
+        for k in range(call.substeps):
+            if k < 2:
+                _gl.set_uniforms(self.program, u_pending=k > 0)
+            depth_out = self.scratch[k % 2]
+            depth_in.bind_to_image(b["B_WATER"], read=True, write=False)
+            depth_out.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+            s.bind_flows()
+            _gl.dispatch(self.ctx, self.program, s.nx, s.ny, local=self.tile[:2])
+            s.swap_flows()
+            depth_in = depth_out
+        depth_in.bind_to_image(b["B_WATER"], read=True, write=False)
+        s.water.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+        s.bind_flows()
+        _gl.dispatch(self.ctx, self.settle_program, s.nx, s.ny)
+
+
+class Blocked(Kernel):
+    """Several substeps a launch on the state packed into one rgba32f texel a cell (temporal blocking):
+    pack.comp packs the grid into state 0, launches read one state and write the other (the two swap
+    image units between launches), each advancing its shape's substeps over tiles with a halo of two
+    cells a substep, and the unpack writes the last state back with what the last launch booked at the
+    boundary faces. A launch runs the interior tiles through a program without boundary tests and the
+    ring of tiles around them through the general one (water_plan.TileLayout), or in walled calls
+    every tile through the interior program against ghost columns; blocked_tile.comp settles a tile at
+    once, blocked_climb.comp climbs it a row at a time (square grids)."""
+
+    name = "blocked"
+
+    def _create(self, layout):
+        s, tuning = self.state, self.tuning
+        self.shapes = plan.state_shapes(tuning, s.nx, s.ny)
+        size, self.margin = plan.state_size(s.nx, s.ny, self.shapes)
+        self.states, self.bed = self._make_states(size)
+        # what the ring's owners of boundary faces book at each substep of a launch, a slot each, until
+        # the next launch or the unpack adds it to the ledger (common/booked.glsl); zeros between calls
+        self.book_slots = max(steps for _, steps in self.shapes)
+        self.booked = self._keep(self.ctx.buffer(reserve=4 * self.book_slots * layout.size))
+        self.booked.clear()
+        self.pack_program = self._program("pack", UNPACK=False, MARGIN=self.margin)
+        self.unpack_program = self._program("pack", UNPACK=True, MARGIN=self.margin, BOOK_SLOTS=self.book_slots)
+        self.layouts, self.programs = {}, {}
+
+    def _make_states(self, size):
+        """The two states, (depth, flow_x, flow_y, bed or flow_z) a texel, reaching past the grid so that
+        every tile of every shape lies in them with its halo; texels outside the (nx + 1) x (ny + 1) the
+        pack fills hold ghost columns. Hex: the beds in a third texture, laid out as the states."""
+        s, (w, h), m = self.state, size, self.margin
+        cw, ch = s.nx + 1, s.ny + 1
+        # below, above, left of and right of the texels the pack fills, (x, y, width, height)
+        strips = [(0, 0, w, m), (0, m + ch, w, h - m - ch), (0, m, m, ch), (m + cw, m, w - m - cw, ch)]
+        ghost = np.array([0.0, 0.0, 0.0, 0.0 if s.hexagonal else plan.GHOST_BED], np.float32)
+        made = []
+        for components, value in [(4, ghost), (4, ghost)] + [(1, np.float32([plan.GHOST_BED]))] * s.hexagonal:
+            tex = self._keep(self.ctx.texture((w, h), components, dtype="f4"))
+            made.append(tex)
+            for x, y, sw, sh in strips:
+                if sw > 0 and sh > 0:
+                    tex.write(np.tile(value, sw * sh).tobytes(), viewport=(x, y, sw, sh))
+        return made[:2], (made[2] if s.hexagonal else None)
+
+    def _layout(self, shape):
+        """The layout of a launch shape and its programs (ring, interior, walled), made on first use."""
+        if shape not in self.layouts:
+            s, t = self.state, self.tuning
+            lay = plan.tile_layout(t, s.nx, s.ny, shape)
+            (tx, ty), steps = shape
+            halo = 2 * steps
+            tile = {"TILE_X": tx, "TILE_Y": ty, "STEPS": steps, "GROUP_X": tx + 2 * halo, "MARGIN": self.margin}
+            settled = dict(tile, GROUP_Y=ty + 2 * halo)
+            climb = dict(tile, AHEAD=lay.ahead)
+            if lay.wide:
+                inside = self._program("blocked_climb", **climb, EDGES=False)
+                ring = self._program("blocked_climb", **climb, EDGES=True, BOOK_SLOTS=self.book_slots)
+                programs = (ring, inside, inside)
+            else:
+                general = self._program("blocked_tile", **settled, INTERIOR=False, BOOK_SLOTS=self.book_slots)
+                tiles = self._program("blocked_tile", **settled, INTERIOR=True)
+                climbed = self._program("blocked_climb", **climb, EDGES=False) if lay.climbs or lay.climbs_walled else None
+                programs = (general, climbed if lay.climbs else tiles, climbed if lay.climbs_walled else tiles)
+            self.layouts[shape], self.programs[shape] = lay, programs
+        return self.layouts[shape], self.programs[shape]
+
+    def run(self, dt, call):
+        s, b = self.state, _gl.BINDINGS
+        uniforms = s.model_uniforms(dt)
+        shapes = list(dict.fromkeys(call.launches))            # a long call launches a few shapes many times
+        for shape in shapes:
+            lay, (ring, interior, walled) = self._layout(shape)
+            if not call.walled:
+                _gl.set_uniforms(ring, **uniforms, u_ring_x=lay.ring_x, u_ring_y=lay.ring_y)
+            _gl.set_uniforms(walled if call.walled else interior, **uniforms,
+                             u_first_tile=(0, 0) if call.walled else lay.first)
+        _gl.set_uniforms(self.pack_program, u_size=s.size)
+        _gl.set_uniforms(self.unpack_program, u_size=s.size, u_dt=dt)
+        s.bind()
+        self._pack()
+        self.booked.bind_to_storage_buffer(b["B_BOOKED"])
+        for k, shape in enumerate(call.launches):
+            self._launch(k, shape, call.walled)
+            if k == 0:
+                # hand the pack and the first launch to the GPU now, so it works while Python queues the
+                # rest (a driver may hold them until its buffer fills or the call ends)
+                _native.flush(self.ctx)
+        self._unpack(len(call.launches))
+
+    def _pack(self):
+        b, s = _gl.BINDINGS, self.state
+        self.states[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        if self.bed is not None:                # hex: the beds too, read by the launches at B_TERRAIN
+            self.bed.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+        _gl.dispatch(self.ctx, self.pack_program, s.nx + 1, s.ny + 1)
+        if self.bed is not None:
+            self.bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+
+    def _launch(self, k: int, shape, walled: bool):
+        """Launch k of a call reads state k % 2 and writes the other, every tile through the interior
+        program (walled calls) or the ring and the interior rectangle, which write different texels: one
+        barrier after both. The ring goes first, so its few workgroups run beside the interior's."""
+        b = _gl.BINDINGS
+        self.states[k % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        self.states[1 - k % 2].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        lay, (ring, interior, walled_program) = self._layout(shape)
+        if walled:
+            walled_program.run(*lay.tiles, 1)
+        else:
+            ring.run(*lay.ring_groups, 1)
+            if lay.inner[0] > 0:            # (0, 0) where there is no interior rectangle
+                interior.run(*lay.inner, 1)
+        self.ctx.memory_barrier()
+
+    def _unpack(self, launches: int):
+        b, s = _gl.BINDINGS, self.state
+        self.states[launches % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        s.water.bind_to_image(b["B_WATER"], read=False, write=True)
+        s.bind_flows()
+        _gl.dispatch(self.ctx, self.unpack_program, s.nx + 1, s.ny + 1)
+
+
+KERNEL_CLASSES = {cls.name: cls for cls in (CellWise, Fused, Blocked)}

@@ -1,0 +1,122 @@
+// The water model's arithmetic, each piece once (docs/design.md, "The model"). Every water kernel is
+// a schedule that calls these functions; hydro/reference/water.py states each of them in float64.
+// Needs PIPE_AREA_DEPTH (and HEX, for the faces of a cell).
+#include "common/boundary_table.glsl"
+
+uniform float u_dt;                 // substep, s
+uniform float u_cell_area;          // S
+uniform float u_friction_factor;    // (1 - friction)^dt, worked out on the CPU
+uniform float u_flow_gain;          // dt g / l times w (depth mode) or times the constant pipe area
+uniform float u_max_face_depth;     // the deepest pipe the substep is stable for (params.stable_face_depth)
+
+// A face's flow depth: the water above the higher bed, on the side of the higher surface (Bates et al.
+// 2010), so a dry side or a step up in the bed narrows the pipe and a lake at rest stays still; capped
+// at the depth the substep is stable for, so water deeper than planned moves slower, never unstably.
+// Surfaces stand on their beds (eta = z + h, h >= 0), so it is never negative. Constant pipe area: 1.
+float face_depth(float eta_a, float eta_b, float z_a, float z_b) {
+#if PIPE_AREA_DEPTH
+    return min(max(eta_a, eta_b) - max(z_a, z_b), u_max_face_depth);
+#else
+    return 1.0;
+#endif
+}
+
+// The pipe flow from column a to b: q <- q (1 - f)^dt + dt g A / l (eta_a - eta_b), A = depth * w.
+float pipe_flow(float q, float depth, float eta_a, float eta_b) {
+    return q * u_friction_factor + (u_flow_gain * depth) * (eta_a - eta_b);
+}
+
+// The same for columns of surface eta and bed z.
+float surface_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {
+    return pipe_flow(q, face_depth(eta_a, eta_b, z_a, z_b), eta_a, eta_b);
+}
+
+// The same for columns of bed z and depth h.
+float interior_flow(float q, float z_a, float h_a, float z_b, float h_b) {
+    return surface_flow(q, z_a + h_a, z_b + h_b, z_a, z_b);
+}
+
+// The boundary face rule: the flow of a face on the grid's edge whose inside cell has bed z and
+// surface eta, by its table entry; `enters` when positive flow points into the grid. Wall 0; inflow
+// and outflow their fixed rate; level a pipe to an outside surface standing on the inside cell's bed.
+float boundary_face_flow(float q, BoundaryFace face, bool enters, float z, float eta) {
+    float sign_in = enters ? 1.0 : -1.0;
+    if (face.kind == BC_INFLOW) return sign_in * face.value;
+    if (face.kind == BC_OUTFLOW) return -sign_in * face.value;
+    if (face.kind == BC_LEVEL)
+        return pipe_flow(q, face_depth(face.value, eta, z, z), sign_in * face.value, sign_in * eta);
+    return 0.0;
+}
+
+// The accelerated flow of face from -> to whose columns hold (z_a, h_a) and (z_b, h_b), either of which
+// may lie outside the grid (any values there): a pipe between two cells, a boundary face (table entry
+// b), or no face at all (0: the hex lattice's unused corner faces).
+float face_flow(float q, bool from_in, bool to_in, int b, float z_a, float h_a, float z_b, float h_b) {
+    if (from_in && to_in) return interior_flow(q, z_a, h_a, z_b, h_b);
+    if (b < 0 || !(from_in || to_in)) return 0.0;
+    // an entry is copied to a local first: NVIDIA's compiler takes no readonly buffer member as a
+    // function's argument
+    BoundaryFace face = u_boundary[b];
+    return to_in ? boundary_face_flow(q, face, true, z_b, z_b + h_b)
+                 : boundary_face_flow(q, face, false, z_a, z_a + h_a);
+}
+
+// The faces of cell (x, y): flow_x [y, x] and [y, x+1], flow_y [y, x] and [y+1, x]; hex also
+// flow_z [y, x+1] (from (x+1, y-1) into the cell) and [y+1, x] (from the cell to (x-1, y+1)).
+struct Faces {
+    float left, right, bottom, top;
+#if HEX
+    float z_in, z_out;
+#endif
+};
+
+// The volume rate a cell sends out.
+float outgoing(Faces f) {
+    float total = max(-f.left, 0.0) + max(f.right, 0.0) + max(-f.bottom, 0.0) + max(f.top, 0.0);
+#if HEX
+    total += max(-f.z_in, 0.0) + max(f.z_out, 0.0);
+#endif
+    return total;
+}
+
+// The outflow scale (Mei et al. 2007): K = min(1, h S / (dt * outgoing)), the share of its outgoing
+// flows a cell can afford. Through a reciprocal, with no branch (docs/design.md, "Kernels"). K lies in
+// [+0, 1]: an outflow below the smallest normal float counts as that, and abs() gives a depth of -0.0
+// (which the depth checks let through) K = +0, so scaling keeps a flowless face's sign of zero.
+float outflow_scale(float h, float out_rate) {
+    float out_volume = max(out_rate * u_dt, 1.17549435e-38);
+    float held = abs(h) * u_cell_area;
+    return min(held * (1.0 / out_volume), 1.0);
+}
+
+// A face's flow scaled by the outflow scale of its upwind cell: k_from where it flows from -> to, else
+// k_to; a cell outside the grid has K = 1. Each face is outgoing for one cell only, so no cell sends out
+// more than it holds, and what one cell loses its neighbour gains.
+float upwind_scaled(float q, float k_from, float k_to) {
+    precise float scaled = q * (q > 0.0 ? k_from : k_to);
+    return scaled;
+}
+
+// Sum in - sum out. `precise` keeps this order and the faces' values as they are (no multiply of the
+// scaling fused into the sum), so every kernel moves a column to the same bits.
+float net_inflow(Faces f) {
+    precise float net = f.left - f.right + f.bottom - f.top;
+#if HEX
+    net += f.z_in - f.z_out;
+#endif
+    return net;
+}
+
+// The column update, h + rate * net with rate = dt / S (move_rate()), clamped at 0 against a last-bit
+// rounding residue (the outflow scale keeps h >= 0). Flux form: water is conserved to rounding.
+float move_rate() { return u_dt / u_cell_area; }
+
+float moved(float h, float rate, float net) {
+    precise float change = rate * net;
+    precise float after = h + change;
+    return max(after, 0.0);
+}
+
+// What a boundary face carried into the grid this substep, as a volume rate: q where positive flow
+// enters, else -q.
+float entering(float q, bool enters) { return enters ? q : -q; }

@@ -1,0 +1,219 @@
+#version 430
+// Blocked._launch, its tile program: STEPS whole substeps in one dispatch on the blocked kernel's
+// state (pack.comp): one rgba32f texel per cell and outer face, (depth, flow_x[y, x], flow_y[y, x], bed
+// or HEX flow_z[y, x]) for cell (x, y), x <= nx, y <= ny, at texel (x, y) + MARGIN, ghost columns
+// around (HEX: the beds in a texture laid out alike, at B_TERRAIN). A launch reads one 16-byte texel a
+// cell and writes one: GL moves rgba32f texels at about twice the rate of 4-byte accesses.
+//
+// A workgroup takes a tile of TILE_X x TILE_Y texels and advances it STEPS substeps (temporal
+// blocking: the state goes through memory once a launch, not once a substep), one invocation per
+// texel of the tile grown by a halo of two cells a substep, so every phase is one round:
+//   1. its texel: depth and bed (the INTERIOR program: surface and bed) into shared memory;
+//   then for each substep, on a region two cells narrower on each side than the last's:
+//   2. the accelerated flows of its texel's faces;
+//   3. the outflow scale K of its cell (the region the move settles and one cell around it);
+//   4. the texels it settles: its faces scaled by their upwind cell's K, the cell moved by the four
+//      (hex six) scaled faces around it; the last substep's are the tile's, written out.
+// Each halo cell is worked out by every workgroup whose region holds it. The owner of a boundary face
+// stores what crossed it at each substep and adds what the launch before stored to the ledger as the
+// launch starts (common/booked.glsl; the unpack adds the last launch's).
+#include "common/cells.glsl"
+#include "common/water.glsl"
+#include "common/model.glsl"
+
+// A launch reads the state bound to image unit B_PACKED_IN and writes the one at B_PACKED_OUT; the
+// two states swap units between launches.
+layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
+layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
+#if !INTERIOR
+#include "common/booked.glsl"
+#endif
+
+#define HALO (2 * STEPS)
+#define W2 (TILE_X + 2 * HALO)      // texels per row of the tile with its halo
+#define H2 (TILE_Y + 2 * HALO)
+#define THREADS (W2 * H2)
+layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // W2, H2
+
+// INTERIOR: the tiles whose halo lies inside the grid (nearly every tile of a large grid), a rectangle
+// from u_first_tile, or (walled calls) every tile against the ghost columns; this program has none of
+// the boundary tests. Otherwise the ring of tiles around that rectangle, one workgroup each
+// (common/ring.glsl); on small grids the rectangle is empty and the ring every tile.
+#if INTERIOR
+uniform ivec2 u_first_tile;
+#else
+#include "common/ring.glsl"
+#endif
+
+// Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
+// texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
+shared vec2 s_hz[THREADS];          // depth, bed (INTERIOR: surface, bed)
+shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
+#if HEX
+shared float s_qz[THREADS];
+#endif
+shared float s_k[THREADS];          // the cell's outflow scale (1 outside the grid)
+
+#define DX 1                        // index steps to the texel at x + 1 and at y + 1
+#define DY W2
+
+#if INTERIOR
+const bool g_interior = true;
+#else
+bool g_interior;
+#endif
+
+// The accelerated flow of a face from cell `from` (column a as s_hz holds it) to `to` (column b),
+// boundary table entry bi.
+float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
+#if INTERIOR
+    return surface_flow(q, a.x, b.x, a.y, b.y);     // each column adds its surface once, not once a face
+#else
+    if (g_interior) return interior_flow(q, a.y, a.x, b.y, b.x);
+    return face_flow(q, inside(from), inside(to), bi, a.y, a.x, b.y, b.x);
+#endif
+}
+
+// Whether texel c has an x, y (and z) face: one of the grid's (ghosts in walled calls have theirs).
+bool has_x(ivec2 c) { return g_interior || (c.x >= 0 && c.x <= u_size.x && c.y >= 0 && c.y < u_size.y); }
+bool has_y(ivec2 c) { return g_interior || (c.x >= 0 && c.x < u_size.x && c.y >= 0 && c.y <= u_size.y); }
+bool has_z(ivec2 c) { return g_interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, u_size))); }
+
+#if !INTERIOR
+// Books what crossed boundary face bi (from -> to) at substep s; its owner calls this.
+void book_face(float q, ivec2 from, ivec2 to, int bi, int s) {
+    if (booked_face(from, to, bi)) store_booked(bi, s, entering(q, inside(to)));
+}
+#endif
+
+void main() {
+    ivec2 n = u_size;
+    int i = int(gl_LocalInvocationIndex);
+    ivec2 l = ivec2(gl_LocalInvocationID.xy);
+#if INTERIOR
+    const bool interior = true;
+    ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
+#else
+    int k_ring = ring_workgroup();
+    if (k_ring < 0) return;
+    ivec2 origin = ring_tile(k_ring) * ivec2(TILE_X, TILE_Y);
+    // where the ring is every tile (grids too small to split), the interior ones say so
+    bool interior = all(greaterThanEqual(origin, ivec2(HALO)))
+                 && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + HALO, n));
+    g_interior = interior;
+#endif
+    ivec2 c = origin - HALO + l;                    // this invocation's texel (and cell)
+
+    // 1. the texel; depth and bed of its cell (0 outside the grid)
+    bool texel = interior || (all(greaterThanEqual(c, ivec2(0))) && all(lessThanEqual(c, n)));
+    vec4 t = texel ? imageLoad(u_state_in, c + MARGIN) : vec4(0.0);
+    bool cell = interior || inside(c);
+    float h = cell ? t.x : 0.0;
+#if HEX
+    float z = cell ? terrain_at(c + MARGIN) : 0.0;   // the beds as the state is laid out (pack.comp)
+#else
+    float z = cell ? t.w : 0.0;
+#endif
+#if INTERIOR
+    vec2 own = vec2(z + h, z);
+#else
+    vec2 own = vec2(h, z);
+#endif
+    s_hz[i] = own;
+    ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
+    bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
+#if !INTERIOR
+    // the boundary faces of the tile's texels: what the last launch booked there, into the ledger
+    // (its loads wait beside the texel's)
+    if (!interior && owned && texel) {
+        if (c.y < n.y) fold_booked(left, c, boundary_x(c), false);
+        if (c.x < n.x) fold_booked(below, c, boundary_y(c), false);
+#if HEX
+        fold_booked(below, left, boundary_z(c), false);
+#endif
+    }
+#endif
+    barrier();
+
+    // Substep s reads the texels at least m = 2 s from the region's edge (all of it for the first)
+    // and settles those at least m + 2 from it: the last substep, the tile's.
+    float rate = move_rate();
+    for (int s = 0; s < STEPS; s++) {
+        int m = 2 * s;
+        // 2. the accelerated flows of this texel's faces (every face of the region the move reads)
+        bool faces = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m;
+        bool halo1 = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - 1 - m && l.y < H2 - 1 - m;
+        bool moving = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - 2 - m && l.y < H2 - 2 - m;
+        vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
+        if (faces) {
+            q.x = has_x(c) ? accelerate(t.y, left, c, s_hz[i - DX], own, boundary_x(c)) : 0.0;
+            q.y = has_y(c) ? accelerate(t.z, below, c, s_hz[i - DY], own, boundary_y(c)) : 0.0;
+            s_qxy[i] = q;
+#if HEX
+            s_qz[i] = has_z(c) ? accelerate(t.w, below, left, s_hz[i - DY], s_hz[i - DX], boundary_z(c)) : 0.0;
+#endif
+        }
+        barrier();
+
+        // 3. the outflow scale of this cell (the moved region and one cell around it)
+        Faces f;
+        float k = 1.0;
+        if (halo1) {
+            f.left = q.x;
+            f.right = s_qxy[i + DX].x;
+            f.bottom = q.y;
+            f.top = s_qxy[i + DY].y;
+#if HEX
+            f.z_in = s_qz[i + DX];
+            f.z_out = s_qz[i + DY];
+#endif
+            if (cell) k = outflow_scale(h, outgoing(f));
+            s_k[i] = k;
+        }
+        barrier();
+
+        // 4. the moved region's texels: its faces scaled by their upwind cell's K, the cell moved by
+        // the faces around it
+        bool last = s == STEPS - 1;
+        if (moving && (!last || (owned && texel))) {
+            f.left = upwind_scaled(f.left, s_k[i - DX], k);
+            f.right = upwind_scaled(f.right, k, s_k[i + DX]);
+            f.bottom = upwind_scaled(f.bottom, s_k[i - DY], k);
+            f.top = upwind_scaled(f.top, k, s_k[i + DY]);
+#if HEX
+            f.z_in = upwind_scaled(f.z_in, s_k[i + DX - DY], k);
+            f.z_out = upwind_scaled(f.z_out, k, s_k[i - DX + DY]);
+            float qz = upwind_scaled(s_qz[i], s_k[i - DY], s_k[i - DX]);      // this texel's z face
+#endif
+#if !INTERIOR
+            if (!interior && owned && texel) {
+                if (c.y < n.y) book_face(f.left, left, c, boundary_x(c), s);
+                if (c.x < n.x) book_face(f.bottom, below, c, boundary_y(c), s);
+#if HEX
+                book_face(qz, below, left, boundary_z(c), s);
+#endif
+            }
+#endif
+            if (cell) h = moved(h, rate, net_inflow(f));
+#if HEX
+            t = vec4(h, f.left, f.bottom, qz);
+#else
+            t = vec4(h, f.left, f.bottom, z);
+#endif
+        }
+        if (!last) {
+            // the next substep's columns: phase 2 read s_hz before the last two barriers
+            if (moving) {
+#if INTERIOR
+                own = vec2(z + h, z);
+#else
+                own = vec2(h, z);
+#endif
+                s_hz[i] = own;
+            }
+            barrier();
+        } else if (owned && texel) {
+            imageStore(u_state_out, c + MARGIN, t);
+        }
+    }
+}
