@@ -191,7 +191,7 @@ def set_uniforms(prog, **values) -> None:
     """Set uniforms by name. A name the driver optimised away is skipped (and remembered, so the hot
     path does not search the source again); a name absent from the source is a bug and raises. A
     value equal to the one last set on this program is not written again (a step() call sets tens of
-    uniforms, ~1.3 µs each through moderngl, and most are the same every call); programs are shared
+    uniforms, each a Python call into moderngl, and most are the same every call); programs are shared
     by every grid on a context, and so is what they last got."""
     inactive, last = prog.extra["inactive"], prog.extra["values"]
     for name, value in values.items():
@@ -233,8 +233,8 @@ def dispatch(ctx: moderngl.Context, prog: moderngl.ComputeShader, nx: int, ny: i
 
 
 def device_kind(ctx) -> str:
-    """"cpu" for a software rasteriser (llvmpipe, softpipe, SwiftShader), else "gpu": the key of the
-    per-kind tuning tables (measured in docs/benchmarks-log.md)."""
+    """"cpu" for a software rasteriser (llvmpipe, softpipe, SwiftShader), else "gpu": which measured
+    tuning a grid takes (hydro.water_plan.Tuning.for_device)."""
     renderer = ctx.info.get("GL_RENDERER", "").lower()
     return "cpu" if any(name in renderer for name in ("llvmpipe", "softpipe", "swiftshader")) else "gpu"
 

@@ -176,7 +176,7 @@ class FencedReadback:
             if self._done(slot):
                 return self._read(slot), seq
         seq, slot = pushed[0]
-        while not self._done(slot):     # poll: a wait with a timeout may sleep the whole timeout (H200)
+        while not self._done(slot):     # poll: a wait with a timeout may sleep the whole timeout
             pass
         return self._read(slot), seq
 

@@ -441,14 +441,14 @@ class _PipeGrid(_owner.Simulation):
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
         stats, lag = self._planning_stats()
         if substeps is not None:
-            h = dt / substeps
+            sub = dt / substeps
             coupling = self._coupling(stats, dt)
-            if not stable(h, coupling, self.geometry, self.params):
+            if not stable(sub, coupling, self.geometry, self.params):
                 limit = max_stable_dt(coupling, self.geometry, self.params)
-                raise ValueError(f"substeps: dt/substeps = {h:.4g} s is beyond the stable limit {limit:.4g} s for "
+                raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
                                  f"the deepest water measured (max_stable_dt()); use substeps >= "
                                  f"{math.ceil(dt / limit)} or omit substeps")
-            self._run(h, substeps)
+            self._run(sub, substeps)
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
@@ -457,13 +457,13 @@ class _PipeGrid(_owner.Simulation):
                                  f"call step() more often with a smaller dt")
             done, remaining = 0, dt
             while True:
-                h = remaining / n
+                sub = remaining / n
                 chunk = min(n, MAX_CHUNK)
-                self._run(h, chunk)
+                self._run(sub, chunk)
                 done += chunk
                 if chunk == n:
                     break
-                remaining -= h * chunk
+                remaining -= sub * chunk
                 self._stats.queue()
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
@@ -474,14 +474,14 @@ class _PipeGrid(_owner.Simulation):
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
         return done
 
-    def _run(self, h: float, n: int) -> None:
-        """Record n substeps of length h with the kernel the planner picks, nothing read back."""
+    def _run(self, sub: float, n: int) -> None:
+        """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back."""
         tuning = self._tuning
         walled = plan.walled(self.params.depth_area, self._all_walls, self._lowest_bed)
         size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny))
         fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=self._kernel, is_walled=walled, state_fits=fits)
-        self._kernel_object(call.kernel).run(h, call)
+        self._kernel_object(call.kernel).run(sub, call)
         self._last_call = call
         self._iteration += n
 
