@@ -46,8 +46,6 @@ def run(args) -> int:
     ctx = hydro.create_context()
     print(f"headless: {ctx.info['GL_RENDERER']} (OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10})")
     game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex)
-    if args.hex and not game.hexagonal:
-        print(f"headless: {game.message}; using the square grid")
     if args.load:
         from .saves import load
         load(game, args.load)
