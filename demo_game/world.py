@@ -13,10 +13,9 @@ Layout in fractions of the map (u = x / n east, v = y / n north; row y = 0 is th
 Dig through the ridge (landmarks "ridge_west" -> "ridge_east") and the lake drains into the valley.
 
 Heights are in world units with cell_size = 1 and scale with n / 128, so every size has the same
-shape and slopes. The noise comes from `noise.pnoise2` (imported only when used) or, for benchmark
-machines without the `noise` package, from `numpy_noise` (value noise in NumPy). pnoise2 is exactly 0
-at integer lattice points, so coordinates are scaled to a few features per map and offset by the
-seed; the octave sum is normalised to [-1, 1] by its own range.
+shape and slopes. The hills are fractal Perlin noise (`fbm`), computed here in NumPy (Perlin 1985,
+2002) rather than by the `noise` package, which ships no wheels and needs a C compiler to install;
+`noise="numpy"` gives the value noise bench/demo.py measured on.
 """
 from __future__ import annotations
 
@@ -44,25 +43,59 @@ class World:
         return self.terrain.shape[1]
 
 
-def perlin_noise(shape, seed: int, features: float = 4.0, octaves: int = 5) -> np.ndarray:
-    """Fractal Perlin noise in [-1, 1] from the `noise` package, about `features` hills across."""
-    import noise  # lazily: only the demo needs it
-
-    ny, nx = shape
+def perlin(x, y, seed: int) -> np.ndarray:
+    """Perlin's gradient noise at points (x, y) (arrays, broadcast): Perlin 1985 with the quintic fade of
+    Perlin 2002. Each integer lattice point gets a unit gradient, picked from a table of 256 random
+    directions by a seeded permutation (so the pattern repeats every 256 units); the noise is zero at
+    the lattice points, has that gradient there, is C2 everywhere and lies within +-sqrt(2)/2."""
     rng = np.random.default_rng(seed)
-    ox, oy = rng.uniform(0.0, 1000.0, 2)          # base is a small-int seed; offsets add variety
-    scale = features / max(nx, ny)
-    base = int(seed) % 256
-    out = np.empty(shape)
-    for y in range(ny):
-        py = oy + (y + 0.5) * scale
-        out[y] = [noise.pnoise2(ox + (x + 0.5) * scale, py, octaves=octaves, persistence=0.5,
-                                lacunarity=2.0, repeatx=65536, repeaty=65536, base=base) for x in range(nx)]
-    return _normalise(out)
+    perm = rng.permutation(256)
+    angle = rng.uniform(0.0, 2.0 * np.pi, 256)
+    gradients = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    x0, y0 = np.floor(x), np.floor(y)
+    fx, fy = x - x0, y - y0
+    ix, iy = x0.astype(np.int64), y0.astype(np.int64)
+
+    def corner(dx, dy):              # the corner's gradient dotted with the offset from that corner
+        g = gradients[perm[(perm[(ix + dx) & 255] + iy + dy) & 255]]
+        return g[..., 0] * (fx - dx) + g[..., 1] * (fy - dy)
+
+    u, v = _fade(fx), _fade(fy)
+    bottom = corner(0, 0) + u * (corner(1, 0) - corner(0, 0))
+    top = corner(0, 1) + u * (corner(1, 1) - corner(0, 1))
+    return bottom + v * (top - bottom)
+
+
+def _fade(t):
+    return t * t * t * (t * (6.0 * t - 15.0) + 10.0)        # 6t^5 - 15t^4 + 10t^3: C2 at the lattice
+
+
+def fbm(shape, seed: int, features: float = 4.0, octaves: int = 5, persistence: float = 0.5,
+        lacunarity: float = 2.0) -> np.ndarray:
+    """Fractal Brownian motion over an (ny, nx) grid of cell centres: the sum of `octaves` Perlin
+    noises, octave k with `features * lacunarity**k` lattice cells across the longer side and amplitude
+    `persistence**k`. Each octave has its own tables and a random offset, so no lattice point is shared
+    (a shared one would be zero in every octave); both depend on (seed, k) alone, so the first octaves
+    of a longer sum are the shorter sum."""
+    ny, nx = shape
+    y, x = np.mgrid[0:ny, 0:nx] + 0.5
+    out = np.zeros(shape)
+    for k in range(octaves):
+        rng = np.random.default_rng([seed, k])
+        frequency = features / max(nx, ny) * lacunarity ** k
+        ox, oy = rng.uniform(0.0, 256.0, 2)
+        out += persistence ** k * perlin(x * frequency + ox, y * frequency + oy, int(rng.integers(2 ** 63)))
+    return out
+
+
+def perlin_noise(shape, seed: int, features: float = 4.0, octaves: int = 5) -> np.ndarray:
+    """`fbm` normalised to [-1, 1] by its own range: about `features` hills across the map."""
+    return _normalise(fbm(shape, seed, features, octaves))
 
 
 def numpy_noise(shape, seed: int, features: float = 4.0, octaves: int = 5) -> np.ndarray:
-    """Fractal value noise in [-1, 1] with NumPy alone (for benchmarks on machines without `noise`)."""
+    """Fractal value noise in [-1, 1]: the terrain bench/demo.py measured its figures on (`noise="numpy"`)."""
     ny, nx = shape
     rng = np.random.default_rng(seed)
     out = np.zeros(shape)
@@ -92,7 +125,7 @@ def _smooth(t):
 
 
 def build(n: int = 128, seed: int = 7, noise: str = "perlin") -> World:
-    """The demo scene on an n x n grid. noise: "perlin" (package `noise`) or "numpy"."""
+    """The demo scene on an n x n grid. noise: "perlin" (`perlin_noise`) or "numpy" (`numpy_noise`)."""
     if not isinstance(n, int) or n < 32:
         raise ValueError(f"n: expected an int >= 32, got {n!r}")
     if noise not in ("perlin", "numpy"):

@@ -46,17 +46,6 @@ def test_world_has_lake_ridge_valley_and_sea(small_world):
     assert kinds == {("bottom", "level"), ("top", "inflow")}
 
 
-def test_world_noise_is_normalised_and_seeded():
-    a = world.perlin_noise((40, 50), seed=1)
-    b = world.perlin_noise((40, 50), seed=2)
-    assert a.min() == pytest.approx(-1.0) and a.max() == pytest.approx(1.0)
-    assert np.abs(a - b).mean() > 0.1
-    assert np.array_equal(a, world.perlin_noise((40, 50), seed=1))
-    c = world.numpy_noise((40, 50), seed=1)
-    assert c.min() == pytest.approx(-1.0) and c.max() == pytest.approx(1.0)
-    assert np.array_equal(world.build(32, 5, noise="numpy").terrain, world.build(32, 5, noise="numpy").terrain)
-
-
 def test_fixed_timestep_runs_at_the_same_speed_at_any_frame_rate(ctx, small_world):
     results = []
     for fps in (20, 60, 144):
