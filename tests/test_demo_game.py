@@ -29,23 +29,6 @@ def game(ctx, small_world):
     g.release()
 
 
-def test_world_has_lake_ridge_valley_and_sea(small_world):
-    w, s = small_world, N / 128
-    t, h = w.terrain, w.water
-    assert t.dtype == np.float32 and t.shape == (N, N) and np.all(np.isfinite(t))
-    lake_x, lake_y = map(int, w.landmarks["lake"])
-    valley_x, valley_y = map(int, w.landmarks["valley"])
-    assert h[lake_y, lake_x] > 1.0 * s, "the lake is full"
-    assert h[valley_y, valley_x] == 0.0, "the valley is dry"
-    lake_surface = t[lake_y, lake_x] + h[lake_y, lake_x]
-    row = t[lake_y, lake_x:valley_x]
-    assert row.max() > lake_surface + 1.0 * s, "a ridge holds the lake back"
-    assert t[valley_y, valley_x] < lake_surface - 1.0 * s, "the valley lies below the lake"
-    assert (h[0] > 0).mean() > 0.5, "the sea runs along the bottom edge"
-    kinds = {(side, kind) for side, kind, _, _ in w.boundaries}
-    assert kinds == {("bottom", "level"), ("top", "inflow")}
-
-
 def test_fixed_timestep_runs_at_the_same_speed_at_any_frame_rate(ctx, small_world):
     results = []
     for fps in (20, 60, 144):
@@ -106,6 +89,28 @@ def test_dig_channel_script_is_deterministic(ctx, small_world):
         g.release()
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
     assert not np.array_equal(runs[0][0], small_world.terrain), "the script dug"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 7])          # the lake west of the ridge (2) and east (1, 7)
+def test_dig_channel_drains_the_lake_into_the_valley_on_any_layout(ctx, seed):
+    g = Game(ctx, world.build(N, seed))
+    script = DigChannel(g)
+    beyond = np.zeros((N, N), bool)                   # past the crossing's end, a band of rows about it
+    x, y = int(script.stop[0]), int(script.stop[1])
+    columns = slice(x, N) if script.stop[0] > script.start[0] else slice(0, x + 1)
+    beyond[max(0, y - N // 8):y + N // 8, columns] = True
+    assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
+    frame = 0
+    while not script.done:
+        script.before_frame(g, frame)
+        g.advance(STEP)
+        frame += 1
+    assert script.cut(g.grid.terrain) and script.passes < script.MAX_PASSES, (seed, script.passes)
+    for _ in range(300):
+        g.advance(STEP)
+    assert g.grid.water[beyond].sum() > 10.0 * (N / 128) ** 2, "the lake ran into the valley"
+    assert g.grid.volume() == pytest.approx(g.grid.ledger()["expected"], rel=1e-5)
+    g.release()
 
 
 def test_save_load_round_trips_exactly(game, tmp_path):

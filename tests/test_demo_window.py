@@ -41,12 +41,12 @@ def test_dig_through_the_ridge_in_a_real_window(window_report):
 # ---------------------------------------------------------------------------------------- child
 
 def _scenario():
-    import numpy as np
     from pyglet import gl
     from pyglet.window import key, mouse
 
     import moderngl
     from demo_game.__main__ import parse_args
+    from demo_game.scripts import DigChannel
     from demo_game.window import DemoWindow
 
     window = DemoWindow(parse_args(["--size", str(SIZE), "--width", "480", "--height", "320"]), vsync=False)
@@ -63,13 +63,15 @@ def _scenario():
                                    ("cull_face", gl.GL_CULL_FACE))}
     ctx.enable_only(moderngl.NOTHING)
 
-    marks = game.world.landmarks
-    lx, ly = (int(v) for v in marks["lake"])
+    lx, ly = (int(v) for v in game.world.landmarks["lake"])
     report["lake_surface"] = float(game.grid.surface[ly, lx])
-    west, east = np.array(marks["ridge_west"], float), np.array(marks["ridge_east"], float)
+    crossing = DigChannel(game)                       # where the scripted player would dig: the player's path
+    west, east = sorted((crossing.start, crossing.stop), key=lambda p: p[0])
     row = int(west[1])
     report["crest_before"] = float(game.grid.terrain[row, int(west[0]):int(east[0]) + 1].max())
-    valley = (slice(int(0.3 * SIZE), int(0.75 * SIZE)), slice(int(0.62 * SIZE), int(0.8 * SIZE)))
+    x = int(crossing.stop[0])
+    valley = (slice(max(0, row - SIZE // 8), row + SIZE // 8), slice(x, SIZE) if crossing.stop is east else
+              slice(0, x + 1))
     report["valley_before"] = float(game.grid.water[valley].sum())
 
     for _ in range(3):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from demo_game import world
+from demo_game.scripts import find_crossing
 
 RNG = np.random.default_rng(2024)
 POINTS = RNG.uniform(-300.0, 300.0, (2, 20000))        # negative coordinates too: the tables wrap
@@ -61,3 +62,59 @@ def test_terrain_noise_is_normalised_and_seeded():
     c = world.numpy_noise((40, 50), seed=1)
     assert c.min() == pytest.approx(-1.0) and c.max() == pytest.approx(1.0)
     assert np.array_equal(world.build(32, 5, noise="numpy").terrain, world.build(32, 5, noise="numpy").terrain)
+
+
+@pytest.mark.parametrize("n", [32, 64, 128])
+def test_every_seed_holds_a_lake_behind_a_ridge_beside_a_dry_valley(n):
+    s = n / 128
+    for seed in range(10 if n < 128 else 3):
+        w = world.build(n, seed)
+        t, h = w.terrain, w.water
+        assert t.dtype == np.float32 and t.shape == (n, n) and np.all(np.isfinite(t)) and h.min() >= 0
+        lake_x, lake_y = (int(round(c)) for c in w.landmarks["lake"])
+        valley_x, valley_y = (int(round(c)) for c in w.landmarks["valley"])
+        surface = t[lake_y, lake_x] + h[lake_y, lake_x]
+        assert h[lake_y, lake_x] > 1.0 * s, (seed, "the lake is full")
+        assert h[valley_y, valley_x] == 0.0 and t[valley_y, valley_x] < surface - 1.0 * s, (seed, "a dry valley below it")
+        # the lake is held: the ground below its surface reachable from it is exactly the lake
+        lake = world.flood(h > 0, [(lake_y, lake_x)])
+        assert np.array_equal(world.flood(t < surface, [(lake_y, lake_x)]), lake), (seed, "the lake leaks")
+        start, stop, found_surface = find_crossing(t, h, w.landmarks["valley"], 0.5 * s)
+        assert found_surface == pytest.approx(surface) and start[1] == stop[1]
+        assert (stop[0] - start[0]) * (valley_x - lake_x) > 0, (seed, "the crossing heads for the valley")
+        x0, x1 = sorted((int(start[0]), int(stop[0])))
+        assert t[int(start[1]), x0:x1 + 1].max() > surface + 1.0 * s, (seed, "a ridge holds the lake back")
+        assert (h[0] > 0).mean() > 0.5, (seed, "the sea runs along the bottom edge")
+        (bottom, _, _, _), (top, _, _, span) = w.boundaries
+        assert bottom == "bottom" and top == "top" and 0 <= span[0] < span[1] <= n
+
+
+def test_the_seed_places_and_shapes_the_lake_ridge_and_valley():
+    n, seeds = 64, range(8)
+    worlds = [world.build(n, seed) for seed in seeds]
+    lakes = [np.array(w.landmarks["lake"]) for w in worlds]
+    assert min(np.hypot(*(a - b)) for i, a in enumerate(lakes) for b in lakes[:i]) > 0.5
+    assert {bool(x < n / 2) for x, _ in lakes} == {True, False}, "lakes west and east of their ridges"
+    masks = [w.water[n // 3:] > 0 for w in worlds]            # the lake (the sea lies below n / 3)
+    assert all(np.count_nonzero(a != b) > 20 for i, a in enumerate(masks) for b in masks[:i])
+    crossings = [find_crossing(w.terrain, w.water, w.landmarks["valley"], 0.25) for w in worlds]
+    assert len({(start, stop) for start, stop, _ in crossings}) == len(seeds)
+    assert len({round(w.landmarks["valley"][0], 3) for w in worlds}) == len(seeds)
+    assert np.array_equal(world.build(n, 3).terrain, worlds[3].terrain), "a seed gives one world"
+
+
+def test_find_crossing_says_what_it_could_not_find():
+    terrain = np.full((32, 32), 7.0, np.float32)
+    water = np.zeros_like(terrain)
+    terrain[:3], water[:3] = 0.0, 1.0                        # only the sea
+    with pytest.raises(ValueError, match="no lake"):
+        find_crossing(terrain, water, (28, 16), 0.25)
+    terrain[14:18, 6:10], water[14:18, 6:10] = 5.0, 1.0      # a pond on a plateau: no low ground beyond it
+    with pytest.raises(ValueError, match="no ridge"):
+        find_crossing(terrain, water, (28, 16), 0.25)
+    terrain[:, 12:14] = 9.0                                  # a ridge, and beyond it a valley
+    terrain[:, 20:24] = 2.0
+    start, stop, surface = find_crossing(terrain, water, (28, 16), 0.25)
+    assert start == (9.0, start[1]) and stop == (20.0, start[1]) and surface == 6.0
+    with pytest.raises(ValueError, match="seed"):
+        world.build(32, -1)
