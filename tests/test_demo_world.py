@@ -87,6 +87,10 @@ def test_every_seed_holds_a_lake_behind_a_ridge_beside_a_dry_valley(n):
         assert (h[0] > 0).mean() > 0.5, (seed, "the sea runs along the bottom edge")
         (bottom, _, _, _), (top, _, _, span) = w.boundaries
         assert bottom == "bottom" and top == "top" and 0 <= span[0] < span[1] <= n
+        mouth = [(n - 1, x) for x in range(*span)]       # the river runs down into the lake (a coarse grid
+                                                         # samples its narrow bends with small steps up)
+        bed = t[n - 1, span[0]:span[1]].min()
+        assert (world.flood(t < bed + 0.6 * s, mouth) & lake).any(), (seed, "the river reaches the lake")
 
 
 def test_the_seed_places_and_shapes_the_lake_ridge_and_valley():
