@@ -1,43 +1,124 @@
 """python -m demo_game [smoke] [options]: the hydro demo.
 
     python -m demo_game                                   # the window (pyglet, GL 4.3 core)
-    python -m demo_game --script dig-channel              # watch the canonical scenario
+    python -m demo_game --script dig-channel --frames 900 # watch the canonical scenario, then close
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
     python -m demo_game smoke ...                         # the smoke demo (demo_game/smoke_scene.py)
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import math
 import os
 import sys
 
+import hydro
+
+from .headless import FRAMES as HEADLESS_FRAMES
+from .saves import SaveError
 from .scripts import SCRIPTS
+
+PROG = "python -m demo_game"
+DISTRIBUTION = "hydro-water"                # the name hydro is installed by (import name: hydro)
+
+EPILOG = """\
+scenes:
+  (none)     the water scene: dig a channel, drain a lake (these options)
+  smoke      the smoke and fire scene: python -m demo_game smoke [--preset fire|smoke]
+             [--headless --frames N --out FILE.png]
+
+water scene controls:
+  left drag                 use the tool
+  right drag                orbit the camera
+  middle drag, shift+right  pan
+  wheel                     zoom
+  1 2 3 4 5                 tool: dig, raise, pour water, spring, drain
+  [ ]                       brush radius
+  R                         rain on/off
+  P or space, N             pause, one step
+  H                         square / hex lattice
+  C                         remove the springs
+  F5, F9                    save, load hydro_world.npz
+  Esc                       quit
+
+smoke scene controls:
+  left drag                 push the gas along the drag
+  right drag (shift: erase) draw obstacles
+  1, 2                      smoke preset, fire preset
+  C, space, Esc             clear, pause, quit
+
+With no display, the window falls back to --headless (xvfb-run gives a virtual display).
+"""
+
+
+def _number(kind, low=-math.inf, high=math.inf, *, above=None):
+    """An argparse type: a finite `kind` (int or float) in [low, high], or greater than `above`."""
+    words = {int: "an integer", float: "a number"}[kind]
+    if above is not None:
+        expected = f"{words} > {above:g}"
+    elif high < math.inf:
+        expected = f"{words} from {low:g} to {high:g}"
+    else:
+        expected = f"{words} >= {low:g}" if low > -math.inf else words
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not math.isfinite(value) or not low <= value <= high or (above is not None and value <= above):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+    return parse
+
+
+def _resolution(text):
+    """WIDTHxHEIGHT, each from 16 to 8192 pixels."""
+    parts = text.lower().split("x")
+    try:
+        width, height = (int(p) for p in parts)
+    except ValueError:
+        width = height = None
+    if width is None or not (16 <= width <= 8192 and 16 <= height <= 8192):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT with each from 16 to 8192 (e.g. 1280x720), "
+                                         f"got {text!r}")
+    return width, height
+
+
+def _png_path(text):
+    """A .png file name in a folder that exists (checked now, not after the run)."""
+    folder = os.path.dirname(text) or "."
+    if not text.lower().endswith(".png"):
+        raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"no such folder {folder!r} to write {text!r} in")
+    return text
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m demo_game", description="hydro demo: dig a channel, drain a lake.")
-    p.add_argument("--size", type=int, default=128, help="grid cells per side (default 128)")
-    p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
+    p = argparse.ArgumentParser(prog=PROG, description="hydro demo: dig a channel, drain a lake.", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", type=_number(int, 32, 4096), default=128, help="grid cells per side (default 128)")
+    p.add_argument("--seed", type=_number(int, 0), default=7,
+                   help="world seed: places and shapes the lake, ridge, valley and hills (default 7)")
     p.add_argument("--hex", action="store_true", help="start on the hex (triangular) lattice")
     p.add_argument("--script", choices=sorted(SCRIPTS), help="play a scripted scenario")
     p.add_argument("--load", metavar="FILE.npz", help="start from a saved world")
     p.add_argument("--headless", action="store_true", help="render offscreen (no display needed) and exit")
-    p.add_argument("--frames", type=int, default=300, help="headless: frames to run (default 300)")
-    p.add_argument("--out", default="shot.png", help="headless: PNG to write (default shot.png)")
-    p.add_argument("--every", type=int, default=0, help="headless: also write every Nth frame as OUT-NNNNN.png")
-    p.add_argument("--resolution", type=lambda s: tuple(int(v) for v in s.lower().split("x")), default=(1280, 720),
+    p.add_argument("--frames", type=_number(int, 0),
+                   help=f"frames to run, then close the window or write the picture (headless default "
+                        f"{HEADLESS_FRAMES}; the window runs until closed)")
+    p.add_argument("--out", type=_png_path, default="shot.png", help="headless: PNG to write (default shot.png)")
+    p.add_argument("--every", type=_number(int, 0), default=0,
+                   help="headless: also write every Nth frame as OUT-NNNNN.png")
+    p.add_argument("--resolution", type=_resolution, default=(1280, 720),
                    help="headless: WIDTHxHEIGHT (default 1280x720)")
-    p.add_argument("--yaw", type=float, help="camera yaw, degrees")
-    p.add_argument("--pitch", type=float, help="camera pitch, degrees")
-    p.add_argument("--zoom", type=float, help="camera distance factor (< 1 closer)")
-    p.add_argument("--width", type=int, default=1280, help="window width")
-    p.add_argument("--height", type=int, default=720, help="window height")
+    p.add_argument("--yaw", type=_number(float), help="camera yaw, degrees")
+    p.add_argument("--pitch", type=_number(float, 5, 89), help="camera pitch above the horizon, 5 to 89 degrees")
+    p.add_argument("--zoom", type=_number(float, above=0), help="camera distance factor (< 1 closer)")
+    p.add_argument("--width", type=_number(int, 64, 8192), default=1280, help="window width")
+    p.add_argument("--height", type=_number(int, 64, 8192), default=720, help="window height")
     args = p.parse_args(argv)
-    if args.size < 32:
-        p.error("--size must be at least 32")
-    if args.frames < 0:
-        p.error("--frames must be >= 0")
     if args.load is not None and not os.path.isfile(args.load):
         p.error(f"--load: no such file: {args.load}")
     return args
@@ -45,20 +126,25 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "smoke":
-        if importlib.util.find_spec("demo_game.smoke_scene") is None:
-            print("python -m demo_game smoke: the smoke scene (demo_game/smoke_scene.py) is not part of this "
-                  "build yet", file=sys.stderr)
-            return 2
-        from . import smoke_scene
-        return smoke_scene.main(argv[1:]) or 0
-    args = parse_args(argv)
-    from .saves import SaveError
+    scene = "smoke" if argv[:1] == ["smoke"] else None
+    prog = f"{PROG} smoke" if scene else PROG
     try:
-        return _run(args)
+        if scene:
+            from . import smoke_scene
+            return smoke_scene.main(argv[1:]) or 0
+        return _run(parse_args(argv))
     except SaveError as exc:         # --load FILE: a corrupt or foreign file, named with what is wrong
-        print(f"python -m demo_game: --load: {exc}", file=sys.stderr)
+        print(f"{prog}: --load: {exc}", file=sys.stderr)
         return 2
+    except hydro.HydroGLError as exc:     # no GL 4.3: the window's (GLUnavailable) or EGL's
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "pyglet":
+            raise
+        print(f"{prog}: the window needs pyglet, which is not installed: pip install '{DISTRIBUTION}[demo]' "
+              f"(in a clone of hydro: scripts/setup.sh). --headless needs only hydro.", file=sys.stderr)
+        return 1
 
 
 def _run(args) -> int:
@@ -70,7 +156,7 @@ def _run(args) -> int:
     except Exception as exc:         # noqa: BLE001 - pyglet's display errors share no importable base
         if type(exc).__name__ != "NoSuchDisplayException":
             raise
-        print(f"python -m demo_game: no display to open a window on ({exc}); rendering the scene offscreen to "
+        print(f"{PROG}: no display to open a window on ({exc}); rendering the scene offscreen to "
               f"{args.out} instead (--headless does this on purpose; xvfb-run gives a virtual display).",
               file=sys.stderr)
         from .headless import run as run_headless

@@ -42,27 +42,6 @@ RAIN_RATE = 0.02                # depth per simulated second over the whole map,
 RAIN_DROPS = 6                  # brushes per fixed step
 
 
-def hex_available() -> bool:
-    return hasattr(hydro, "HexWaterGrid") or _hex_module() is not None
-
-
-def _hex_module():
-    try:
-        from hydro import hex as hex_module      # noqa: PLC0415 - optional, lands separately
-    except ImportError:
-        return None
-    return hex_module if hasattr(hex_module, "HexWaterGrid") else None
-
-
-def _grid_class(hexagonal: bool):
-    if not hexagonal:
-        return hydro.WaterGrid
-    cls = getattr(hydro, "HexWaterGrid", None) or getattr(_hex_module(), "HexWaterGrid", None)
-    if cls is None:
-        raise RuntimeError("hex grid: hydro.HexWaterGrid is not available in this version of hydro")
-    return cls
-
-
 class Camera:
     """Orbit camera around a target point: yaw about world z, pitch above the horizon, distance."""
 
@@ -113,7 +92,7 @@ class Game:
         self.message = ""
         self._rain_rng = np.random.default_rng(world.seed + 1)
         self._surface = None              # CPU copy for mouse picking, refreshed after edits
-        self._make_grid(world.terrain, world.water, hexagonal)
+        self._make_grid(world.terrain, world.water, hexagonal, world.boundaries)
         n = world.n
         self.camera = Camera(self._world_center(), 1.25 * n * self.cell_size)
 
@@ -121,7 +100,7 @@ class Game:
 
     @property
     def hexagonal(self) -> bool:
-        return bool(getattr(self.grid, "_hexagonal", False))
+        return isinstance(self.grid, hydro.HexWaterGrid)
 
     @property
     def cell_size(self) -> float:
@@ -131,11 +110,20 @@ class Game:
     def scale(self) -> float:
         return self.world.n / 128.0
 
-    def _make_grid(self, terrain, water, hexagonal, boundaries=None):
-        cls = _grid_class(hexagonal)
-        grid = cls(self.ctx, terrain, water=water)
+    def rebuild(self, terrain, water, *, hexagonal: bool, boundaries=None) -> None:
+        """Replace the grid with one on `terrain` holding `water` ((ny, nx) arrays), on the hex lattice
+        or the square one, with `boundaries` ((side, kind, value, span) tuples; default: the world's,
+        which they then become). The springs and rain stay; the camera looks at the new grid's centre.
+        A grid that rejects the arrays or boundaries raises and leaves the running one as it was."""
+        boundaries = self.world.boundaries if boundaries is None else list(boundaries)
+        self._make_grid(terrain, water, hexagonal, boundaries)
+        self.world.boundaries = boundaries
+        self.camera.target = self._world_center()
+
+    def _make_grid(self, terrain, water, hexagonal, boundaries):
+        grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water)
         try:
-            for side, kind, value, span in (self.world.boundaries if boundaries is None else boundaries):
+            for side, kind, value, span in boundaries:
                 grid.set_boundary(side, kind, value, span)
         except Exception:
             grid.release()                 # a rejected world leaves the running one as it was
@@ -152,12 +140,7 @@ class Game:
         """Rebuild the world on the other lattice (same heights, per lattice point) with its water."""
         if hexagonal == self.hexagonal:
             return
-        if hexagonal and not hex_available():
-            self.message = "hex grid: needs hydro.HexWaterGrid (not in this hydro yet)"
-            return
-        self._make_grid(self.grid.terrain, self.grid.water, hexagonal)
-        self.springs = list(self.springs)
-        self.camera.target = self._world_center()
+        self.rebuild(self.grid.terrain, self.grid.water, hexagonal=hexagonal)
         self.message = "hex grid" if hexagonal else "square grid"
 
     def _world_center(self):

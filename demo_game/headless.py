@@ -19,6 +19,7 @@ from hydro.image import write_png
 from .scripts import SCRIPTS
 
 SKY = (0.64, 0.78, 0.92, 1.0)
+FRAMES = 300                    # frames run where --frames is not given
 
 
 def render_frame(game, size, samples=4) -> np.ndarray:
@@ -46,8 +47,6 @@ def run(args) -> int:
     ctx = hydro.create_context()
     print(f"headless: {ctx.info['GL_RENDERER']} (OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10})")
     game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex)
-    if args.hex and not game.hexagonal:
-        print(f"headless: {game.message}; using the square grid")
     if args.load:
         from .saves import load
         load(game, args.load)
@@ -58,8 +57,9 @@ def run(args) -> int:
         game.camera.pitch = args.pitch
     if args.zoom is not None:
         game.camera.zoom(args.zoom)
+    frames = FRAMES if args.frames is None else args.frames
     start = time.perf_counter()
-    for frame in range(args.frames):
+    for frame in range(frames):
         if script is not None:
             script.before_frame(game, frame)
         game.advance(STEP)
@@ -70,7 +70,7 @@ def run(args) -> int:
     sim_seconds = time.perf_counter() - start
     write_png(args.out, render_frame(game, args.resolution))
     ledger = game.grid.ledger()
-    print(f"headless: {args.frames} frames ({game.steps} steps, t = {game.grid.sim_time:.2f} s simulated) in "
+    print(f"headless: {frames} frames ({game.steps} steps, t = {game.grid.sim_time:.2f} s simulated) in "
           f"{sim_seconds:.2f} s; volume {game.grid.volume():.3f} (ledger {ledger['expected']:.3f}); wrote {args.out}")
     game.release()
     ctx.release()

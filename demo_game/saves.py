@@ -124,13 +124,11 @@ def read(path) -> dict:
 def load(game, path) -> None:
     """Replace the game's world with the saved one (validated first: on error the game is unchanged)."""
     state = read(path)
-    hexagonal = state["lattice"] == "hex"
-    if hexagonal and not _hex_ok():
-        raise SaveError(f"{path}: a hex-grid save needs hydro.HexWaterGrid, which this hydro lacks")
     if state["cell_size"] != game.cell_size:
         raise SaveError(f"{path}: cell_size {state['cell_size']} differs from the game's {game.cell_size}")
     try:
-        game._make_grid(state["terrain"], state["water"], hexagonal, boundaries=state["boundaries"])
+        game.rebuild(state["terrain"], state["water"], hexagonal=state["lattice"] == "hex",
+                     boundaries=state["boundaries"])
     except (ValueError, TypeError) as exc:
         raise SaveError(f"{path}: the grid rejected the saved world ({exc})") from None
     grid = game.grid
@@ -139,10 +137,3 @@ def load(game, path) -> None:
     grid.sim_time = state["sim_time"]
     game.springs = state["springs"]
     game.rain = state["rain"]
-    game.world.boundaries = state["boundaries"]
-    game.camera.target = game._world_center()
-
-
-def _hex_ok() -> bool:
-    from .game import hex_available
-    return hex_available()

@@ -2,30 +2,67 @@
 
 dig-channel (the canonical scenario): after a short look at the calm lake, the player drags the dig
 tool back and forth across the ridge between the lake and the dry valley until the channel is below
-the lake's surface; the lake then drains through it into the valley and down to the sea.
-Deterministic: the same frames always apply the same edits at the same grid points.
+the lake's surface; the lake then drains through it into the valley and down to the sea. Where to dig
+is found in the world itself (`find_crossing`), so the scenario plays on every seed's layout.
+Deterministic: the same world and frames always give the same edits at the same grid points.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .world import flood
+
+
+def find_crossing(terrain, water, toward, margin):
+    """The narrowest crossing of the ridge that holds the lake, along a row, heading to grid point
+    `toward` (x, y) (the valley): the lake is the water not connected to the bottom row (the sea), the
+    crossing runs from the lake's last cell in that row over ground higher than its surface + `margin`
+    to the first cell lower than the surface - `margin`. Returns (start, stop, surface): grid points
+    (x, y) and the lake's surface height. Raises ValueError where there is no lake or no such crossing."""
+    terrain, water = np.asarray(terrain), np.asarray(water)
+    ny, nx = terrain.shape
+    wet = water > 0
+    lake = wet & ~flood(wet, [(0, x) for x in range(nx)])
+    if not lake.any():
+        raise ValueError("find_crossing: no lake (all the water is connected to the sea along the bottom row)")
+    surface = float((terrain + water)[lake].max())
+    step = 1 if toward[0] > np.nonzero(lake)[1].mean() else -1
+    best = None
+    for y in np.nonzero(lake.any(axis=1))[0]:
+        xs = np.nonzero(lake[y])[0]
+        edge = xs.max() if step > 0 else xs.min()
+        beyond = np.arange(edge + step, nx if step > 0 else -1, step)
+        low = np.nonzero(terrain[y, beyond] < surface - margin)[0]
+        if not len(low) or terrain[y, beyond[:low[0]]].max(initial=-np.inf) < surface + margin:
+            continue
+        key = (low[0], abs(y - toward[1]))           # the narrowest, then the nearest to `toward`
+        if best is None or key < best[0]:
+            best = (key, (float(edge), float(y)), (float(beyond[low[0]]), float(y)))
+    if best is None:
+        raise ValueError(f"find_crossing: no ridge between the lake and low ground toward {tuple(toward)}")
+    return best[1], best[2], surface
 
 
 class DigChannel:
     name = "dig-channel"
     START = 30                  # frames of calm before digging
     PASS_FRAMES = 40            # frames per stroke across the ridge
-    PASSES = 4
+    MAX_PASSES = 12             # a player gives up after this many strokes
+    MARGIN = 0.5                # world units at n = 128: the cut's depth below the lake's surface
 
     def __init__(self, game):
-        marks = game.world.landmarks
-        self.start = np.array(marks["ridge_west"], float)
-        self.stop = np.array(marks["ridge_east"], float)
-        self.end_frame = self.START + self.PASS_FRAMES * self.PASSES
+        margin = self.MARGIN * game.scale
+        start, stop, surface = find_crossing(game.grid.terrain, game.grid.water, game.world.landmarks["valley"],
+                                             margin)
+        self.start, self.stop = np.array(start), np.array(stop)
+        self.target = surface - margin                # the cut is done when the ground along it is lower
+        self.passes = 0                               # strokes finished
+        self.done = False
 
     def stroke_point(self, frame):
-        """Grid point under the cursor at `frame`, or None when not digging."""
+        """Grid point under the cursor at `frame` while digging, or None before the first stroke."""
         k = frame - self.START
-        if k < 0 or frame >= self.end_frame:
+        if k < 0:
             return None
         stroke, f = divmod(k, self.PASS_FRAMES)
         t = f / (self.PASS_FRAMES - 1)
@@ -33,11 +70,23 @@ class DigChannel:
             t = 1.0 - t
         return self.start + t * (self.stop - self.start)
 
+    def cut(self, terrain) -> bool:
+        """Whether the ground along the stroke, between its ends, is below the target."""
+        x0, x1 = sorted((int(self.start[0]), int(self.stop[0])))
+        return bool(terrain[int(self.start[1]), x0 + 1:x1].max(initial=-np.inf) < self.target)
+
     def before_frame(self, game, frame) -> None:
+        k = frame - self.START
+        if self.done or k < 0:
+            return
+        if k and k % self.PASS_FRAMES == 0:           # a stroke ended: look at the channel
+            self.passes += 1
+            self.done = self.passes >= self.MAX_PASSES or self.cut(game.grid.terrain)
+            if self.done:
+                return
         point = self.stroke_point(frame)
-        if point is not None:
-            game.tool = "dig"
-            game.use_tool("dig", float(point[0]), float(point[1]))
+        game.tool = "dig"
+        game.use_tool("dig", float(point[0]), float(point[1]))
 
 
 SCRIPTS = {DigChannel.name: DigChannel}

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import time
 
-import moderngl
 import numpy as np
 import pyglet
 from pyglet.window import key, mouse
 
+from .glwindow import GL43Window
 from .smoke_scene import DT, GRID, SmokeScene, _default_obstacles
 
 
-class SmokeWindow(pyglet.window.Window):
+class SmokeWindow(GL43Window):
     def __init__(self, preset="fire", width=1024, height=768, **kwargs):
-        config = pyglet.gl.Config(major_version=4, minor_version=3, forward_compatible=True, double_buffer=True)
-        super().__init__(width, height, "hydro smoke", config=config, resizable=True, **kwargs)
-        self.ctx = moderngl.create_context()
+        super().__init__(width, height, "hydro smoke", resizable=True, **kwargs)    # GLUnavailable below GL 4.3
         self.ctx.error                                   # moderngl may leave a flag from detection
         self.scene = SmokeScene(self.ctx, preset)
         self.scene.set_obstacles(_default_obstacles(GRID))

@@ -4,11 +4,10 @@ Mouse: left drag uses the tool, right drag orbits, middle drag (or shift + right
 zooms. Keys: 1-5 pick the tool (dig, raise, water, spring, drain), [ and ] size the brush, R rain,
 P or space pause, N one step, H square/hex, C clear springs, F5 save, F9 load, Esc quit.
 The window only translates input into Game calls (game.py) and draws; `DemoWindow.tick` runs one
-frame by hand, which is how the Xvfb test drives it.
+frame by hand, which is how the Xvfb test drives it. With `--frames N` it closes itself after N frames.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import pyglet
@@ -16,12 +15,12 @@ import pyglet
 pyglet.options["debug_gl"] = False          # glGetError after every pyglet call costs frame time
 
 import moderngl  # noqa: E402
-from pyglet import gl  # noqa: E402
 from pyglet.window import key, mouse  # noqa: E402
 
 from . import saves  # noqa: E402
 from . import world as worlds  # noqa: E402
 from .game import TOOLS, Game  # noqa: E402
+from .glwindow import GL43Window  # noqa: E402
 from .scripts import SCRIPTS  # noqa: E402
 
 SKY = (0.64, 0.78, 0.92, 1.0)
@@ -30,33 +29,11 @@ HUD_INTERVAL = 0.25                          # seconds between HUD text updates 
 TOOL_KEYS = {getattr(key, f"_{TOOLS[name][0]}"): name for name in TOOLS}
 
 
-class GLUnavailable(RuntimeError):
-    """This machine cannot give a GL 4.3 core context."""
-
-
-def gl_config():
-    return gl.Config(major_version=4, minor_version=3, forward_compatible=True, double_buffer=True,
-                     depth_size=24)
-
-
-class DemoWindow(pyglet.window.Window):
+class DemoWindow(GL43Window):
     def __init__(self, args, **kwargs):
-        try:
-            super().__init__(width=args.width, height=args.height, caption="hydro: dig a channel",
-                             resizable=True, config=gl_config(), vsync=kwargs.pop("vsync", True), **kwargs)
-        except pyglet.display.NoSuchDisplayException as exc:
-            raise GLUnavailable(f"no display to open a window on ({exc}); run with --headless, or under "
-                                f"xvfb-run -a -s '-screen 0 1280x720x24'") from None
-        except (pyglet.window.NoSuchConfigException, gl.ContextException) as exc:
-            raise GLUnavailable(
-                f"this machine cannot open an OpenGL 4.3 core window ({exc}). hydro needs GL 4.3 compute "
-                f"shaders: update the graphics driver, or use Mesa (llvmpipe gives 4.5); macOS stops at 4.1. "
-                f"'python -m demo_game --headless' still works where EGL is available.") from None
-        try:
-            self.ctx = moderngl.create_context(require=430)
-        except Exception as exc:  # noqa: BLE001 - moderngl raises plain Exception/ValueError here
-            self.close()
-            raise GLUnavailable(f"the window's OpenGL context is below 4.3 ({exc}); hydro needs compute shaders") from None
+        self.game = None
+        super().__init__(width=args.width, height=args.height, caption="hydro: dig a channel", resizable=True,
+                         vsync=kwargs.pop("vsync", True), **kwargs)
         # gc_mode stays None: every GPU object is released explicitly (ctx.gc() trips on objects that
         # were released already, moderngl#695).
         self.game = Game(self.ctx, worlds.build(args.size, args.seed), hexagonal=args.hex)
@@ -64,6 +41,7 @@ class DemoWindow(pyglet.window.Window):
             saves.load(self.game, args.load)
         self.script = SCRIPTS[args.script](self.game) if args.script else None
         self.frame = 0
+        self.frames = args.frames                    # close after this many frames (None: run until closed)
         self.save_file = SAVE_FILE
         self.fps = 0.0
         self._hud_age = HUD_INTERVAL
@@ -90,6 +68,11 @@ class DemoWindow(pyglet.window.Window):
         if self._hud_age >= HUD_INTERVAL:
             self._hud_age = 0.0
             self._refresh_hud()
+        if self.frames is not None and self.frame >= self.frames:
+            grid = self.game.grid
+            print(f"demo_game: closing after {self.frame} frames (t = {grid.sim_time:.2f} s simulated); volume "
+                  f"{grid.volume():.3f} (ledger {grid.ledger()['expected']:.3f})")
+            self.close()
 
     def on_draw(self):
         self.ctx.screen.use()
@@ -197,18 +180,20 @@ class DemoWindow(pyglet.window.Window):
         self._refresh_hud()
         return None
 
-    def on_close(self):
-        self.game.release()
-        super().on_close()
+    def close(self):
+        """Close the window (Esc, the close button, or --frames reached) and free the game."""
+        pyglet.clock.unschedule(self.update)
+        if self.game is not None:
+            self.game.release()
+            self.game = None
+        super().close()
 
 
 def run(args) -> int:
-    try:
-        window = DemoWindow(args)
-    except GLUnavailable as exc:
-        print(f"demo_game: {exc}", file=sys.stderr)
-        return 1
-    print(f"demo_game: {window.ctx.info['GL_RENDERER']} (OpenGL {window.ctx.version_code})")
+    """Open the window and play until it is closed; raises GLUnavailable where it cannot open."""
+    window = DemoWindow(args)
+    version = window.ctx.version_code
+    print(f"demo_game: {window.ctx.info['GL_RENDERER']} (OpenGL {version // 100}.{version % 100 // 10})")
     pyglet.clock.schedule(window.update)
     pyglet.app.run(0)
     return 0

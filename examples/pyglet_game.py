@@ -9,6 +9,7 @@ The camera looks straight down (orthographic), so a mouse position maps to the w
 tilted camera would intersect the mouse ray with the terrain instead.
 """
 import argparse
+import sys
 
 import moderngl
 import numpy as np
@@ -27,10 +28,16 @@ def main():
     ap.add_argument("--screenshot", help="with --frames: save the last frame as this PNG")
     args = ap.parse_args()
 
-    # hydro needs OpenGL 4.3 (compute shaders): ask pyglet for a core 4.3 context
+    # hydro needs OpenGL 4.3 (compute shaders): ask pyglet for a core 4.3 context, and say so where
+    # the machine has none (pyglet finds no such config, or the driver refuses the context)
     config = gl.Config(major_version=4, minor_version=3, forward_compatible=True, depth_size=24,
                        double_buffer=True)
-    window = pyglet.window.Window(768, 512, config=config, resizable=True, caption="hydro in pyglet")
+    try:
+        window = pyglet.window.Window(768, 512, config=config, resizable=True, caption="hydro in pyglet")
+    except (pyglet.window.NoSuchConfigException, gl.ContextException) as exc:
+        sys.exit(f"pyglet_game: this machine cannot open an OpenGL 4.3 core window ({exc}); hydro needs "
+                 f"GL 4.3 compute shaders: update the graphics driver, or use Mesa (llvmpipe gives 4.5). "
+                 f"macOS stops at 4.1.")
     ctx = moderngl.create_context()                  # the window's context
 
     y, x = np.mgrid[0:NY, 0:NX]

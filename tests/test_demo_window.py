@@ -9,10 +9,13 @@ the other tests share.
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 64
@@ -38,15 +41,39 @@ def test_dig_through_the_ridge_in_a_real_window(window_report):
     assert report["hex"] is True
 
 
+def test_frames_closes_the_window_after_that_many(xvfb_display):
+    env = dict(os.environ, DISPLAY=xvfb_display)
+    result = subprocess.run([sys.executable, "-m", "demo_game", "--size", "32", "--width", "320", "--height", "240",
+                             "--script", "dig-channel", "--frames", "40"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    line = [line for line in result.stdout.splitlines() if "closing after" in line][-1]
+    assert "closing after 40 frames" in line
+    volume, expected = float(line.split("volume ")[1].split()[0]), float(line.split("ledger ")[1].rstrip(")"))
+    assert volume == pytest.approx(expected, rel=1e-5) and volume > 0
+
+
+@pytest.mark.parametrize("command", [["-m", "demo_game", "--size", "32"], ["-m", "demo_game", "smoke"],
+                                     ["examples/pyglet_game.py", "--frames", "5"]], ids=["water", "smoke", "example"])
+def test_a_machine_without_gl43_gets_one_line_not_a_traceback(xvfb_display, command):
+    # Mesa posing as a GL 4.1 driver, as macOS's is: pyglet cannot make the 4.3 core context
+    env = dict(os.environ, DISPLAY=xvfb_display, MESA_GL_VERSION_OVERRIDE="4.1", MESA_GLSL_VERSION_OVERRIDE="410")
+    result = subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "OpenGL 4.3" in lines[0] and "macOS" in lines[0], lines
+
+
 # ---------------------------------------------------------------------------------------- child
 
 def _scenario():
-    import numpy as np
     from pyglet import gl
     from pyglet.window import key, mouse
 
     import moderngl
     from demo_game.__main__ import parse_args
+    from demo_game.scripts import DigChannel
     from demo_game.window import DemoWindow
 
     window = DemoWindow(parse_args(["--size", str(SIZE), "--width", "480", "--height", "320"]), vsync=False)
@@ -63,13 +90,15 @@ def _scenario():
                                    ("cull_face", gl.GL_CULL_FACE))}
     ctx.enable_only(moderngl.NOTHING)
 
-    marks = game.world.landmarks
-    lx, ly = (int(v) for v in marks["lake"])
+    lx, ly = (int(v) for v in game.world.landmarks["lake"])
     report["lake_surface"] = float(game.grid.surface[ly, lx])
-    west, east = np.array(marks["ridge_west"], float), np.array(marks["ridge_east"], float)
+    crossing = DigChannel(game)                       # where the scripted player would dig: the player's path
+    west, east = sorted((crossing.start, crossing.stop), key=lambda p: p[0])
     row = int(west[1])
     report["crest_before"] = float(game.grid.terrain[row, int(west[0]):int(east[0]) + 1].max())
-    valley = (slice(int(0.3 * SIZE), int(0.75 * SIZE)), slice(int(0.62 * SIZE), int(0.8 * SIZE)))
+    x = int(crossing.stop[0])
+    valley = (slice(max(0, row - SIZE // 8), row + SIZE // 8), slice(x, SIZE) if crossing.stop is east else
+              slice(0, x + 1))
     report["valley_before"] = float(game.grid.water[valley].sum())
 
     for _ in range(3):

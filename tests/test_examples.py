@@ -1,6 +1,6 @@
 """The scripts in examples/ run as their docstrings say: the quick start headless, the pyglet game in a
 real window under Xvfb (its scripted player digs and pours), each keeping its volume on the ledger and
-writing its picture."""
+writing its picture; and the README's first example runs as pasted."""
 import os
 import re
 import subprocess
@@ -28,6 +28,16 @@ def test_quickstart_writes_its_picture(tmp_path):
     assert volume == pytest.approx(expected, rel=1e-3) and volume > 10.0      # printed to 0.1
     pixels = read_png(out).astype(int)
     assert pixels.shape == (192, 192, 3) and pixels.std() > 10                 # 4 pixels a cell, not blank
+
+
+def test_readme_first_example_pours_water_into_the_pit():
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("<!-- quick-example -->")[1].split("```python")[1].split("```")[0]
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    volume, depth = re.fullmatch(r"([\d.]+) m\^3, ([\d.]+) m deep in the pit\n", result.stdout).groups()
+    assert float(volume) == 400.0 and float(depth) > 0.5
 
 
 @pytest.mark.parametrize("lattice", [[], ["--hex"]], ids=["square", "hex"])

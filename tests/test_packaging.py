@@ -1,4 +1,7 @@
-"""hydro works installed from a wheel (shaders shipped as package data), not only from the source tree."""
+"""hydro works installed from a wheel (shaders shipped as package data), not only from the source tree,
+and the wheel says what it is: hydro-water (the name "hydro" is taken on the package index), MIT, with
+its license file, the demo's extra and no compiled dependency."""
+import email
 import os
 import subprocess
 import sys
@@ -19,10 +22,20 @@ print(round(g.volume(), 3))
 def test_wheel_ships_shaders_and_runs_outside_the_tree(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True, timeout=300)
-    wheel = next((tmp_path / "dist").glob("hydro-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
+    wheel = next((tmp_path / "dist").glob("hydro_water-*.whl"))
+    archive = zipfile.ZipFile(wheel)
+    names = archive.namelist()
     assert "hydro/shaders/water/fused.comp" in names and "hydro/shaders/common/model.glsl" in names
     assert "hydro/shaders/common/bindings.glsl" in names
+    meta = email.message_from_bytes(archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))))
+    assert meta["Name"] == "hydro-water" and meta["License-Expression"] == "MIT"
+    license_text = archive.read(next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))).decode()
+    assert license_text.startswith("MIT License") and "Copyright (c) 2026 the hydro authors" in license_text
+    requires = meta.get_all("Requires-Dist")
+    assert any(r.startswith("pyglet") and 'extra == "demo"' in r for r in requires)
+    assert not any(r.startswith("noise") for r in requires), requires
+    assert set(meta.get_all("Provides-Extra")) == {"demo", "test"}
+    assert "Topic :: Games/Entertainment :: Simulation" in meta.get_all("Classifier") and meta["Keywords"]
     target = tmp_path / "target"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)
@@ -31,6 +44,13 @@ def test_wheel_ships_shaders_and_runs_outside_the_tree(tmp_path):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "64.0"
+    # the installed demo renders its scene offscreen, away from the source tree
+    out = subprocess.run([sys.executable, "-m", "demo_game", "--headless", "--size", "32", "--frames", "2",
+                          "--resolution", "64x48", "--out", "shot.png"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and (tmp_path / "shot.png").is_file(), out.stderr
+    assert str(target) in subprocess.run([sys.executable, "-c", "import demo_game; print(demo_game.__file__)"],
+                                         cwd=tmp_path, env=env, capture_output=True, text=True).stdout
 
 
 def test_editable_install_finds_the_source_shaders():
