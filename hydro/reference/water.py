@@ -133,6 +133,11 @@ def pipe_area(params, lat, eta_a, eta_b, z_a, z_b, cap):
     return np.full(np.broadcast(eta_a, eta_b).shape, float(params.pipe_area))
 
 
+def pipe_flow(params, lat, dt, q, area, eta_a, eta_b):
+    """The pipe flow from column a to b: q (1 - f)^dt + dt g A / l (eta_a - eta_b)."""
+    return q * friction_factor(params, dt) + dt * params.gravity / lat.pipe_length * area * (eta_a - eta_b)
+
+
 def _pairs(ny, nx, hexagonal):
     """(array index, face slice, from-cell slice, to-cell slice) for the faces between two cells."""
     pairs = [(0, np.s_[:, 1:nx], np.s_[:, 0:nx - 1], np.s_[:, 1:nx]),
@@ -158,18 +163,18 @@ def accelerate(s: State, dt: float) -> list[np.ndarray]:
     p, lat = s.params, s.lattice
     ny, nx = s.water.shape
     z, eta = s.terrain, s.terrain + s.water
-    r, coef, cap = friction_factor(p, dt), p.gravity / lat.pipe_length, face_depth_cap(p, lat, dt)
+    cap = face_depth_cap(p, lat, dt)
     out = [np.zeros_like(q) for q in s.flows()]
     for k, face, a, b in _pairs(ny, nx, s.hexagonal):
         area = pipe_area(p, lat, eta[a], eta[b], z[a], z[b], cap)
-        out[k][face] = s.flows()[k][face] * r + dt * coef * area * (eta[a] - eta[b])
+        out[k][face] = pipe_flow(p, lat, dt, s.flows()[k][face], area, eta[a], eta[b])
     arr, i, j, cx, cy, sign = _boundary_cells(s)
     kind, value = s.table["kind"], s.table["value"].astype(np.float64)
     q_old = np.array([s.flows()[k][jj, ii] for k, ii, jj in zip(arr, i, j)])
     zc, etac = z[cy, cx], eta[cy, cx]
     area = pipe_area(p, lat, value, etac, zc, zc, cap)
     q = np.select([kind == INFLOW, kind == OUTFLOW, kind == LEVEL],
-                  [sign * value, -sign * value, q_old * r + dt * coef * area * sign * (value - etac)], 0.0)
+                  [sign * value, -sign * value, pipe_flow(p, lat, dt, q_old, area, sign * value, sign * etac)], 0.0)
     for k, ii, jj, qq in zip(arr, i, j, q):
         out[k][jj, ii] = qq
     return out
