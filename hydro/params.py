@@ -18,16 +18,27 @@ class WaterParams:
         substeps (results then depend on the substep count)
     pipe_area: "depth": A = h_face * w (waves at sqrt(g h)); a float > 0: constant A in world units^2 (the
         classic game model)
+    manning: Manning's n, s / world units^(1/3), >= 0; > 0 adds depth-dependent bed friction (Bates et al.
+        2010, implicit): a thin sheet runs slower than a deep river, and steady flow down a slope S0
+        reaches the normal depth (n q / sqrt(S0))^(3/5); 0 = none (typical: 0.01 smooth, 0.03 a river,
+        0.1 a forest floor)
+    fixed_substep: seconds, > 0, or None; step(dt) advances whole substeps of this length and carries the
+        remainder to the next call, so the water does not depend on the frame rate
     """
     cell_size: float = 1.0
     gravity: float = 9.81
     friction: float = 0.02
     pipe_area: str | float = "depth"
+    manning: float = 0.0
+    fixed_substep: float | None = None
 
     def __post_init__(self):
         check.real32("cell_size", self.cell_size, low=0.0, low_open=True)
         check.real32("gravity", self.gravity, low=0.0, low_open=True)
         check.real("friction", self.friction, low=0.0, high=1.0)
+        check.real32("manning", self.manning, low=0.0, high=10.0)
+        if self.fixed_substep is not None:
+            check.real32("fixed_substep", self.fixed_substep, low=0.0, low_open=True, high=60.0)
         if isinstance(self.pipe_area, str):
             if self.pipe_area != "depth":
                 raise ValueError(f"pipe_area: expected 'depth' or a number > 0, got {self.pipe_area!r}")

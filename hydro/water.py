@@ -49,12 +49,12 @@ class _PipeGrid(_owner.Simulation):
     _kind = "WaterGrid"
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:                          # first: WaterGrid(terrain, ctx) names ctx
             _gl.require_compute(ctx)
-        self.params = WaterParams(cell_size, gravity, friction, pipe_area)
+        self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep)
         terrain = check.field("terrain", terrain)
         if terrain.ndim != 2 or min(terrain.shape) < 1:
             raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
@@ -95,6 +95,12 @@ class _PipeGrid(_owner.Simulation):
         ctx = self.ctx
         self._check_limits()
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
+        p = self.params
+        if p.fixed_substep is not None and not p.depth_area and not stable(
+                p.fixed_substep, self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p):
+            limit = max_stable_dt(self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p)
+            raise ValueError(f"fixed_substep: {p.fixed_substep} s is beyond the stable limit {limit:.4g} s of "
+                             f"pipes of a constant area {p.pipe_area}; expected fixed_substep <= {limit:.4g}")
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
@@ -112,6 +118,7 @@ class _PipeGrid(_owner.Simulation):
         self._released = False
 
         self._sim_time = 0.0
+        self._carry = 0.0                           # fixed_substep: seconds asked for and not yet advanced
         self._iteration = 0                         # substeps advanced so far
         self._calls = 0                             # step() calls so far
         # step() plans from the stats of the call before the previous one ((ring record, calls then)),
@@ -439,6 +446,8 @@ class _PipeGrid(_owner.Simulation):
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
+        if self.params.fixed_substep is not None:
+            return self._step_fixed(dt, substeps)
         stats, lag = self._planning_stats()
         if substeps is not None:
             sub = dt / substeps
@@ -473,6 +482,25 @@ class _PipeGrid(_owner.Simulation):
         if seq:
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
         return done
+
+    def _step_fixed(self, dt: float, substeps) -> int:
+        """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold."""
+        fixed = self.params.fixed_substep
+        if substeps is not None:
+            raise ValueError(f"substeps: this grid steps in fixed substeps of {fixed} s (fixed_substep); "
+                             f"call step(dt) alone")
+        total = self._carry + dt
+        n = math.floor(total / fixed + 1e-6)          # a rounding residue is not a substep short
+        if n > MAX_SUBSTEPS:
+            raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
+                             f"call step() more often with a smaller dt")
+        if n:
+            self._run(fixed, n)
+        self._carry = max(total - n * fixed, 0.0)
+        self._sim_time += n * fixed
+        self._calls += 1
+        self._stats.queue()
+        return n
 
     def _run(self, sub: float, n: int) -> None:
         """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back."""
@@ -558,6 +586,6 @@ class WaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told WaterGrid.__init__(), not the base's
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         kernel=kernel)
+                         kernel=kernel, manning=manning, fixed_substep=fixed_substep)

@@ -30,7 +30,7 @@ class WaterState:
                  geometry: Geometry, boundary_table: np.ndarray, ledger_slots: int):
         self.ctx, self.hexagonal, self.params, self.geometry = ctx, hexagonal, params, geometry
         self.ny, self.nx = terrain.shape
-        self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area}
+        self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0}
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
         self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
@@ -91,7 +91,8 @@ class WaterState:
         p, geo = self.params, self.geometry
         gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
         return dict(u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
-                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p))
+                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
+                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width)
 
 
 class Kernel:

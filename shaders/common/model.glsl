@@ -1,6 +1,6 @@
 // The water model's arithmetic, each piece once (docs/design.md, "The model"). Every water kernel is
 // a schedule that calls these functions; hydro/reference/water.py states each of them in float64.
-// Needs PIPE_AREA_DEPTH (and HEX, for the faces of a cell).
+// Needs PIPE_AREA_DEPTH, MANNING (and HEX, for the faces of a cell).
 #include "common/boundary_table.glsl"
 
 uniform float u_dt;                 // substep, s
@@ -8,22 +8,34 @@ uniform float u_cell_area;          // S
 uniform float u_friction_factor;    // (1 - friction)^dt, worked out on the CPU
 uniform float u_flow_gain;          // dt g / l times w (depth mode) or times the constant pipe area
 uniform float u_max_face_depth;     // the deepest pipe the substep is stable for (params.stable_face_depth)
+uniform float u_manning_gain;       // dt g n^2 / w (MANNING)
 
 // A face's flow depth: the water above the higher bed, on the side of the higher surface (Bates et al.
 // 2010), so a dry side or a step up in the bed narrows the pipe and a lake at rest stays still; capped
 // at the depth the substep is stable for, so water deeper than planned moves slower, never unstably.
-// Surfaces stand on their beds (eta = z + h, h >= 0), so it is never negative. Constant pipe area: 1.
+// Surfaces stand on their beds (eta = z + h, h >= 0), so it is never negative.
 float face_depth(float eta_a, float eta_b, float z_a, float z_b) {
-#if PIPE_AREA_DEPTH
     return min(max(eta_a, eta_b) - max(z_a, z_b), u_max_face_depth);
-#else
-    return 1.0;
-#endif
 }
 
-// The pipe flow from column a to b: q <- q (1 - f)^dt + dt g A / l (eta_a - eta_b), A = depth * w.
+// Manning's bed friction (Bates et al. 2010, implicit in the new flow): the divisor of a face's
+// accelerated flow, 1 + dt g n^2 |q / w| / h^(7/3) for the flow q it had and its flow depth h.
+float manning_divisor(float q, float depth) {
+    return 1.0 + u_manning_gain * abs(q) / pow(max(depth, 1e-6), 7.0 / 3.0);
+}
+
+// The pipe flow from column a to b: q <- q (1 - f)^dt + dt g A / l (eta_a - eta_b), A = depth * w (or
+// the constant area), divided by Manning's divisor where MANNING.
 float pipe_flow(float q, float depth, float eta_a, float eta_b) {
-    return q * u_friction_factor + (u_flow_gain * depth) * (eta_a - eta_b);
+#if PIPE_AREA_DEPTH
+    float flow = q * u_friction_factor + (u_flow_gain * depth) * (eta_a - eta_b);
+#else
+    float flow = q * u_friction_factor + u_flow_gain * (eta_a - eta_b);
+#endif
+#if MANNING
+    flow /= manning_divisor(q, depth);
+#endif
+    return flow;
 }
 
 // The same for columns of surface eta and bed z.
