@@ -24,6 +24,9 @@ class WaterParams:
         0.1 a forest floor)
     fixed_substep: seconds, > 0, or None; step(dt) advances whole substeps of this length and carries the
         remainder to the next call, so the water does not depend on the frame rate
+    inertia: the face flows carry momentum (advection of momentum, Stelling & Duinmeijer 2003, with de
+        Almeida et al. 2012's weighting against the grid-scale ripple): dam breaks run at the speed of
+        the Ritter and Stoker solutions, a jet carries on; False: the classic pipes
     """
     cell_size: float = 1.0
     gravity: float = 9.81
@@ -31,6 +34,7 @@ class WaterParams:
     pipe_area: str | float = "depth"
     manning: float = 0.0
     fixed_substep: float | None = None
+    inertia: bool = False
 
     def __post_init__(self):
         check.real32("cell_size", self.cell_size, low=0.0, low_open=True)
@@ -39,6 +43,8 @@ class WaterParams:
         check.real32("manning", self.manning, low=0.0, high=10.0)
         if self.fixed_substep is not None:
             check.real32("fixed_substep", self.fixed_substep, low=0.0, low_open=True, high=60.0)
+        if not isinstance(self.inertia, bool):
+            raise TypeError(f"inertia: expected True or False, got {type(self.inertia).__name__} {self.inertia!r}")
         if isinstance(self.pipe_area, str):
             if self.pipe_area != "depth":
                 raise ValueError(f"pipe_area: expected 'depth' or a number > 0, got {self.pipe_area!r}")
@@ -95,6 +101,19 @@ def max_stable_dt(coupling: float, geometry: Geometry, params: WaterParams) -> f
         else:
             hi = mid
     return lo
+
+
+# Inertia: de Almeida et al.'s weighting against the grid-scale ripple keeps THETA of a face's flow at a
+# Courant number of COURANT_0 (docs/design.md, "Inertia")
+THETA, COURANT_0 = 0.8, 0.5
+
+
+def smoothing_weight(dt: float, depth: float, geometry: Geometry, params: WaterParams) -> float:
+    """1 - theta for a substep of dt on water `depth` deep: 1 - THETA at a Courant number sqrt(g depth)
+    dt / l of COURANT_0, less in proportion below it, so it smooths as much per second whatever the
+    substep."""
+    courant = dt * math.sqrt(params.gravity * max(depth, 0.0)) / geometry.pipe_length
+    return (1.0 - THETA) * min(courant / COURANT_0, 1.0)
 
 
 def stable_face_depth(dt: float, geometry: Geometry, params: WaterParams) -> float:

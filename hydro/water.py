@@ -24,7 +24,7 @@ from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
-from .params import Geometry, WaterParams, max_stable_dt, stable
+from .params import Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_stats import StatsReduction
 
@@ -34,11 +34,17 @@ MAX_CHUNK = 64             # automatic substeps between two re-measurements of t
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
 
 
-def check_kernel(kernel, what="kernel"):
-    """None (the planner's choice) or one of water_plan.KERNELS."""
+ADVECTIVE_COURANT = 0.5    # with inertia, the fastest water crosses at most this much of a cell a substep
+
+
+def check_kernel(kernel, inertia=False):
+    """None (the planner's choice) or one of water_plan.KERNELS (the fused kernel has no inertia)."""
     if kernel is not None and kernel not in plan.KERNELS:
-        raise ValueError(f"{what}: expected None (chosen for the device and call) or one of "
+        raise ValueError(f"kernel: expected None (chosen for the device and call) or one of "
                          f"{', '.join(repr(k) for k in plan.KERNELS)}, got {kernel!r}")
+    if inertia and kernel == "fused":
+        raise ValueError("kernel: the fused kernel has no inertia; expected None, 'cells' or 'blocked' with "
+                         "inertia=True")
     return kernel
 
 
@@ -49,19 +55,19 @@ class _PipeGrid(_owner.Simulation):
     _kind = "WaterGrid"
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None, manning=0.0, fixed_substep=None):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:                          # first: WaterGrid(terrain, ctx) names ctx
             _gl.require_compute(ctx)
-        self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep)
+        self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep, inertia)
         terrain = check.field("terrain", terrain)
         if terrain.ndim != 2 or min(terrain.shape) < 1:
             raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
         self.ny, self.nx = terrain.shape
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
-        self._kernel = check_kernel(kernel)
+        self._kernel = check_kernel(kernel, self.params.inertia)
         ctx = _gl.create_context() if owns_ctx else ctx
         self.ctx, self._owns_ctx = ctx, owns_ctx
         try:
@@ -105,7 +111,7 @@ class _PipeGrid(_owner.Simulation):
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
         self._lowest_bed = float(terrain.min())       # a bound on it, for the walled blocked calls
-        self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal)
+        self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal, self.params.inertia)
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
         self._state = self._stats = self._brush_buffer = None
@@ -142,7 +148,7 @@ class _PipeGrid(_owner.Simulation):
     @kernel.setter
     def kernel(self, value):
         self._alive()
-        self._kernel = check_kernel(value)
+        self._kernel = check_kernel(value, self.params.inertia)
 
     def _retune(self, tuning: plan.Tuning) -> None:
         """The test seam: plan this grid's calls from another water_plan.Tuning (other shapes and
@@ -418,11 +424,14 @@ class _PipeGrid(_owner.Simulation):
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
 
     def _auto_substeps(self, stats, dt, lag=0) -> int:
-        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water may
-        have grown by DEPTH_MARGIN in each of those calls and in this one."""
+        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water (and
+        with inertia the fastest) may have grown by DEPTH_MARGIN in each of those calls and in this one."""
         margin = DEPTH_MARGIN ** (1 + lag)
-        limit = AUTO_SAFETY * max_stable_dt(self._coupling(stats, dt, margin), self.geometry, self.params)
-        return max(1, math.ceil(dt / limit - 1e-9))
+        limit = max_stable_dt(self._coupling(stats, dt, margin), self.geometry, self.params)
+        speed = stats.get("max_speed", 0.0) * margin
+        if self.params.inertia and speed > 0:
+            limit = min(limit, ADVECTIVE_COURANT * self.geometry.pipe_length / speed)
+        return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
 
     def max_stable_dt(self) -> float:
         """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the
@@ -457,7 +466,7 @@ class _PipeGrid(_owner.Simulation):
                 raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
                                  f"the deepest water measured (max_stable_dt()); use substeps >= "
                                  f"{math.ceil(dt / limit)} or omit substeps")
-            self._run(sub, substeps)
+            self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
@@ -468,14 +477,15 @@ class _PipeGrid(_owner.Simulation):
             while True:
                 sub = remaining / n
                 chunk = min(n, MAX_CHUNK)
-                self._run(sub, chunk)
+                self._run(sub, chunk, stats["max_depth"])
                 done += chunk
                 if chunk == n:
                     break
                 remaining -= sub * chunk
                 self._stats.queue()
                 # re-plan for the water as it is now; past the cap the depth cap keeps longer substeps stable
-                n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
+                stats = self._read_stats()
+                n = max(1, min(self._auto_substeps(stats, remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
         self._calls += 1
         seq = self._stats.queue(push=True)
@@ -495,20 +505,29 @@ class _PipeGrid(_owner.Simulation):
             raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
                              f"call step() more often with a smaller dt")
         if n:
-            self._run(fixed, n)
+            if self._sync_next:                       # the water as the last edit left it
+                self._sync_next = False
+                self._planned = (self._read_stats(), self._calls)
+            self._run(fixed, n, self._planned[0]["max_depth"])
         self._carry = max(total - n * fixed, 0.0)
         self._sim_time += n * fixed
         self._calls += 1
         self._stats.queue()
         return n
 
-    def _run(self, sub: float, n: int) -> None:
-        """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back."""
-        tuning = self._tuning
-        walled = plan.walled(self.params.depth_area, self._all_walls, self._lowest_bed)
-        size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny))
+    def _run(self, sub: float, n: int, depth: float = 0.0) -> None:
+        """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back; with
+        inertia, de Almeida's weighting is scaled for water `depth` deep."""
+        tuning, p = self._tuning, self.params
+        walled = plan.walled(p.depth_area, self._all_walls, self._lowest_bed, p.inertia)
+        size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
         fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
-        call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=self._kernel, is_walled=walled, state_fits=fits)
+        kernel = self._kernel
+        if not fits and p.inertia:
+            kernel = "cells"                          # the fused kernel, the blocked one's stand-in, has none
+        smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
+        call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
+                              smoothing=smoothing)
         self._kernel_object(call.kernel).run(sub, call)
         self._last_call = call
         self._iteration += n
@@ -586,6 +605,6 @@ class WaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told WaterGrid.__init__(), not the base's
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None, manning=0.0, fixed_substep=None):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         kernel=kernel, manning=manning, fixed_substep=fixed_substep)
+                         kernel=kernel, manning=manning, fixed_substep=fixed_substep, inertia=inertia)

@@ -30,7 +30,8 @@ class WaterState:
                  geometry: Geometry, boundary_table: np.ndarray, ledger_slots: int):
         self.ctx, self.hexagonal, self.params, self.geometry = ctx, hexagonal, params, geometry
         self.ny, self.nx = terrain.shape
-        self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0}
+        self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0,
+                        "INERTIA": params.inertia}
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
         self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
@@ -85,14 +86,17 @@ class WaterState:
     def swap_flows(self) -> None:
         self.flows, self.flows_tmp = self.flows_tmp, self.flows
 
-    def model_uniforms(self, dt: float) -> dict:
+    def model_uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
         """The uniforms of common/model.glsl for a substep of dt: its constants worked out on the CPU in
-        float64 (the pipe equation's dt g / l times the face width, or times the constant area)."""
+        float64 (the pipe equation's dt g / l times the face width, or times the constant area); with
+        inertia, de Almeida's weight `smoothing` (params.smoothing_weight)."""
         p, geo = self.params, self.geometry
         gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
         return dict(u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
                     u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
-                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width)
+                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
+                    u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self.hexagonal else 1.0),
+                    u_face_width=geo.face_width)
 
 
 class Kernel:
@@ -149,7 +153,7 @@ class CellWise(Kernel):
         units = _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1
         self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp, units) if tuning.buffer_views else None)
         if self.views is not None:
-            self._keep(self.views)
+            self._made.append(self.views)
         views = {"BUFFER_VIEWS": self.views is not None, "CELL_ROWS": tuning.cell_rows}
         self.accelerate_program = self._program("cells_accelerate", **views)
         self.move_program = self._program("cells_move", **views)
@@ -158,7 +162,7 @@ class CellWise(Kernel):
 
     def run(self, dt, call):
         s = self.state
-        uniforms = s.model_uniforms(dt)
+        uniforms = s.model_uniforms(dt, call.smoothing)
         for prog in (self.accelerate_program, self.move_program, *self.boundary_programs.values()):
             _gl.set_uniforms(prog, **uniforms)
         for prog in self.boundary_programs.values():
@@ -211,7 +215,7 @@ class Fused(Kernel):
 
     def run(self, dt, call):
         s, b = self.state, _gl.BINDINGS
-        uniforms = s.model_uniforms(dt)
+        uniforms = s.model_uniforms(dt, call.smoothing)
         _gl.set_uniforms(self.program, **uniforms)
         _gl.set_uniforms(self.settle_program, **uniforms)
         s.bind()
@@ -247,7 +251,7 @@ class Blocked(Kernel):
     def _create(self, layout):
         s, tuning = self.state, self.tuning
         self.shapes = plan.state_shapes(tuning, s.nx, s.ny)
-        size, self.margin = plan.state_size(s.nx, s.ny, self.shapes)
+        size, self.margin = plan.state_size(s.nx, s.ny, self.shapes, tuning.reach)
         self.states, self.bed = self._make_states(size)
         # what the ring's owners of boundary faces book at each substep of a launch, a slot each, until
         # the next launch or the unpack adds it to the ledger (common/booked.glsl); zeros between calls
@@ -282,7 +286,7 @@ class Blocked(Kernel):
             s, t = self.state, self.tuning
             lay = plan.tile_layout(t, s.nx, s.ny, shape)
             (tx, ty), steps = shape
-            halo = 2 * steps
+            halo = t.reach * steps
             tile = {"TILE_X": tx, "TILE_Y": ty, "STEPS": steps, "GROUP_X": tx + 2 * halo, "MARGIN": self.margin}
             settled = dict(tile, GROUP_Y=ty + 2 * halo)
             climb = dict(tile, AHEAD=lay.ahead)
@@ -300,7 +304,7 @@ class Blocked(Kernel):
 
     def run(self, dt, call):
         s, b = self.state, _gl.BINDINGS
-        uniforms = s.model_uniforms(dt)
+        uniforms = s.model_uniforms(dt, call.smoothing)
         shapes = list(dict.fromkeys(call.launches))            # a long call launches a few shapes many times
         for shape in shapes:
             lay, (ring, interior, walled) = self._layout(shape)

@@ -64,6 +64,9 @@ class Tuning:
     # climb steps ahead of its use a climb loads a texel, for `blocked`'s shape and the wide ones
     climb_ahead: int = 2
     climb_ahead_wide: int = 1
+    # cells a substep narrows the region a blocked workgroup works out correctly by, on each side: 2, or
+    # 3 with inertia (a face also needs the faces beside it); its halo is reach times its substeps
+    reach: int = 2
     ring_row: int = 4096            # workgroups per row of a ring dispatch
     # the stats reduction: 0 a record per tile reduced in shared memory (GPUs), n a record per
     # invocation walking n cells (CPU rasterisers, where barriers are dear); at most so many records
@@ -71,12 +74,17 @@ class Tuning:
     stats_records: int = 4096
 
     @staticmethod
-    def for_device(device: str, hexagonal: bool) -> "Tuning":
-        """The measured tuning of a device kind ("gpu" or "cpu", hydro._gl.device_kind) and lattice."""
+    def for_device(device: str, hexagonal: bool, inertia: bool = False) -> "Tuning":
+        """The measured tuning of a device kind ("gpu" or "cpu", hydro._gl.device_kind), lattice and model:
+        with inertia the fused kernel and the climb have no inertia, so GPUs take the blocked kernel's
+        tile program in every call, on tiles whose halo is three cells a substep."""
+        lattice = _HEX if hexagonal else {}
         if device == "cpu":
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
-                          **(_HEX if hexagonal else {}))
-        return Tuning(one="fused", many="blocked", **(_HEX if hexagonal else {}))
+                          **{**lattice, **(dict(_HEX_INERTIA if hexagonal else _INERTIA) if inertia else {})})
+        if inertia:
+            return Tuning(one="blocked", many="blocked", **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA)})
+        return Tuning(one="fused", many="blocked", **lattice)
 
     def replace(self, **changes) -> "Tuning":
         return dataclasses.replace(self, **changes)
@@ -85,6 +93,11 @@ class Tuning:
 # the hex lattice's shapes (no climb: its columns have z faces)
 _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_walled_from=None, wide=(),
             wide_open_from=None)
+# with inertia: tiles of at most 1024 invocations (square) or of the shared memory the hex lattice's three
+# axes need, with a halo of three cells a substep; no climb
+_INERTIA = dict(reach=3, blocked=((20, 20), 2), odd=((26, 26), 1), climb_from=None, climb_walled_from=None,
+                wide=(), wide_open_from=None)
+_HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 2), odd=((20, 20), 1))
 
 
 def call_kernel(tuning: Tuning, substeps: int) -> str:
@@ -100,10 +113,11 @@ def fused_tile(tuning: Tuning, nx: int, ny: int) -> tuple:
     return tile
 
 
-def walled(pipe_area_depth: bool, all_walls: bool, lowest_bed: float) -> bool:
+def walled(pipe_area_depth: bool, all_walls: bool, lowest_bed: float, inertia: bool = False) -> bool:
     """Whether a blocked call runs every tile through the interior program against ghost columns: walls
-    all round, pipes of the water's depth, and every bed above WALLED_MIN_BED."""
-    return pipe_area_depth and all_walls and lowest_bed > WALLED_MIN_BED
+    all round, pipes of the water's depth, every bed above WALLED_MIN_BED, and no inertia (a ghost's face
+    would take momentum from the faces beside it)."""
+    return pipe_area_depth and all_walls and lowest_bed > WALLED_MIN_BED and not inertia
 
 
 def wide_shape(tuning: Tuning, nx: int, ny: int):
@@ -135,11 +149,11 @@ def state_shapes(tuning: Tuning, nx: int, ny: int) -> list:
     return shapes + [wide] * (wide is not None and wide not in shapes)
 
 
-def state_size(nx: int, ny: int, shapes) -> tuple[tuple[int, int], int]:
+def state_size(nx: int, ny: int, shapes, reach: int = 2) -> tuple[tuple[int, int], int]:
     """Texels (x, y) of the blocked kernel's state of an nx x ny grid whose launches take `shapes`, and
-    its margin: every tile of each with its halo of two cells a substep lies in it."""
-    margin = 2 * max(steps for _, steps in shapes)
-    size = tuple(margin + max(-(-(n + 1) // tile[axis]) * tile[axis] + 2 * steps for tile, steps in shapes)
+    its margin: every tile of each with its halo of `reach` cells a substep lies in it."""
+    margin = reach * max(steps for _, steps in shapes)
+    size = tuple(margin + max(-(-(n + 1) // tile[axis]) * tile[axis] + reach * steps for tile, steps in shapes)
                  for axis, n in enumerate((nx, ny)))
     return size, margin
 
@@ -165,7 +179,7 @@ def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
     """The layout of `shape`'s launches: a tile is interior when its halo lies in the grid, b t >= halo
     and b t + t + halo <= n; grids below split_from run every tile through the general program."""
     (tx, ty), steps = shape
-    halo = 2 * steps
+    halo = tuning.reach * steps
     tiles, first, last = [], [], []
     for n, t in ((nx, tx), (ny, ty)):
         tiles.append(-(-(n + 1) // t))
@@ -191,20 +205,23 @@ def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
 
 @dataclass(frozen=True)
 class CallPlan:
-    """What a step() call ran: its kernel, substeps and (blocked) whether it was walled and its launches."""
+    """What a step() call ran: its kernel, substeps and (blocked) whether it was walled and its launches;
+    with inertia, de Almeida's smoothing weight of its substeps."""
     kernel: str
     substeps: int
     walled: bool = False
     launches: tuple = ()
+    smoothing: float = 0.0
 
 
 def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | None = None,
-              is_walled: bool = False, state_fits: bool = True) -> CallPlan:
+              is_walled: bool = False, state_fits: bool = True, smoothing: float = 0.0) -> CallPlan:
     """The plan of a call of `substeps` substeps: `kernel` where given, else the tuning's; the blocked
     kernel gives way to the fused one where its state would not fit the context's textures."""
     chosen = kernel or call_kernel(tuning, substeps)
     if chosen == "blocked" and not state_fits:
         chosen = "fused"
     if chosen != "blocked":
-        return CallPlan(chosen, substeps)
-    return CallPlan(chosen, substeps, is_walled, tuple(launches(tuning, nx, ny, substeps, is_walled)))
+        return CallPlan(chosen, substeps, smoothing=smoothing)
+    return CallPlan(chosen, substeps, is_walled, tuple(launches(tuning, nx, ny, substeps, is_walled)),
+                    smoothing=smoothing)

@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _gl, _native
 
-STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4")])
+STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4"), ("max_speed", "<f4"),
+                        ("unused", "<f4")])
 
 
 class StatsReduction:
@@ -18,7 +19,10 @@ class StatsReduction:
     def __init__(self, state, tuning):
         ctx, self.state, self.ctx = state.ctx, state, state.ctx
         self.rows = tuning.stats_rows
-        self.tiles_program = _gl.program(ctx, "water/stats.comp", {"STATS_ROWS": self.rows})
+        # with inertia the planner bounds the substep by the fastest water too
+        self.speed = state.params.inertia
+        defines = {"STATS_ROWS": self.rows, "SPEED": self.speed, "HEX": state.hexagonal}
+        self.tiles_program = _gl.program(ctx, "water/stats.comp", defines)
         self.final_program = _gl.program(ctx, "water/stats_final.comp")
         # GPUs: each workgroup walks up enough tiles that the records stay at most stats_records
         tiles_x, tiles_y = -(-state.nx // _gl.LOCAL_SIZE), -(-state.ny // _gl.LOCAL_SIZE)
@@ -54,7 +58,9 @@ class StatsReduction:
         s.water.bind_to_image(b["B_WATER"], read=True, write=False)
         self.partials.bind_to_storage_buffer(b["B_PARTIALS"])
         self.buffer.bind_to_storage_buffer(b["B_STATS"])
-        _gl.set_uniforms(self.tiles_program, u_size=s.size, u_walk=self.walk)
+        _gl.set_uniforms(self.tiles_program, u_size=s.size, u_walk=self.walk, u_face_width=s.geometry.face_width)
+        if self.speed:
+            s.bind_flows()
         self.tiles_program.run(*self.groups, 1)
         self.ctx.memory_barrier()
         _gl.set_uniforms(self.final_program, u_count=self.records)
@@ -77,4 +83,5 @@ class StatsReduction:
     def _dict(self, data) -> dict:
         rec = np.frombuffer(data, STATS_DTYPE)[0]
         return {"volume": float(rec["depth_sum"]) * self.state.geometry.cell_area,
-                "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"])}
+                "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"]),
+                "max_speed": float(rec["max_speed"])}

@@ -400,7 +400,7 @@ def test_failed_construction_releases_what_it_made(ctx, monkeypatch):
     real_buffer = ctx.buffer
 
     def failing_buffer(*args, **kwargs):
-        if kwargs.get("reserve") == 16:              # the 16-byte statistics record: the last resource
+        if kwargs.get("reserve") == hydro.water_stats.STATS_DTYPE.itemsize:    # the statistics record
             raise MemoryError("out of GPU memory")
         buf = real_buffer(*args, **kwargs)
         made.append(buf)

@@ -131,13 +131,15 @@ def face_depth(eta_a, eta_b, z_a, z_b, cap):
     return np.minimum(np.maximum(eta_a, eta_b) - np.maximum(z_a, z_b), cap)
 
 
-def pipe_flow(params, lat, dt, q, depth, eta_a, eta_b):
-    """The pipe flow from column a to b: q (1 - f)^dt + dt g A / l (eta_a - eta_b), A = depth * w (or the
-    constant area); with Manning's n, divided by 1 + dt g n^2 |q / w| / depth^(7/3) (Bates et al. 2010)."""
+def pipe_flow(params, lat, dt, q, depth, eta_a, eta_b, advected=0.0, q_old=None):
+    """The pipe flow from column a to b: q (1 - f)^dt - (the momentum advected away, inertia) + dt g A / l
+    (eta_a - eta_b), A = depth * w (or the constant area); with Manning's n, divided by
+    1 + dt g n^2 |q_old / w| / depth^(7/3) (Bates et al. 2010), q_old the flow before (q where not given)."""
     area = depth * lat.face_width if params.depth_area else float(params.pipe_area)
-    flow = q * friction_factor(params, dt) + dt * params.gravity / lat.pipe_length * area * (eta_a - eta_b)
+    flow = q * friction_factor(params, dt) - advected + dt * params.gravity / lat.pipe_length * area * (eta_a - eta_b)
     if params.manning > 0:
-        flow = flow / (1.0 + dt * params.gravity * params.manning ** 2 * np.abs(q) / lat.face_width
+        q_old = q if q_old is None else q_old
+        flow = flow / (1.0 + dt * params.gravity * params.manning ** 2 * np.abs(q_old) / lat.face_width
                        / np.maximum(depth, 1e-6) ** (7.0 / 3.0))
     return flow
 
@@ -162,16 +164,144 @@ def _boundary_cells(s: State):
     return a, i, j, np.where(to_in, tx, fx), np.where(to_in, j, fy), np.where(to_in, 1.0, -1.0)
 
 
-def accelerate(s: State, dt: float) -> list[np.ndarray]:
-    """Accelerated (not yet scaled) flows, boundary faces by their table entry."""
+# Inertia: the smoothing weight theta of de Almeida et al. (2012) at a Courant number of COURANT_0, scaled
+# to a face's own Courant number so that it smooths as much per second whatever the substep; faces
+# shallower than MIN_DEPTH carry no momentum (their velocity is 0).
+THETA, COURANT_0, MIN_DEPTH = 0.8, 0.5, 1e-4
+
+# Per lattice axis (x, y and hex z): the cell offset (dy, dx) of the neighbour across a face's positive
+# direction, and the slices of the flows that enter and leave each cell (ny, nx) along it.
+AXES = ((0, 1), (1, 0), (1, -1))
+
+
+def _cell_faces(flows, ny, nx, k):
+    """(entering, leaving) flows of every cell along axis k, each (ny, nx)."""
+    q = flows[k]
+    if k == 0:
+        return q[:, :-1], q[:, 1:]
+    if k == 1:
+        return q[:-1, :], q[1:, :]
+    return q[0:ny, 1:nx + 1], q[1:ny + 1, 0:nx]
+
+
+def inertia_depth(h_a, h_b, depth):
+    """The depth a face's momentum and pressure work with: the mean of its two columns' depths (the
+    pressure term then conserves momentum, so shocks run at the right speed), no more than its flow
+    depth (the water over the higher bed)."""
+    return np.minimum(0.5 * (h_a + h_b), depth)
+
+
+def _face_velocities(s, cap):
+    """Each face's velocity (world units / s): flow / (w * its inertia depth), 0 where that is below
+    MIN_DEPTH; a boundary face takes its inside column for both sides, a face with no cell none."""
+    lat, (ny, nx) = s.lattice, s.water.shape
+    z, h = s.terrain, s.water
+    eta = z + h
+    flows = _standing(s)
+    depths = [np.zeros_like(q) for q in flows]
+    for k, face, a, b in _pairs(ny, nx, s.hexagonal):
+        depths[k][face] = inertia_depth(h[a], h[b], face_depth(eta[a], eta[b], z[a], z[b], cap))
+    arr, i, j, cx, cy, _ = _boundary_cells(s)
+    hc, ec, zc = h[cy, cx], eta[cy, cx], z[cy, cx]
+    for k, ii, jj, d in zip(arr, i, j, inertia_depth(hc, hc, face_depth(ec, ec, zc, zc, cap))):
+        depths[k][jj, ii] = d
+    return [np.where(d > MIN_DEPTH, q / (lat.face_width * np.maximum(d, MIN_DEPTH)), 0.0)
+            for q, d in zip(flows, depths)]
+
+
+def _shifted(arr, face, dy, dx):
+    """arr (a face array) at the faces of `face` (a slice pair) moved by (dy, dx), 0 past the edge."""
+    padded = np.pad(arr, 1)
+    (r0, r1, _), (c0, c1, _) = (sl.indices(n) for sl, n in zip(face, arr.shape))
+    return padded[r0 + 1 + dy:r1 + 1 + dy, c0 + 1 + dx:c1 + 1 + dx]
+
+
+def _standing(s: State) -> list[np.ndarray]:
+    """The flows as a substep finds them: a wall's face carries nothing, whatever it held (a side opened
+    before, the flow setters), nor does a face joining no cell of the grid."""
+    ny, nx = s.water.shape
+    out = [q.copy() for q in s.flows()]
+    arr, i, j = boundary_faces(nx, ny, s.hexagonal)
+    for k, ii, jj in zip(arr[s.table["kind"] == WALL], i[s.table["kind"] == WALL], j[s.table["kind"] == WALL]):
+        out[k][jj, ii] = 0.0
+    if s.hexagonal:
+        out[2][0, 0] = out[2][ny, nx] = 0.0
+    return out
+
+
+def advection(s: State, dt: float, cap: float) -> list[np.ndarray]:
+    """The momentum advection of every interior face, d(q u)/dx summed over the lattice's axes in flux
+    form on the staggered grid (Stelling & Duinmeijer 2003): along a face's own axis the flux through
+    each of its two cells is the cell's mean discharge times the upwind velocity of the two faces; across
+    it, the flux between the face and its parallel neighbour is the mean of the two discharges joining
+    them times the upwind one of their velocities. Volume rate per second (world units^3/s^2), to be
+    multiplied by dt and taken from the flow; 0 on boundary faces. The hex lattice's three axes form a
+    tight frame, so each sum is weighted 2/3."""
+    lat, (ny, nx) = s.lattice, s.water.shape
+    w, weight = lat.face_width, (2.0 / 3.0 if s.hexagonal else 1.0)
+    flows, vel = _standing(s), _face_velocities(s, cap)
+    axes = range(3 if s.hexagonal else 2)
+    out = [np.zeros_like(q) for q in flows]
+    for k, face, a, b in _pairs(ny, nx, s.hexagonal):
+        q_in, q_out = _cell_faces(flows, ny, nx, k)
+        u_in, u_out = _cell_faces(vel, ny, nx, k)
+        mean = 0.5 * (q_in + q_out) / w                 # per unit width, at the cells
+        flux = mean * np.where(mean > 0, u_in, u_out)
+        total = flux[b] - flux[a]
+        u = vel[k][face]
+        for m in axes:
+            if m == k:
+                continue
+            dy, dx = AXES[m]
+            m_in, m_out = _cell_faces(flows, ny, nx, m)
+            ahead, behind = 0.5 * (m_out[a] + m_out[b]) / w, 0.5 * (m_in[a] + m_in[b]) / w
+            u_ahead, u_behind = _shifted(vel[k], face, dy, dx), _shifted(vel[k], face, -dy, -dx)
+            total = total + ahead * np.where(ahead > 0, u, u_ahead) - behind * np.where(behind > 0, u_behind, u)
+        out[k][face] = weight * total * w / lat.pipe_length
+    return out
+
+
+def smoothing_weight(params: WaterParams, lat: Lattice, dt: float, depth: float) -> float:
+    """1 - theta of de Almeida et al. (2012) for a substep of dt on water `depth` deep: (1 - THETA) at a
+    Courant number sqrt(g depth) dt / l of COURANT_0 and below it in proportion, so the weighting smooths
+    as much per second whatever the substep."""
+    courant = dt * math.sqrt(params.gravity * max(depth, 0.0)) / lat.pipe_length
+    return (1.0 - THETA) * min(courant / COURANT_0, 1.0)
+
+
+def smoothed(s: State, rest: float) -> list[np.ndarray]:
+    """The flows with de Almeida's weighting against the grid-scale ripple: (1 - rest) q + rest / 2 times
+    the two faces beside it on its axis; interior faces only."""
+    ny, nx = s.water.shape
+    flows = _standing(s)
+    out = [q.copy() for q in flows]
+    for k, face, a, b in _pairs(ny, nx, s.hexagonal):
+        q_in, q_out = _cell_faces(flows, ny, nx, k)
+        out[k][face] = (1.0 - rest) * flows[k][face] + 0.5 * rest * (q_in[a] + q_out[b])
+    return out
+
+
+def accelerate(s: State, dt: float, smoothing: float | None = None) -> list[np.ndarray]:
+    """Accelerated (not yet scaled) flows, boundary faces by their table entry. With inertia, `smoothing`
+    is de Almeida's weight (smoothing_weight; by default for the deepest water now)."""
     p, lat = s.params, s.lattice
     ny, nx = s.water.shape
-    z, eta = s.terrain, s.terrain + s.water
+    z, h = s.terrain, s.water
+    eta = z + h
     cap = face_depth_cap(p, lat, dt)
     out = [np.zeros_like(q) for q in s.flows()]
+    if p.inertia:
+        if smoothing is None:
+            smoothing = smoothing_weight(p, lat, dt, float(h.max()))
+        start, adv = smoothed(s, smoothing), advection(s, dt, cap)
     for k, face, a, b in _pairs(ny, nx, s.hexagonal):
         depth = face_depth(eta[a], eta[b], z[a], z[b], cap)
-        out[k][face] = pipe_flow(p, lat, dt, s.flows()[k][face], depth, eta[a], eta[b])
+        if p.inertia:
+            depth = inertia_depth(h[a], h[b], depth)
+            out[k][face] = pipe_flow(p, lat, dt, start[k][face], depth, eta[a], eta[b], dt * adv[k][face],
+                                     s.flows()[k][face])
+        else:
+            out[k][face] = pipe_flow(p, lat, dt, s.flows()[k][face], depth, eta[a], eta[b])
     arr, i, j, cx, cy, sign = _boundary_cells(s)
     kind, value = s.table["kind"], s.table["value"].astype(np.float64)
     q_old = np.array([s.flows()[k][jj, ii] for k, ii, jj in zip(arr, i, j)])
@@ -226,11 +356,12 @@ def move(s: State, flows, dt: float) -> np.ndarray:
     return np.maximum(s.water + dt / s.lattice.cell_area * net, 0.0)
 
 
-def step(s: State, dt: float, substeps: int = 1) -> State:
-    """Advance `s` in place by dt in `substeps` equal substeps (no stability check here)."""
+def step(s: State, dt: float, substeps: int = 1, smoothing: float | None = None) -> State:
+    """Advance `s` in place by dt in `substeps` equal substeps (no stability check here); `smoothing`:
+    accelerate's."""
     h = dt / substeps
     for _ in range(substeps):
-        flows, crossed = scale_outflow(s, accelerate(s, h), h)
+        flows, crossed = scale_outflow(s, accelerate(s, h, smoothing), h)
         s.water = move(s, flows, h)
         s.flow_x, s.flow_y = flows[0], flows[1]
         if s.hexagonal:

@@ -1,6 +1,6 @@
 // The water model's arithmetic, each piece once (docs/design.md, "The model"). Every water kernel is
 // a schedule that calls these functions; hydro/reference/water.py states each of them in float64.
-// Needs PIPE_AREA_DEPTH, MANNING (and HEX, for the faces of a cell).
+// Needs PIPE_AREA_DEPTH, MANNING, INERTIA (and HEX, for the faces of a cell and the lattice's axes).
 #include "common/boundary_table.glsl"
 
 uniform float u_dt;                 // substep, s
@@ -9,6 +9,9 @@ uniform float u_friction_factor;    // (1 - friction)^dt, worked out on the CPU
 uniform float u_flow_gain;          // dt g / l times w (depth mode) or times the constant pipe area
 uniform float u_max_face_depth;     // the deepest pipe the substep is stable for (params.stable_face_depth)
 uniform float u_manning_gain;       // dt g n^2 / w (MANNING)
+uniform float u_smoothing;          // 1 - theta of de Almeida et al. 2012, scaled to the substep (INERTIA)
+uniform float u_advection_gain;     // dt / l, times 2/3 on the hex lattice (its axes' tight frame) (INERTIA)
+uniform float u_face_width;         // w (INERTIA)
 
 // A face's flow depth: the water above the higher bed, on the side of the higher surface (Bates et al.
 // 2010), so a dry side or a step up in the bed narrows the pipe and a lake at rest stays still; capped
@@ -37,6 +40,74 @@ float pipe_flow(float q, float depth, float eta_a, float eta_b) {
 #endif
     return flow;
 }
+
+#if INERTIA
+// Inertia: the face flows carry momentum (docs/design.md, "Inertia"). A face's momentum and its
+// pressure work with the mean of its two columns' depths (so the pressure term conserves momentum and
+// shocks run at the right speed), no more than its flow depth.
+float inertia_depth(float h_a, float h_b, float depth) {
+    precise float mean = 0.5 * (h_a + h_b);
+    return min(mean, depth);
+}
+
+// A face's velocity: its flow over w times its inertia depth; 0 below MIN_DEPTH (a film carries no
+// momentum).
+#define MIN_DEPTH 1e-4
+float face_velocity(float q, float depth) {
+    precise float speed = q / (u_face_width * depth);
+    return depth > MIN_DEPTH ? speed : 0.0;
+}
+
+// The momentum a side of a face's control volume passes on: the mean of the two flows across it
+// (volume rate) times the velocity upwind of it, `behind` where the mean runs forward.
+float momentum_flux(float q_1, float q_2, float u_behind, float u_ahead) {
+    precise float across = 0.5 * (q_1 + q_2);
+    precise float flux = across * (across > 0.0 ? u_behind : u_ahead);
+    return flux;
+}
+
+// What a face needs of its neighbours: along its axis the faces before and after it; across it, per
+// other axis of the lattice, the flows leaving and entering its two cells (a, b) along that axis and the
+// velocities of its parallel faces behind and ahead.
+#if HEX
+#define ACROSS 2
+#else
+#define ACROSS 1
+#endif
+struct FaceStencil {
+    float q, q_before, q_after;
+    float u, u_before, u_after;
+    float out_a[ACROSS], out_b[ACROSS], in_a[ACROSS], in_b[ACROSS], u_behind[ACROSS], u_ahead[ACROSS];
+};
+
+// The momentum a face's flow loses to advection over the substep (volume rate): the flux form on the
+// staggered grid (Stelling & Duinmeijer 2003), along its axis through its two cells, across it through
+// the sides it shares with its parallel faces; upwind.
+float advected(FaceStencil f) {
+    precise float total = momentum_flux(f.q, f.q_after, f.u, f.u_after) - momentum_flux(f.q_before, f.q, f.u_before, f.u);
+    for (int m = 0; m < ACROSS; m++)
+        total += momentum_flux(f.out_a[m], f.out_b[m], f.u, f.u_ahead[m])
+               - momentum_flux(f.in_a[m], f.in_b[m], f.u_behind[m], f.u);
+    precise float lost = u_advection_gain * total;
+    return lost;
+}
+
+// The pipe flow with inertia: the flow smoothed against the grid-scale ripple (de Almeida et al. 2012:
+// (1 - s) q + s / 2 (q_before + q_after)), less what advection carried away, accelerated by the
+// surface difference over the inertia depth.
+float inertial_flow(FaceStencil f, float depth, float eta_a, float eta_b) {
+    precise float smoothed = (1.0 - u_smoothing) * f.q + 0.5 * u_smoothing * (f.q_before + f.q_after);
+#if PIPE_AREA_DEPTH
+    precise float flow = smoothed * u_friction_factor - advected(f) + (u_flow_gain * depth) * (eta_a - eta_b);
+#else
+    precise float flow = smoothed * u_friction_factor - advected(f) + u_flow_gain * (eta_a - eta_b);
+#endif
+#if MANNING
+    flow /= manning_divisor(f.q, depth);
+#endif
+    return flow;
+}
+#endif
 
 // The same for columns of surface eta and bed z.
 float surface_flow(float q, float eta_a, float eta_b, float z_a, float z_b) {

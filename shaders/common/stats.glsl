@@ -1,11 +1,15 @@
 // Totals and extremes of the water state, reduced on the GPU in two passes (tiles, then one group).
 // volume: sum of depths in fp64 (times the cell area on the CPU); max_depth and min_terrain (the lowest
 // bed on the grid's edge, where level faces are) feed the stable-substep bound.
-struct Stats { double depth_sum; float max_depth; float min_terrain; };
+// max_speed (SPEED): the fastest water, world units/s, an upper bound of each cell's speed (the sum over
+// the lattice's axes of its mean face velocity) in cells deeper than SPEED_DEPTH; films are left out,
+// the outflow scale keeps them within a cell a substep.
+struct Stats { double depth_sum; float max_depth; float min_terrain; float max_speed; float unused; };
 #define STATS_GROUP 256
 shared double s_sum[STATS_GROUP];
 shared float s_max[STATS_GROUP];
 shared float s_min[STATS_GROUP];
+shared float s_speed[STATS_GROUP];
 
 // Tree reduction of the shared arrays into slot 0; every invocation of the group must call it.
 void reduce_shared(uint i) {
@@ -15,6 +19,7 @@ void reduce_shared(uint i) {
             s_sum[i] += s_sum[i + stride];
             s_max[i] = max(s_max[i], s_max[i + stride]);
             s_min[i] = min(s_min[i], s_min[i + stride]);
+            s_speed[i] = max(s_speed[i], s_speed[i + stride]);
         }
         barrier();
     }

@@ -29,7 +29,11 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 #include "common/booked.glsl"
 #endif
 
-#define HALO (2 * STEPS)
+// A substep narrows the region a workgroup works out correctly by REACH cells on each side: two (a
+// face needs its two cells, the move its neighbours' K), three with inertia (a face also needs the faces
+// beside it and their cells).
+#define REACH (2 + INERTIA)
+#define HALO (REACH * STEPS)
 #define W2 (TILE_X + 2 * HALO)      // texels per row of the tile with its halo
 #define H2 (TILE_Y + 2 * HALO)
 #define THREADS (W2 * H2)
@@ -47,12 +51,19 @@ uniform ivec2 u_first_tile;
 
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
 // texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
-shared vec2 s_hz[THREADS];          // depth, bed (INTERIOR: surface, bed)
+shared vec2 s_hz[THREADS];          // depth, bed (SURFACE: surface, bed)
 shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
 #if HEX
 shared float s_qz[THREADS];
 #endif
 shared float s_k[THREADS];          // the cell's outflow scale (1 outside the grid)
+#if INERTIA
+shared vec3 s_q0[THREADS];          // the texel's faces' flows at the substep's start (x, y, hex z)
+shared vec3 s_u[THREADS];           // and their velocities
+#endif
+// The INTERIOR program keeps each column's surface in shared memory, added once rather than once per
+// face (the same sum, the same bits); inertia needs the depth.
+#define SURFACE (INTERIOR && !INERTIA)
 
 #define DX 1                        // index steps to the texel at x + 1 and at y + 1
 #define DY W2
@@ -66,13 +77,83 @@ bool g_interior;
 // The accelerated flow of a face from cell `from` (column a as s_hz holds it) to `to` (column b),
 // boundary table entry bi.
 float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
-#if INTERIOR
+#if SURFACE
     return surface_flow(q, a.x, b.x, a.y, b.y);     // each column adds its surface once, not once a face
+#elif INTERIOR
+    return interior_flow(q, a.y, a.x, b.y, b.x);
 #else
     if (g_interior) return interior_flow(q, a.y, a.x, b.y, b.x);
     return face_flow(q, inside(from), inside(to), bi, a.y, a.x, b.y, b.x);
 #endif
 }
+
+#if INERTIA
+// The lattice's axes: the texel offset across a face's positive direction (x, y, hex z), in shared
+// memory index steps and as cells.
+const ivec2 AXIS[3] = ivec2[3](ivec2(1, 0), ivec2(0, 1), ivec2(-1, 1));
+int step_of(ivec2 d) { return d.x * DX + d.y * DY; }
+
+// The cells face (texel) f of axis k joins, a -> b = a + AXIS[k]; and the faces entering and leaving a
+// cell along axis m (as texels).
+ivec2 from_cell(int k) { return k == 0 ? ivec2(-1, 0) : ivec2(0, -1); }
+ivec2 entering_face(int m) { return m == 2 ? ivec2(1, 0) : ivec2(0); }
+ivec2 leaving_face(int m) { return m == 0 ? ivec2(1, 0) : ivec2(0, 1); }
+
+// The velocity of a face between columns a and b (as s_hz holds them) of flow q: a boundary face takes
+// its inside column for both sides, a face with no cell in the grid has none.
+float speed(float q, vec2 a, vec2 b, bool a_in, bool b_in) {
+    if (!(a_in || b_in)) return 0.0;
+    vec2 ca = a_in ? a : b, cb = b_in ? b : a;
+    float depth = inertia_depth(ca.x, cb.x, face_depth(ca.y + ca.x, cb.y + cb.x, ca.y, cb.y));
+    return face_velocity(q, depth);
+}
+
+// The velocities of texel c's faces (region index i) from their flows q0.
+vec3 speeds(int i, ivec2 c, vec3 q0) {
+    vec2 own = s_hz[i];
+    bool c_in = g_interior || inside(c);
+    vec3 u;
+    for (int k = 0; k < 2 + HEX; k++) {
+        ivec2 a = c + from_cell(k), b = a + AXIS[k];
+        u[k] = speed(q0[k], s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + AXIS[k])],
+                     g_interior || inside(a), g_interior || inside(b));
+    }
+    return u;
+}
+
+// The accelerated flow of texel i's interior face of axis k with inertia, from shared memory.
+float inertial_face(int i, int k) {
+    int a = i + step_of(from_cell(k)), b = a + step_of(AXIS[k]);
+    FaceStencil st;
+    st.q = s_q0[i][k];
+    st.u = s_u[i][k];
+    int before = a + step_of(entering_face(k)), after = b + step_of(leaving_face(k));
+    st.q_before = s_q0[before][k];
+    st.u_before = s_u[before][k];
+    st.q_after = s_q0[after][k];
+    st.u_after = s_u[after][k];
+    int j = 0;
+    for (int m = 0; m < 2 + HEX; m++) {
+        if (m == k) continue;
+        st.out_a[j] = s_q0[a + step_of(leaving_face(m))][m];
+        st.out_b[j] = s_q0[b + step_of(leaving_face(m))][m];
+        st.in_a[j] = s_q0[a + step_of(entering_face(m))][m];
+        st.in_b[j] = s_q0[b + step_of(entering_face(m))][m];
+        st.u_ahead[j] = s_u[i + step_of(AXIS[m])][k];
+        st.u_behind[j] = s_u[i - step_of(AXIS[m])][k];
+        j++;
+    }
+    vec2 ca = s_hz[a], cb = s_hz[b];
+    float depth = inertia_depth(ca.x, cb.x, face_depth(ca.y + ca.x, cb.y + cb.x, ca.y, cb.y));
+    return inertial_flow(st, depth, ca.y + ca.x, cb.y + cb.x);
+}
+
+// Whether the face of axis k at texel c joins two cells of the grid.
+bool interior_face(int k, ivec2 c) {
+    ivec2 a = c + from_cell(k);
+    return g_interior || (inside(a) && inside(a + AXIS[k]));
+}
+#endif
 
 // Whether texel c has an x, y (and z) face: one of the grid's (ghosts in walled calls have theirs).
 bool has_x(ivec2 c) { return g_interior || (c.x >= 0 && c.x <= u_size.x && c.y >= 0 && c.y < u_size.y); }
@@ -114,12 +195,19 @@ void main() {
 #else
     float z = cell ? t.w : 0.0;
 #endif
-#if INTERIOR
+#if SURFACE
     vec2 own = vec2(z + h, z);
 #else
     vec2 own = vec2(h, z);
 #endif
     s_hz[i] = own;
+#if INERTIA
+#if HEX
+    s_q0[i] = t.yzw;
+#else
+    s_q0[i] = vec3(t.yz, 0.0);
+#endif
+#endif
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
     bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
 #if !INTERIOR
@@ -135,22 +223,34 @@ void main() {
 #endif
     barrier();
 
-    // Substep s reads the texels at least m = 2 s from the region's edge (all of it for the first)
-    // and settles those at least m + 2 from it: the last substep, the tile's.
+    // Substep s reads the texels at least m = REACH s from the region's edge (all of it for the first)
+    // and settles those at least m + REACH from it: the last substep, the tile's.
     float rate = move_rate();
     for (int s = 0; s < STEPS; s++) {
-        int m = 2 * s;
+        int m = REACH * s, lo = m + 1 + INERTIA, hi = m + INERTIA;
+        bool faces = all(greaterThanEqual(l, ivec2(lo))) && l.x < W2 - hi && l.y < H2 - hi;
+        bool halo1 = all(greaterThanEqual(l, ivec2(lo))) && l.x < W2 - 1 - hi && l.y < H2 - 1 - hi;
+        bool moving = all(greaterThanEqual(l, ivec2(lo + 1))) && l.x < W2 - 2 - hi && l.y < H2 - 2 - hi;
+#if INERTIA
+        // 1b. the velocities of this texel's faces (those the faces' stencils read)
+        if (all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m) s_u[i] = speeds(i, c, s_q0[i]);
+        barrier();
+#endif
         // 2. the accelerated flows of this texel's faces (every face of the region the move reads)
-        bool faces = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m;
-        bool halo1 = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - 1 - m && l.y < H2 - 1 - m;
-        bool moving = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - 2 - m && l.y < H2 - 2 - m;
         vec2 q = vec2(0.0);             // this texel's faces: x (from the left), y (from below)
         if (faces) {
             q.x = has_x(c) ? accelerate(t.y, left, c, s_hz[i - DX], own, boundary_x(c)) : 0.0;
             q.y = has_y(c) ? accelerate(t.z, below, c, s_hz[i - DY], own, boundary_y(c)) : 0.0;
+#if INERTIA
+            if (interior_face(0, c)) q.x = inertial_face(i, 0);
+            if (interior_face(1, c)) q.y = inertial_face(i, 1);
+#endif
             s_qxy[i] = q;
 #if HEX
             s_qz[i] = has_z(c) ? accelerate(t.w, below, left, s_hz[i - DY], s_hz[i - DX], boundary_z(c)) : 0.0;
+#if INERTIA
+            if (interior_face(2, c)) s_qz[i] = inertial_face(i, 2);
+#endif
 #endif
         }
         barrier();
@@ -204,12 +304,15 @@ void main() {
         if (!last) {
             // the next substep's columns: phase 2 read s_hz before the last two barriers
             if (moving) {
-#if INTERIOR
+#if SURFACE
                 own = vec2(z + h, z);
 #else
                 own = vec2(h, z);
 #endif
                 s_hz[i] = own;
+#if INERTIA
+                s_q0[i] = vec3(t.yz, HEX == 1 ? t.w : 0.0);
+#endif
             }
             barrier();
         } else if (owned && texel) {

@@ -1,18 +1,19 @@
 #version 430
 // CellWise._accelerate, the first pass of the cell-wise kernel (hydro/water_kernels.py): each cell
-// accelerates all its faces (common/model.glsl's interior_flow), stores the ones it owns (its left and
-// bottom faces; hex also its z_out) and records its outflow scale for cells_move.comp. A face between
-// two cells is worked out by both, with the same arithmetic, hence to the same bits. Boundary faces
-// were accelerated beforehand (cells_boundary.comp) and are taken as stored. An invocation walks
-// CELL_ROWS cells up a column, carrying the face between two of them.
+// accelerates all its faces (common/model.glsl's interior_flow, with inertia inertial_flow), stores the
+// ones it owns (its left and bottom faces; hex also its z_out) and records its outflow scale for
+// cells_move.comp. A face between two cells is worked out by both, with the same arithmetic, hence to
+// the same bits. Boundary faces were accelerated beforehand into the accelerated flows
+// (cells_boundary.comp) and are taken from there. An invocation walks CELL_ROWS cells up a column,
+// carrying the face between two of them.
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict writeonly image2D u_scale_out;     // K per cell
-layout(std430, binding = B_FLOW_X_TMP) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
-layout(std430, binding = B_FLOW_Y_TMP) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
+layout(std430, binding = B_FLOW_X_TMP) restrict buffer FlowXOut { float u_flow_x_out[]; };
+layout(std430, binding = B_FLOW_Y_TMP) restrict buffer FlowYOut { float u_flow_y_out[]; };
 // The input flows: storage buffers, or (BUFFER_VIEWS) r32f buffer-texture views of the same buffers,
 // which CPU rasterisers load faster (hydro/_native.py BufferViews).
 #if BUFFER_VIEWS
@@ -35,16 +36,90 @@ layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_fl
 #endif
 #endif
 #if HEX
-layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
+layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 
 float depth_at(ivec2 c) { return imageLoad(u_water, c).r; }
 
-// A face's accelerated flow, or its stored value where it is a boundary face. Both operands are worked
-// out whatever the face: a CPU rasteriser pays more for a branch around a load than for the load.
-float cell_face(float q, bool boundary, float z_a, float h_a, float z_b, float h_b) {
+#if INERTIA
+// The lattice's axes: the cell offset across a face's positive direction (x, y, hex z).
+const ivec2 AXIS[3] = ivec2[3](ivec2(1, 0), ivec2(0, 1), ivec2(-1, 1));
+
+// The flow of face f of axis k, 0 where there is no such face.
+float flow_of(int k, ivec2 f) {
+    ivec2 n = u_size;
+    if (k == 0) return (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y) ? FLOW_X_IN(index_x(f)) : 0.0;
+    if (k == 1) return (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y) ? FLOW_Y_IN(index_y(f)) : 0.0;
+#if HEX
+    return (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y) ? FLOW_Z_IN(index_z(f)) : 0.0;
+#else
+    return 0.0;
+#endif
+}
+
+// The cells face f of axis k joins, a -> b = a + AXIS[k]; and the faces entering and leaving a cell.
+ivec2 from_cell(int k, ivec2 f) { return f - (k == 0 ? ivec2(1, 0) : ivec2(0, 1)); }
+ivec2 entering_face(int k, ivec2 c) { return c + (k == 2 ? ivec2(1, 0) : ivec2(0)); }
+ivec2 leaving_face(int k, ivec2 c) { return c + (k == 0 ? ivec2(1, 0) : ivec2(0, 1)); }
+
+// The velocity of face f of axis k: a boundary face takes its inside column for both sides; a face
+// with no cell in the grid has none.
+float velocity_of(int k, ivec2 f) {
+    ivec2 a = from_cell(k, f), b = a + AXIS[k];
+    bool a_in = inside(a), b_in = inside(b);
+    if (!(a_in || b_in)) return 0.0;
+    ivec2 ca = a_in ? a : b, cb = b_in ? b : a;
+    float z_a = terrain_at(ca), h_a = depth_at(ca), z_b = terrain_at(cb), h_b = depth_at(cb);
+    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
+    return face_velocity(flow_of(k, f), depth);
+}
+
+// The accelerated flow of interior face f of axis k, with inertia.
+float inertial_face(int k, ivec2 f) {
+    ivec2 a = from_cell(k, f), b = a + AXIS[k];
+    FaceStencil st;
+    st.q = flow_of(k, f);
+    st.q_before = flow_of(k, entering_face(k, a));
+    st.q_after = flow_of(k, leaving_face(k, b));
+    st.u = velocity_of(k, f);
+    st.u_before = velocity_of(k, entering_face(k, a));
+    st.u_after = velocity_of(k, leaving_face(k, b));
+    int j = 0;
+    for (int m = 0; m < 2 + HEX; m++) {
+        if (m == k) continue;
+        st.out_a[j] = flow_of(m, leaving_face(m, a));
+        st.out_b[j] = flow_of(m, leaving_face(m, b));
+        st.in_a[j] = flow_of(m, entering_face(m, a));
+        st.in_b[j] = flow_of(m, entering_face(m, b));
+        st.u_ahead[j] = velocity_of(k, f + AXIS[m]);
+        st.u_behind[j] = velocity_of(k, f - AXIS[m]);
+        j++;
+    }
+    float z_a = terrain_at(a), h_a = depth_at(a), z_b = terrain_at(b), h_b = depth_at(b);
+    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
+    return inertial_flow(st, depth, z_a + h_a, z_b + h_b);
+}
+#endif
+
+// The accelerated flow cells_boundary.comp left at boundary face f of axis k.
+float boundary_accelerated(int k, ivec2 f) {
+#if HEX
+    if (k == 2) return u_flow_z_out[index_z(f)];
+#endif
+    return k == 0 ? u_flow_x_out[index_x(f)] : u_flow_y_out[index_y(f)];
+}
+
+// A face's accelerated flow (axis k, face f, flow q): an interior one's, or where it is a boundary face
+// what cells_boundary.comp worked out. Both operands are worked out whatever the face: a CPU rasteriser
+// pays more for a branch around a load than for the load.
+float cell_face(float q, bool boundary, float z_a, float h_a, float z_b, float h_b, int k, ivec2 f) {
+    float edge = boundary_accelerated(k, f);
+#if INERTIA
+    return boundary ? edge : inertial_face(k, f);
+#else
     float accelerated = interior_flow(q, z_a, h_a, z_b, h_b);
-    return boundary ? q : accelerated;
+    return boundary ? edge : accelerated;
+#endif
 }
 
 void main() {
@@ -53,22 +128,23 @@ void main() {
     ivec2 n = u_size, dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, n.y);
     float z = terrain_at(c), h = depth_at(c);          // this cell's bed and depth, carried up the column
-    float bottom = cell_face(FLOW_Y_IN(index_y(c)), c.y == 0, terrain_at(c - dy), depth_at(c - dy), z, h);
+    float bottom = cell_face(FLOW_Y_IN(index_y(c)), c.y == 0, terrain_at(c - dy), depth_at(c - dy), z, h, 1, c);
     for (; c.y < stop; ++c.y) {
         float z_up = terrain_at(c + dy), h_up = depth_at(c + dy);
         Faces f;
-        f.left = cell_face(FLOW_X_IN(index_x(c)), c.x == 0, terrain_at(c - dx), depth_at(c - dx), z, h);
-        f.right = cell_face(FLOW_X_IN(index_x(c + dx)), c.x == n.x - 1, z, h, terrain_at(c + dx), depth_at(c + dx));
+        f.left = cell_face(FLOW_X_IN(index_x(c)), c.x == 0, terrain_at(c - dx), depth_at(c - dx), z, h, 0, c);
+        f.right = cell_face(FLOW_X_IN(index_x(c + dx)), c.x == n.x - 1, z, h, terrain_at(c + dx), depth_at(c + dx),
+                            0, c + dx);
         f.bottom = bottom;
-        f.top = cell_face(FLOW_Y_IN(index_y(c + dy)), c.y == n.y - 1, z, h, z_up, h_up);
+        f.top = cell_face(FLOW_Y_IN(index_y(c + dy)), c.y == n.y - 1, z, h, z_up, h_up, 1, c + dy);
         u_flow_x_out[index_x(c)] = f.left;
         u_flow_y_out[index_y(c)] = f.bottom;
 #if HEX
         ivec2 in_from = c + dx - dy, out_to = c - dx + dy;
         f.z_in = cell_face(FLOW_Z_IN(index_z(c + dx)), c.x == n.x - 1 || c.y == 0,
-                           terrain_at(in_from), depth_at(in_from), z, h);
+                           terrain_at(in_from), depth_at(in_from), z, h, 2, c + dx);
         f.z_out = cell_face(FLOW_Z_IN(index_z(c + dy)), c.x == 0 || c.y == n.y - 1,
-                            z, h, terrain_at(out_to), depth_at(out_to));
+                            z, h, terrain_at(out_to), depth_at(out_to), 2, c + dy);
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
         imageStore(u_scale_out, c, vec4(outflow_scale(h, outgoing(f))));

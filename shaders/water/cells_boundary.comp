@@ -5,8 +5,8 @@
 // BOOK, after the cell passes: scale each face by its inside cell's outflow scale (upwind_scaled, K = 1
 //   outside), book what crossed it and store it in the flows.
 // ACCELERATE, before them: re-impose or accelerate each face against the outside (the boundary face
-//   rule) and store it in the flows (cells_accelerate.comp takes boundary faces as stored) and in the
-//   accelerated flows *_TMP (the last column's and row's outer faces have no other writer).
+//   rule) into the accelerated flows *_TMP, where cells_accelerate.comp takes it; the flows keep the
+//   face as the last substep left it, which the faces beside it read.
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
@@ -60,8 +60,26 @@ void main() {
     if (p.array == 2) q = u_flow_z[i];
 #endif
 #endif
+#if BOOK
+    if (p.array == 0) u_flow_x[i] = q;
+    if (p.array == 1) u_flow_y[i] = q;
+#if HEX
+    if (p.array == 2) u_flow_z[i] = q;
+#endif
+#endif
 #if ACCELERATE
     BoundaryFace face = u_boundary[b];
+#if !BOOK
+    // a call's first substep: a wall carries nothing, whatever its face held (a side opened before, the
+    // flow setters), and the faces beside it see that
+    if (face.kind == BC_WALL) {
+        if (p.array == 0) u_flow_x[i] = 0.0;
+        if (p.array == 1) u_flow_y[i] = 0.0;
+#if HEX
+        if (p.array == 2) u_flow_z[i] = 0.0;
+#endif
+    }
+#endif
     float z = terrain_at(c);
     q = boundary_face_flow(q, face, enters, z, z + imageLoad(u_water, c).r);
     if (p.array == 0) u_flow_x_tmp[i] = q;
@@ -69,10 +87,5 @@ void main() {
 #if HEX
     if (p.array == 2) u_flow_z_tmp[i] = q;
 #endif
-#endif
-    if (p.array == 0) u_flow_x[i] = q;
-    if (p.array == 1) u_flow_y[i] = q;
-#if HEX
-    if (p.array == 2) u_flow_z[i] = q;
 #endif
 }

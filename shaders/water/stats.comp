@@ -15,11 +15,36 @@ layout(std430, binding = B_PARTIALS) restrict writeonly buffer Partials { Stats 
 
 bool on_edge(ivec2 c) { return c.x == 0 || c.y == 0 || c.x == u_size.x - 1 || c.y == u_size.y - 1; }
 
+#if SPEED
+layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowX { float u_flow_x[]; };
+layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow_y[]; };
+#if HEX
+layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZ { float u_flow_z[]; };
+#endif
+uniform float u_face_width;
+#define SPEED_DEPTH 0.01
+int index_x(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
+int index_y(ivec2 f) { return f.y * u_size.x + f.x; }
+
+// The sum over the axes of cell c's mean face velocity, for a column h deep.
+float speed_at(ivec2 c, float h) {
+    if (h <= SPEED_DEPTH) return 0.0;
+    float total = abs(u_flow_x[index_x(c)] + u_flow_x[index_x(c + ivec2(1, 0))])
+                + abs(u_flow_y[index_y(c)] + u_flow_y[index_y(c + ivec2(0, 1))]);
+#if HEX
+    total += abs(u_flow_z[index_x(c + ivec2(1, 0))] + u_flow_z[index_x(c + ivec2(0, 1))]);
+#endif
+    return 0.5 * total / (u_face_width * h);
+}
+#else
+float speed_at(ivec2 c, float h) { return 0.0; }
+#endif
+
 #if STATS_ROWS
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * STATS_ROWS);
     double total = 0.0;
-    float hi = 0.0, lo = 3.0e38;
+    float hi = 0.0, lo = 3.0e38, fast = 0.0;
     if (inside(c)) {
         int stop = min(c.y + STATS_ROWS, u_size.y);
         for (; c.y < stop; ++c.y) {
@@ -27,10 +52,11 @@ void main() {
             total += double(h);
             hi = max(hi, h);
             lo = min(lo, on_edge(c) ? z : 3.0e38);      // where level faces are
+            fast = max(fast, speed_at(c, h));
         }
     }
     uint width = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    u_partials[gl_GlobalInvocationID.y * width + gl_GlobalInvocationID.x] = Stats(total, hi, lo);
+    u_partials[gl_GlobalInvocationID.y * width + gl_GlobalInvocationID.x] = Stats(total, hi, lo, fast, 0.0);
 }
 #else
 uniform int u_walk;                 // tiles each workgroup walks up the grid
@@ -39,18 +65,21 @@ void main() {
     uint i = gl_LocalInvocationIndex;
     ivec2 c = ivec2(gl_GlobalInvocationID.x, int(gl_WorkGroupID.y) * LOCAL_SIZE * u_walk + int(gl_LocalInvocationID.y));
     double total = 0.0;
-    float hi = 0.0, lo = 3.0e38;
+    float hi = 0.0, lo = 3.0e38, fast = 0.0;
     for (int k = 0; k < u_walk; ++k, c.y += LOCAL_SIZE) {
         if (!inside(c)) continue;
         float h = imageLoad(u_water, c).r;
         total += double(h);
         hi = max(hi, h);
         if (on_edge(c)) lo = min(lo, imageLoad(u_terrain, c).r);      // where level faces are
+        fast = max(fast, speed_at(c, h));
     }
     s_sum[i] = total;
     s_max[i] = hi;
     s_min[i] = lo;
+    s_speed[i] = fast;
     reduce_shared(i);
-    if (i == 0) u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0]);
+    if (i == 0)
+        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0], s_speed[0], 0.0);
 }
 #endif

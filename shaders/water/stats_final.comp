@@ -11,16 +11,18 @@ uniform int u_count;                // number of tile records
 void main() {
     uint i = gl_LocalInvocationIndex;
     double total = 0.0;
-    float hi = 0.0, lo = 3.0e38;
+    float hi = 0.0, lo = 3.0e38, fast = 0.0;
     for (int k = int(i); k < u_count; k += STATS_GROUP) {
         Stats s = u_partials[k];
         total += s.depth_sum;
         hi = max(hi, s.max_depth);
         lo = min(lo, s.min_terrain);
+        fast = max(fast, s.max_speed);
     }
     s_sum[i] = total;
     s_max[i] = hi;
     s_min[i] = lo;
+    s_speed[i] = fast;
     reduce_shared(i);
-    if (i == 0) u_stats = Stats(s_sum[0], s_max[0], s_min[0]);
+    if (i == 0) u_stats = Stats(s_sum[0], s_max[0], s_min[0], s_speed[0], 0.0);
 }
