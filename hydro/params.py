@@ -116,6 +116,15 @@ def smoothing_weight(dt: float, depth: float, geometry: Geometry, params: WaterP
     return (1.0 - THETA) * min(courant / COURANT_0, 1.0)
 
 
+# With inertia, momentum crosses at most this much of a cell a substep (upwind advection's bound)
+ADVECTIVE_COURANT = 0.5
+
+
+def speed_cap(dt: float, geometry: Geometry) -> float:
+    """The fastest a face's momentum moves in a substep of dt: ADVECTIVE_COURANT l / dt."""
+    return ADVECTIVE_COURANT * geometry.pipe_length / dt
+
+
 def stable_face_depth(dt: float, geometry: Geometry, params: WaterParams) -> float:
     """The deepest pipe (h_face, world units) a substep of dt is stable for in depth mode: the bound of
     `stable` solved for h, with K/S = g h w / (l S). The pipe equations cap h_face here, so water that

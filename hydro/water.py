@@ -24,7 +24,7 @@ from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
-from .params import Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
+from .params import ADVECTIVE_COURANT, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_stats import StatsReduction
 
@@ -32,9 +32,6 @@ AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable 
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
-
-
-ADVECTIVE_COURANT = 0.5    # with inertia, the fastest water crosses at most this much of a cell a substep
 
 
 def check_kernel(kernel, inertia=False):

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _gl, _native
 from . import water_plan as plan
-from .params import Geometry, WaterParams, stable_face_depth
+from .params import Geometry, WaterParams, speed_cap, stable_face_depth
 
 
 class WaterState:
@@ -96,7 +96,7 @@ class WaterState:
                     u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
                     u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
                     u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self.hexagonal else 1.0),
-                    u_face_width=geo.face_width)
+                    u_face_width=geo.face_width, u_speed_cap=speed_cap(dt, geo))
 
 
 class Kernel:

@@ -79,9 +79,9 @@ class Tuning:
         with inertia the fused kernel and the climb have no inertia, so GPUs take the blocked kernel's
         tile program in every call, on tiles whose halo is three cells a substep."""
         lattice = _HEX if hexagonal else {}
-        if device == "cpu":
+        if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
-                          **{**lattice, **(dict(_HEX_INERTIA if hexagonal else _INERTIA) if inertia else {})})
+                          **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         if inertia:
             return Tuning(one="blocked", many="blocked", **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA)})
         return Tuning(one="fused", many="blocked", **lattice)
@@ -98,6 +98,7 @@ _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_
 _INERTIA = dict(reach=3, blocked=((20, 20), 2), odd=((26, 26), 1), climb_from=None, climb_walled_from=None,
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 2), odd=((20, 20), 1))
+_CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
 
 
 def call_kernel(tuning: Tuning, substeps: int) -> str:

@@ -168,6 +168,8 @@ def _boundary_cells(s: State):
 # to a face's own Courant number so that it smooths as much per second whatever the substep; faces
 # shallower than MIN_DEPTH carry no momentum (their velocity is 0).
 THETA, COURANT_0, MIN_DEPTH = 0.8, 0.5, 1e-4
+# and a face's velocity is at most ADVECTIVE_COURANT cells a substep (upwind advection's bound)
+ADVECTIVE_COURANT = 0.5
 
 # Per lattice axis (x, y and hex z): the cell offset (dy, dx) of the neighbour across a face's positive
 # direction, and the slices of the flows that enter and leave each cell (ny, nx) along it.
@@ -191,9 +193,10 @@ def inertia_depth(h_a, h_b, depth):
     return np.minimum(0.5 * (h_a + h_b), depth)
 
 
-def _face_velocities(s, cap):
+def _face_velocities(s, cap, dt):
     """Each face's velocity (world units / s): flow / (w * its inertia depth), 0 where that is below
-    MIN_DEPTH; a boundary face takes its inside column for both sides, a face with no cell none."""
+    MIN_DEPTH, at most ADVECTIVE_COURANT l / dt; a boundary face takes its inside column for both sides,
+    a face with no cell none."""
     lat, (ny, nx) = s.lattice, s.water.shape
     z, h = s.terrain, s.water
     eta = z + h
@@ -205,7 +208,8 @@ def _face_velocities(s, cap):
     hc, ec, zc = h[cy, cx], eta[cy, cx], z[cy, cx]
     for k, ii, jj, d in zip(arr, i, j, inertia_depth(hc, hc, face_depth(ec, ec, zc, zc, cap))):
         depths[k][jj, ii] = d
-    return [np.where(d > MIN_DEPTH, q / (lat.face_width * np.maximum(d, MIN_DEPTH)), 0.0)
+    top = ADVECTIVE_COURANT * lat.pipe_length / dt
+    return [np.where(d > MIN_DEPTH, np.clip(q / (lat.face_width * np.maximum(d, MIN_DEPTH)), -top, top), 0.0)
             for q, d in zip(flows, depths)]
 
 
@@ -239,7 +243,7 @@ def advection(s: State, dt: float, cap: float) -> list[np.ndarray]:
     tight frame, so each sum is weighted 2/3."""
     lat, (ny, nx) = s.lattice, s.water.shape
     w, weight = lat.face_width, (2.0 / 3.0 if s.hexagonal else 1.0)
-    flows, vel = _standing(s), _face_velocities(s, cap)
+    flows, vel = _standing(s), _face_velocities(s, cap, dt)
     axes = range(3 if s.hexagonal else 2)
     out = [np.zeros_like(q) for q in flows]
     for k, face, a, b in _pairs(ny, nx, s.hexagonal):

@@ -12,6 +12,7 @@ uniform float u_manning_gain;       // dt g n^2 / w (MANNING)
 uniform float u_smoothing;          // 1 - theta of de Almeida et al. 2012, scaled to the substep (INERTIA)
 uniform float u_advection_gain;     // dt / l, times 2/3 on the hex lattice (its axes' tight frame) (INERTIA)
 uniform float u_face_width;         // w (INERTIA)
+uniform float u_speed_cap;          // ADVECTIVE_COURANT l / dt: the fastest a face's momentum moves (INERTIA)
 
 // A face's flow depth: the water above the higher bed, on the side of the higher surface (Bates et al.
 // 2010), so a dry side or a step up in the bed narrows the pipe and a lake at rest stays still; capped
@@ -51,11 +52,12 @@ float inertia_depth(float h_a, float h_b, float depth) {
 }
 
 // A face's velocity: its flow over w times its inertia depth; 0 below MIN_DEPTH (a film carries no
-// momentum).
+// momentum), and no faster than u_speed_cap, so upwind advection is stable whatever a thin film's flow
+// (water pouring off a step can run far faster than its depth tells).
 #define MIN_DEPTH 1e-4
 float face_velocity(float q, float depth) {
     precise float speed = q / (u_face_width * depth);
-    return depth > MIN_DEPTH ? speed : 0.0;
+    return depth > MIN_DEPTH ? clamp(speed, -u_speed_cap, u_speed_cap) : 0.0;
 }
 
 // The momentum a side of a face's control volume passes on: the mean of the two flows across it

@@ -2,8 +2,8 @@
 // volume: sum of depths in fp64 (times the cell area on the CPU); max_depth and min_terrain (the lowest
 // bed on the grid's edge, where level faces are) feed the stable-substep bound.
 // max_speed (SPEED): the fastest water, world units/s, an upper bound of each cell's speed (the sum over
-// the lattice's axes of its mean face velocity) in cells deeper than SPEED_DEPTH; films are left out,
-// the outflow scale keeps them within a cell a substep.
+// the lattice's axes of its mean face velocity) in cells deeper than SPEED_DEPTH; films are left out
+// (the model caps their momentum's speed, params.speed_cap).
 struct Stats { double depth_sum; float max_depth; float min_terrain; float max_speed; float unused; };
 #define STATS_GROUP 256
 shared double s_sum[STATS_GROUP];

@@ -58,8 +58,12 @@ shared float s_qz[THREADS];
 #endif
 shared float s_k[THREADS];          // the cell's outflow scale (1 outside the grid)
 #if INERTIA
-shared vec3 s_q0[THREADS];          // the texel's faces' flows at the substep's start (x, y, hex z)
-shared vec3 s_u[THREADS];           // and their velocities
+shared vec2 s_q0[THREADS];          // the texel's faces' flows at the substep's start (x, y)
+shared vec2 s_u[THREADS];           // and their velocities
+#if HEX
+shared float s_q0z[THREADS];        // the same of its z face
+shared float s_uz[THREADS];
+#endif
 #endif
 // The INTERIOR program keeps each column's surface in shared memory, added once rather than once per
 // face (the same sum, the same bits); inertia needs the depth.
@@ -108,39 +112,54 @@ float speed(float q, vec2 a, vec2 b, bool a_in, bool b_in) {
     return face_velocity(q, depth);
 }
 
-// The velocities of texel c's faces (region index i) from their flows q0.
-vec3 speeds(int i, ivec2 c, vec3 q0) {
-    vec2 own = s_hz[i];
-    bool c_in = g_interior || inside(c);
-    vec3 u;
+// Texel i's face of axis k: its flow at the substep's start, and its velocity.
+float q0_of(int i, int k) {
+#if HEX
+    if (k == 2) return s_q0z[i];
+#endif
+    return s_q0[i][k];
+}
+
+float u_of(int i, int k) {
+#if HEX
+    if (k == 2) return s_uz[i];
+#endif
+    return s_u[i][k];
+}
+
+// The velocities of texel c's faces (region index i) into s_u (and s_uz).
+void store_speeds(int i, ivec2 c) {
     for (int k = 0; k < 2 + HEX; k++) {
         ivec2 a = c + from_cell(k), b = a + AXIS[k];
-        u[k] = speed(q0[k], s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + AXIS[k])],
-                     g_interior || inside(a), g_interior || inside(b));
+        float u = speed(q0_of(i, k), s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + AXIS[k])],
+                        g_interior || inside(a), g_interior || inside(b));
+#if HEX
+        if (k == 2) { s_uz[i] = u; continue; }
+#endif
+        s_u[i][k] = u;
     }
-    return u;
 }
 
 // The accelerated flow of texel i's interior face of axis k with inertia, from shared memory.
 float inertial_face(int i, int k) {
     int a = i + step_of(from_cell(k)), b = a + step_of(AXIS[k]);
     FaceStencil st;
-    st.q = s_q0[i][k];
-    st.u = s_u[i][k];
+    st.q = q0_of(i, k);
+    st.u = u_of(i, k);
     int before = a + step_of(entering_face(k)), after = b + step_of(leaving_face(k));
-    st.q_before = s_q0[before][k];
-    st.u_before = s_u[before][k];
-    st.q_after = s_q0[after][k];
-    st.u_after = s_u[after][k];
+    st.q_before = q0_of(before, k);
+    st.u_before = u_of(before, k);
+    st.q_after = q0_of(after, k);
+    st.u_after = u_of(after, k);
     int j = 0;
     for (int m = 0; m < 2 + HEX; m++) {
         if (m == k) continue;
-        st.out_a[j] = s_q0[a + step_of(leaving_face(m))][m];
-        st.out_b[j] = s_q0[b + step_of(leaving_face(m))][m];
-        st.in_a[j] = s_q0[a + step_of(entering_face(m))][m];
-        st.in_b[j] = s_q0[b + step_of(entering_face(m))][m];
-        st.u_ahead[j] = s_u[i + step_of(AXIS[m])][k];
-        st.u_behind[j] = s_u[i - step_of(AXIS[m])][k];
+        st.out_a[j] = q0_of(a + step_of(leaving_face(m)), m);
+        st.out_b[j] = q0_of(b + step_of(leaving_face(m)), m);
+        st.in_a[j] = q0_of(a + step_of(entering_face(m)), m);
+        st.in_b[j] = q0_of(b + step_of(entering_face(m)), m);
+        st.u_ahead[j] = u_of(i + step_of(AXIS[m]), k);
+        st.u_behind[j] = u_of(i - step_of(AXIS[m]), k);
         j++;
     }
     vec2 ca = s_hz[a], cb = s_hz[b];
@@ -202,10 +221,9 @@ void main() {
 #endif
     s_hz[i] = own;
 #if INERTIA
+    s_q0[i] = t.yz;
 #if HEX
-    s_q0[i] = t.yzw;
-#else
-    s_q0[i] = vec3(t.yz, 0.0);
+    s_q0z[i] = t.w;
 #endif
 #endif
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
@@ -233,7 +251,7 @@ void main() {
         bool moving = all(greaterThanEqual(l, ivec2(lo + 1))) && l.x < W2 - 2 - hi && l.y < H2 - 2 - hi;
 #if INERTIA
         // 1b. the velocities of this texel's faces (those the faces' stencils read)
-        if (all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m) s_u[i] = speeds(i, c, s_q0[i]);
+        if (all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m && l.y < H2 - m) store_speeds(i, c);
         barrier();
 #endif
         // 2. the accelerated flows of this texel's faces (every face of the region the move reads)
@@ -311,7 +329,10 @@ void main() {
 #endif
                 s_hz[i] = own;
 #if INERTIA
-                s_q0[i] = vec3(t.yz, HEX == 1 ? t.w : 0.0);
+                s_q0[i] = t.yz;
+#if HEX
+                s_q0z[i] = t.w;
+#endif
 #endif
             }
             barrier();

@@ -22,7 +22,7 @@ layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow
 layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZ { float u_flow_z[]; };
 #endif
 uniform float u_face_width;
-#define SPEED_DEPTH 0.01
+#define SPEED_DEPTH 0.05
 int index_x(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
 int index_y(ivec2 f) { return f.y * u_size.x + f.x; }
 
