@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _gl, _native, _owner
 from . import _validate as check
-from .reference import smoke as ref
+from . import smoke_ops as ops
 from .smoke_params import SmokeParams
 from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
 from .smoke_state import SmokeState
@@ -106,7 +106,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             made.append(float_texture(ctx, size, comps, fill))
             return made[-1]
 
-        self._bc = ref.Bc()
+        self._bc = ops.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
             "splat", "impulse", "combust", "forces", "diffuse", "subtract_gradient", "centre_velocity")}
@@ -444,9 +444,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
 
     def _diffusion_plan(self, dt):
         """Chebyshev coefficients of the viscosity solve for a step of dt, a = nu dt / h^2, and the
-        error bound they reach (hydro.reference.smoke.chebyshev_coefficients)."""
+        error bound they reach (hydro.smoke_ops.chebyshev_coefficients)."""
         a = self.params.viscosity * dt / self.params.cell_size ** 2
-        return (a, *ref.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, self.params.diffusion_iterations))
+        return (a, *ops.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, self.params.diffusion_iterations))
 
     def _diffuse(self, rhs, cur, prev, out, a, c1, c2):
         """One Chebyshev iteration: out = cur + c1 (cur - prev) + c2 (rhs - A cur), both components."""

@@ -4,7 +4,7 @@ of the last step (pressure residual, divergence, kinetic energy, viscosity-solve
 
 A mixin of hydro.smoke.SmokeGrid, apart so that smoke.py keeps to construction and the passes of a
 step. Every setter validates before touching the GPU; solid cells always hold no density or fuel and
-the ambient temperature (reference.smoke.solid_scalars), walls and obstacle faces velocity 0.
+the ambient temperature (smoke_ops.solid_scalars), walls and obstacle faces velocity 0.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _gl
 from . import _validate as check
-from .reference import smoke as ref
+from . import smoke_ops as ops
 from .smoke_pressure import Pressure
 
 
@@ -56,7 +56,7 @@ class SmokeState:
         (vx along x, vy along y), and a cell beside a wall reads (v_0 + v_1) / 4 of the component
         normal to it. For exact values set and read face_velocity."""
         self._alive()
-        return ref.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
+        return ops.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
 
     @velocity.setter
     def velocity(self, value):
@@ -92,9 +92,9 @@ class SmokeState:
     def _upload_faces(self, vx, vy, keep_pending=False):
         """Walls and obstacle faces always hold 0. The splats' pending impulse is dropped (it was
         part of the velocity replaced) unless `keep_pending`."""
-        tx, ty = ref.face_types(self._solid, self._bc)
-        vx = np.where(tx == ref.FACE_FIXED, 0.0, vx).astype(np.float32)
-        vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
+        tx, ty = ops.face_types(self._solid, self._bc)
+        vx = np.where(tx == ops.FACE_FIXED, 0.0, vx).astype(np.float32)
+        vy = np.where(ty == ops.FACE_FIXED, 0.0, vy).astype(np.float32)
         if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
             raise ValueError("velocity: values overflow float32")
         self._pressure.drop()                   # a step's queued check was of the velocity replaced here
@@ -115,7 +115,7 @@ class SmokeState:
         self._alive(settle=False)
         arr = check.field(name, value, self.shape, nonnegative=nonnegative)
         s = self._scalars()
-        s[..., k] = np.where(self._solid, ref.solid_scalars(self.params.ambient_temperature)[k], arr)
+        s[..., k] = np.where(self._solid, ops.solid_scalars(self.params.ambient_temperature)[k], arr)
         self._s.read.write(s.tobytes())
 
     density = property(lambda self: self._scalar_get(0),
@@ -163,10 +163,10 @@ class SmokeState:
         (walls do not move into the box) and open sides take none.
         """
         self._alive(settle=False)              # the arguments first: a bad call does no GPU work
-        check.choice("side", side, ref.SIDES)
-        check.choice("kind", kind, tuple(ref.KINDS))
+        check.choice("side", side, ops.SIDES)
+        check.choice("kind", kind, tuple(ops.KINDS))
         vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
-        k = ref.SIDES.index(side)
+        k = ops.SIDES.index(side)
         normal, tangent = (vel[0], vel[1]) if k < 2 else (vel[1], vel[0])
         if normal != 0.0:
             raise ValueError(f"velocity: a wall on the {side} side cannot move through it (normal component "
@@ -177,14 +177,14 @@ class SmokeState:
             raise ValueError("velocity: a free-slip wall exerts no shear, so its velocity has no effect; "
                              "use 'no-slip' for a sliding wall (a lid)")
         kinds, tangents = list(self._bc.kind), list(self._bc.tangent)
-        kinds[k], tangents[k] = ref.KINDS[kind], tangent
+        kinds[k], tangents[k] = ops.KINDS[kind], tangent
         self._settle()                          # the new operator needs the queued solve finished
-        self._apply_geometry(self._solid, ref.Bc(tuple(kinds), tuple(tangents)))
+        self._apply_geometry(self._solid, ops.Bc(tuple(kinds), tuple(tangents)))
 
     @property
     def boundaries(self) -> dict:
-        names = {v: k for k, v in ref.KINDS.items()}
-        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ref.SIDES)}
+        names = {v: k for k, v in ops.KINDS.items()}
+        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ops.SIDES)}
 
     def _apply_geometry(self, solid, bc):
         """New obstacles / boundaries: solid cells get solid_scalars, walls and obstacle faces 0, and the
@@ -193,7 +193,7 @@ class SmokeState:
         s = self._scalars()
         self._solid, self._bc = solid, bc
         self._solid_tex.write(solid.astype(np.float32).tobytes())
-        s[solid, :3] = ref.solid_scalars(self.params.ambient_temperature)
+        s[solid, :3] = ops.solid_scalars(self.params.ambient_temperature)
         s[solid, 3] = 0.0
         self._s.read.write(s.tobytes())
         self._upload_faces(vx, vy, keep_pending=True)    # a pending push waits for the step, which
