@@ -17,7 +17,15 @@ change the physics:
   _advect [_maccormack]  the scalars (density, temperature, fuel) move with the velocity just
                          projected, as in Stam's "Real-Time Fluid Dynamics for Games" (2003), whose
                          dens_step follows vel_step: a divergent velocity (a splat's impulse, the
-                         forces) would compress or spread the gas, and its total with it
+                         forces) would compress or spread the gas, and its total with it; the last
+                         pass also sums each scalar and books the ledger (hydro.smoke_ledger)
+  _conserve              neither scheme keeps a total (bilinear sampling, MacCormack's clamp: in a
+                         closed box a buoyant puff's density drifts by tens of percent in seconds),
+                         so each total is put back where the ledger says (what was there, less what
+                         left through open sides and the dissipation) by a global correction in
+                         proportion to each cell's amount, phi += w |phi| (Rasch & Williamson 1990's
+                         proportional fixer): one pass, no readback; it moves no gas, so the
+                         advection's detail stays, and keeps density and fuel >= 0
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
 cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
 hydro.reference.smoke.step is the same step in NumPy float64, from the float64 twin of every pass;
@@ -32,6 +40,7 @@ import numpy as np
 from . import _gl, _native, _owner
 from . import _validate as check
 from . import smoke_ops as ops
+from .smoke_ledger import Ledger
 from .smoke_params import SmokeParams
 from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
 from .smoke_state import SmokeState
@@ -54,7 +63,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
     pressure_warm_start (multigrid from the last solve's q, scaled; default True),
-    density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
+    conserve (default True: the scalars keep the totals ledger() books), density_dissipation,
+    velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
     0.9 sqrt(nu dt) / cell_size + 13, and diffusion_error_bound reports what the last step reached.
@@ -109,14 +119,16 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._bc = ops.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "impulse", "combust", "forces", "diffuse", "subtract_gradient", "centre_velocity")}
+            "splat", "impulse", "combust", "forces", "diffuse", "subtract_gradient", "centre_velocity", "conserve")}
         self._programs["divergence"] = _gl.program(ctx, "smoke/divergence.comp", {"DIVERGENCE_ROWS": DIVERGENCE_ROWS})
         # advection in two passes of its own: the velocity's faces (before the projection) and the
-        # cell scalars (after it), one file each with SCALARS choosing the fields
-        for name in ("advect", "maccormack"):
-            for scalars in (False, True):
-                key = f"{name}_scalars" if scalars else name
-                self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", {"SCALARS": scalars})
+        # cell scalars (after it), one file each with SCALARS choosing the fields; the scalars' last
+        # pass also sums them and books the ledger (TOTALS), MacCormack's first one (its hat) does not
+        last = "advect" if self.params.advection == "semi-lagrangian" else "maccormack"
+        for name, scalars, totals in (("advect", False, False), ("maccormack", False, False),
+                                      ("advect", True, False), (last, True, True)):
+            key = name + "_scalars" * scalars + "_totals" * totals
+            self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", {"SCALARS": scalars, "TOTALS": totals})
         # the passes that see the boundaries, found once: a regex over the source per dispatch cost
         # ~40 us of Python, more than the dispatch itself on a GPU
         self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
@@ -137,6 +149,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._pressure.set_operator(self._solid, self._bc)
         self._div_norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
         made.append(self._div_norms)
+        self._ledger = Ledger(ctx, (ny, nx))
+        made.append(self._ledger)
 
     # ------------------------------------------------------------------------------------ helpers
 
@@ -186,6 +200,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._image("B_SMOKE_VY_OUT", self._impulse[1], read=True)
         self._image("B_SMOKE_S_OUT", self._s.read, read=True)
         _gl.dispatch(self.ctx, prog, x1 - x0 + 1, y1 - y0 + 1)
+        if amounts != (0.0, 0.0, 0.0):
+            area = self.params.cell_size ** 2
+            self._ledger.book("splats", np.array(amounts) * ops.brush_sum(self._solid, x, y, radius) * area)
         if vel != (0.0, 0.0):
             box = self._impulse_box or (x0, y0, x1, y1)
             self._impulse_box = (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))
@@ -243,6 +260,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
                 self._advect_scalars(h)
             if self._impulse_box is not None:   # a substep run ahead stands: its impulse is in for good
                 self._impulse_pass(add=False)
+            self._ledger.commit()               # and so do its ledger entries
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
         self._sim_time += dt
@@ -354,6 +372,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._common(prog)
         _gl.set_uniforms(prog, u_burn_fraction=-math.expm1(-p.burn_rate * dt), u_burn_heat=p.burn_heat,
                          u_smoke_yield=p.smoke_yield, u_cooling_dt=p.cooling * dt, u_ambient=p.ambient_temperature)
+        self._ledger.bind(prog, booking=False)
         self._image("B_SMOKE_S_OUT", self._s.read, read=True)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
 
@@ -380,15 +399,17 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     _FIELDS = {False: (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"), ("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT")),
                True: (("B_SMOKE_S_HAT",), ("B_SMOKE_S_OUT",))}
 
-    def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None):
+    def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None, totals=False):
         """Dispatch advect.comp or maccormack.comp (`name`) through velocity `vel` (vx, vy): on the
         velocity's faces where `src` and `out` are (vx, vy) textures, on the cell scalars where they
-        are (s,)."""
+        are (s,); with `totals` (the scalars' last pass) their sums and the ledger's entries too."""
         scalars = len(out) == 1
         names = self._FIELDS[scalars]
-        prog = self._programs[f"{name}_scalars" if scalars else name]
+        prog = self._programs[name + "_scalars" * scalars + "_totals" * totals]
         self._common(prog)
         _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
+        if totals:
+            self._ledger.bind(prog, booking=True)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         if scalars and phi is not None:
@@ -399,16 +420,16 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._image(binding, tex)
         _gl.dispatch(self.ctx, prog, self.nx + (not scalars), self.ny + (not scalars))
 
-    def _advect(self, vel, src, out, dt_h, decay):
+    def _advect(self, vel, src, out, dt_h, decay, totals=False):
         """One semi-Lagrangian pass: fields `src` through velocity `vel` (vx, vy) into `out`: the
         velocity's faces where `src` and `out` are (vx, vy) textures, the cell scalars where they are
-        (s,)."""
-        self._advection_pass("advect", vel, src, out, dt_h, decay)
+        (s,); `totals` as in _advection_pass."""
+        self._advection_pass("advect", vel, src, out, dt_h, decay, totals=totals)
 
-    def _maccormack(self, vel, phi, hat, out, dt_h, decay):
+    def _maccormack(self, vel, phi, hat, out, dt_h, decay, totals=False):
         """The MacCormack correction of `phi` (phi_n: the velocity `vel` itself, or (s,) the scalars it
         carries) from `hat` = A(phi_n) into `out`."""
-        self._advection_pass("maccormack", vel, hat, out, dt_h, decay, phi=phi)
+        self._advection_pass("maccormack", vel, hat, out, dt_h, decay, phi=phi, totals=totals)
 
     def _advect_velocity(self, dt, keep=None):
         """The velocity carried by itself, from the read sides into the write sides, then swapped. With
@@ -432,15 +453,29 @@ class SmokeGrid(SmokeState, _owner.Simulation):
 
     def _advect_scalars(self, dt):
         """Density, temperature and fuel carried by the velocity on the read side (the one the
-        projection just left, divergence-free to the solver's tolerance), then swapped."""
+        projection just left, divergence-free to the solver's tolerance), their totals summed and
+        booked, with conserve the totals fixed (_conserve), then swapped."""
         dt_h = dt / self.params.cell_size
         vel, cur, out = (self._vx.read, self._vy.read), (self._s.read,), (self._s.write,)
+        decays = self._decays(dt)
         if self.params.advection == "semi-lagrangian":
-            self._advect(vel, cur, out, dt_h, self._decays(dt))
+            self._advect(vel, cur, out, dt_h, decays, totals=True)
         else:
             self._advect(vel, cur, self._hat[2:], dt_h, (1.0,) * 4)
-            self._maccormack(vel, cur, self._hat[2:], out, dt_h, self._decays(dt))
+            self._maccormack(vel, cur, self._hat[2:], out, dt_h, decays, totals=True)
+        if self.params.conserve:
+            self._conserve(out[0], decays)
         self._s.swap()
+
+    def _conserve(self, s, decays):
+        """The conservation fix, in place on the scalars `s` the last advection pass wrote, from the
+        sums it left (conserve.comp)."""
+        prog = self._programs["conserve"]
+        self._common(prog)
+        _gl.set_uniforms(prog, u_decay=tuple(decays[1:]), u_ambient=self.params.ambient_temperature)
+        self._ledger.sums.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_SUMS"])
+        self._image("B_SMOKE_S_OUT", s, read=True)
+        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
 
     def _diffusion_plan(self, dt):
         """Chebyshev coefficients of the viscosity solve for a step of dt, a = nu dt / h^2, and the
@@ -581,7 +616,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
 
     def _gpu_objects(self):
         return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._impulse, self._solid_tex,
-                self._centre, self._pressure, self._div_norms)
+                self._centre, self._pressure, self._div_norms, self._ledger)
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

@@ -34,6 +34,11 @@ class SmokeParams:
     diffusion_iterations: cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
         is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them; a capped solve shows
         in SmokeGrid.diffusion_error_bound
+    conserve: keep each scalar's total (density, heat T - T_ambient, fuel) at what the ledger books
+        (SmokeGrid.ledger: splats, assignments, combustion, less what left through open sides and the
+        dissipation) after every advection, by a correction in proportion to each cell's amount:
+        one reduction and one fix-up pass a step (hydro.reference.smoke.conserve_weights). False =
+        the schemes' own totals, which drift (a closed box: semi-Lagrangian loses, MacCormack gains)
     density_dissipation: 1/s; density *= exp(-k dt) each step (0 = none: the default is faithful)
     velocity_dissipation: 1/s; velocity *= exp(-k dt) each step
     fire: run the combustion pass: fuel -> heat + smoke, hot gas cools
@@ -53,6 +58,7 @@ class SmokeParams:
     pressure_tolerance: float | None = 1e-4
     pressure_warm_start: bool = True
     diffusion_iterations: int = 500
+    conserve: bool = True
     density_dissipation: float = 0.0
     velocity_dissipation: float = 0.0
     fire: bool = False
@@ -77,6 +83,8 @@ class SmokeParams:
         if not isinstance(self.pressure_warm_start, bool):
             raise TypeError(f"pressure_warm_start: expected True or False, got {self.pressure_warm_start!r}")
         check.integer("diffusion_iterations", self.diffusion_iterations, low=1, high=100_000)
+        if not isinstance(self.conserve, bool):
+            raise TypeError(f"conserve: expected True or False, got {self.conserve!r}")
         check.real32("density_dissipation", self.density_dissipation, low=0.0)
         check.real32("velocity_dissipation", self.velocity_dissipation, low=0.0)
         if not isinstance(self.fire, bool):

@@ -1,6 +1,7 @@
 """SmokeGrid's state access and diagnostics: the NumPy getters and setters (velocity, face velocity,
-density, temperature, fuel, obstacles), boundaries, the textures a game samples, and the measures
-of the last step (pressure residual, divergence, kinetic energy, viscosity-solve bound).
+density, temperature, fuel, obstacles), boundaries, the textures a game samples, the scalars' ledger
+and totals, and the measures of the last step (pressure residual, divergence, kinetic energy,
+viscosity-solve bound).
 
 A mixin of hydro.smoke.SmokeGrid, apart so that smoke.py keeps to construction and the passes of a
 step. Every setter validates before touching the GPU; solid cells always hold no density or fuel and
@@ -15,13 +16,14 @@ import numpy as np
 from . import _gl
 from . import _validate as check
 from . import smoke_ops as ops
+from .smoke_ledger import SCALARS, scalar_totals
 from .smoke_pressure import Pressure
 
 
 class SmokeState:
     """State access of SmokeGrid (see hydro.smoke). Expects ny, nx, params, _vx, _vy, _s, _solid,
-    _solid_tex, _bc, _pressure, _div_norms, _centre, _impulse, _impulse_box and the pass helpers of
-    SmokeGrid."""
+    _solid_tex, _bc, _pressure, _div_norms, _centre, _impulse, _impulse_box, _ledger and the pass
+    helpers of SmokeGrid."""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -115,8 +117,14 @@ class SmokeState:
         self._alive(settle=False)
         arr = check.field(name, value, self.shape, nonnegative=nonnegative)
         s = self._scalars()
+        before = self._totals_of(s)
         s[..., k] = np.where(self._solid, ops.solid_scalars(self.params.ambient_temperature)[k], arr)
         self._s.read.write(s.tobytes())
+        self._ledger.book("assigned", self._totals_of(s) - before)
+
+    def _totals_of(self, s):
+        """The totals (density, heat, fuel; world units) of scalars s as the GPU holds them."""
+        return scalar_totals(s, self._solid, self.params.ambient_temperature) * self.params.cell_size ** 2
 
     density = property(lambda self: self._scalar_get(0),
                        lambda self, v: self._scalar_set(0, "density", v, True),
@@ -191,11 +199,13 @@ class SmokeState:
         pressure operator is rebuilt."""
         vx, vy = (f.astype(np.float64) for f in self._faces(pending=False))
         s = self._scalars()
+        before = self._totals_of(s)
         self._solid, self._bc = solid, bc
         self._solid_tex.write(solid.astype(np.float32).tobytes())
         s[solid, :3] = ops.solid_scalars(self.params.ambient_temperature)
         s[solid, 3] = 0.0
         self._s.read.write(s.tobytes())
+        self._ledger.book("assigned", self._totals_of(s) - before)      # the gas new obstacles took
         self._upload_faces(vx, vy, keep_pending=True)    # a pending push waits for the step, which
         self._pressure.set_operator(solid, bc)          # adds it to the faces still free then
 
@@ -227,6 +237,27 @@ class SmokeState:
         self._image("B_SMOKE_CENTRE_OUT", self._centre)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
         self._centre_dirty = False
+
+    # ------------------------------------------------------------------------------------ ledger
+
+    def ledger(self) -> dict:
+        """Where each scalar's total came from, per scalar ("density", "heat": T - T_ambient, "fuel";
+        world units: the scalar times area): "assigned" (setters, new obstacles), "splats",
+        "combustion", "outflow" (through open sides, negative out), "dissipation" (negative), and
+        "expected", their sum, which totals() matches with conserve=True (to float32 rounding; not
+        where the conservation fix had nothing left to scale, such as gas gone while the books say
+        some is left). "drift" (outside the sum) is what the advection alone changed the total by,
+        which the fix took back (with conserve=False, totals() is expected + drift). Booked on the GPU
+        as the steps run; reading it waits for the passes queued so far. A game's shader that writes
+        density_texture is not booked."""
+        self._alive(settle=False)
+        return self._ledger.report(self.params.cell_size ** 2)
+
+    def totals(self) -> dict:
+        """Each scalar's total now over the fluid cells (a readback), as ledger() names them:
+        density, heat (T - T_ambient) and fuel, times the cell area."""
+        self._alive(settle=False)
+        return dict(zip(SCALARS, (float(v) for v in self._totals_of(self._scalars()))))
 
     # -------------------------------------------------------------------------------- diagnostics
 

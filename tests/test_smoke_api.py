@@ -20,7 +20,8 @@ def grid(ctx, rng):
 
 
 def _snapshot(g):
-    return [np.array(x) for x in (*g.face_velocity, g.density, g.temperature, g.fuel, g.obstacles)] + [g.boundaries]
+    return [np.array(x) for x in (*g.face_velocity, g.density, g.temperature, g.fuel, g.obstacles)] + [g.boundaries,
+                                                                                                   g.ledger()]
 
 
 def _same(a, b):
@@ -143,6 +144,7 @@ def test_private_context():
     (dict(buoyancy=(0.0, 1e39)), ValueError, "buoyancy[1]"),
     (dict(buoyancy="ab"), TypeError, "buoyancy"),
     (dict(diffusion_iterations=0), ValueError, "diffusion_iterations"),
+    (dict(conserve=1), TypeError, "conserve"),
     (dict(colour=1), TypeError, "colour"),
 ])
 def test_constructor_rejects(ctx, kwargs, exc, name):

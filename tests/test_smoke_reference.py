@@ -131,7 +131,7 @@ def test_advect_and_maccormack(case, rng):
     # advection of the GPU's hat, through the same velocity
     out = (g._vx.write, g._vy.write, g._s.write)
     g._maccormack(vel, vel, g._hat[:2], out[:2], dt_h, decay)
-    g._maccormack(carrier, scalars, g._hat[2:], out[2:], dt_h, decay)
+    g._maccormack(carrier, scalars, g._hat[2:], out[2:], dt_h, decay, totals=True)
     got = [_read(t, sh, c) for t, sh, c in zip(out, shapes, (1, 1, 4))]
     got[2] = got[2][..., :3]
     back = ref.advect(vx, vy, *hat, solid, bc, -dt_h, t_ambient=0.2)
@@ -144,6 +144,48 @@ def test_advect_and_maccormack(case, rng):
     # the limiter was active somewhere and the correction changed the field; the carriers differ
     assert not np.allclose(expected_s, hat[2] * np.asarray(decay[1:]))
     assert not np.allclose(expected_s, expected[2], atol=1e-3)
+
+
+@pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
+def test_scalar_totals_and_conservation_fix(ctx, rng, advection):
+    """The scalars' last advection pass sums them (sums.glsl, folded by the group that finishes last)
+    and books the step's ledger entries, and conserve.comp then fixes their totals: against
+    hydro.reference.smoke.conserve on random fields (heat of both signs), through an open side, with
+    a density decay; twice in a row, so the group count and the slots start over right."""
+    g, solid = _grid(ctx, SHAPE, advection=advection, density_dissipation=0.4)
+    vx, vy, s = _random_fields(g, rng)
+    bc, t_amb = g._bc, g.params.ambient_temperature
+    dt = 0.3
+    dt_h = dt / g.params.cell_size
+    decays = g._decays(dt)
+    booked = {}
+    for _ in range(2):
+        g._advect_scalars(dt)
+        if advection == "semi-lagrangian":
+            carried = ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h, decays[0], decays[1:], t_ambient=t_amb)[2]
+        else:
+            hat = ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h, t_ambient=t_amb)
+            back = ref.advect(vx, vy, *hat, solid, bc, -dt_h, t_ambient=t_amb)
+            carried = ref.maccormack(vx, vy, s, hat, back, solid, bc, dt_h, decays[0], decays[1:], t_ambient=t_amb)[2]
+        fixed, entries = ref.conserve(carried, s, vx, vy, solid, bc, dt_h, decays[1:], t_amb)
+        for key, value in entries.items():
+            booked[key] = booked.get(key, 0.0) + value
+        got = g._scalars()[..., :3].astype(np.float64)
+        _close(got, fixed, 1e-4)
+        # the totals the fix aimed at, to float32 rounding: the ones kept, whatever the GPU's carried
+        # field was before the fix
+        kept = ref.scalar_phi(s, t_amb)[~solid].sum(axis=0) - entries["outflow"] - entries["dissipation"]
+        np.testing.assert_allclose(ref.scalar_phi(got, t_amb)[~solid].sum(axis=0), kept, rtol=2e-6, atol=1e-6 * np.abs(got).sum())
+        g._ledger.commit()
+        s = got
+    area = g.params.cell_size ** 2
+    report = g.ledger()
+    for k, name in enumerate(("density", "heat", "fuel")):
+        assert report[name]["outflow"] == pytest.approx(-booked["outflow"][k] * area, rel=1e-4, abs=1e-4)
+        assert report[name]["dissipation"] == pytest.approx(-booked["dissipation"][k] * area, rel=1e-4, abs=1e-4)
+        assert report[name]["drift"] == pytest.approx(booked["drift"][k] * area, rel=1e-2, abs=1e-3)
+    assert booked["outflow"][0] != 0 and booked["dissipation"][0] > 0 and np.all(booked["dissipation"][1:] == 0)
+    g.release()
 
 
 def test_bilinear_fluid_never_reads_solids():

@@ -188,6 +188,55 @@ def combust(s, dt, burn_rate, burn_heat, smoke_yield, cooling, t_ambient):
     return out
 
 
+def scalar_phi(s, t_ambient):
+    """What each scalar's total sums: density, heat T - T_ambient, fuel."""
+    return s - np.array([0.0, t_ambient, 0.0])
+
+
+def outflow(s, vx, vy, solid, bc: Bc, dt_h, t_ambient):
+    """What each cell's scalars lose through open sides in a step of dt_h (cell units): over the
+    cell's open faces, the outward velocity times dt_h times the cell's value (first-order upwind;
+    gas entering through an open side carries the edge cell's value, as the advection's clamped
+    sampling has it). (ny, nx, 3), the heat T - T_ambient for temperature."""
+    tx, ty = face_types(solid, bc)
+    out = np.zeros(solid.shape)
+    out[:, 0] -= np.where(tx[:, 0] == FACE_OPEN, vx[:, 0], 0.0)
+    out[:, -1] += np.where(tx[:, -1] == FACE_OPEN, vx[:, -1], 0.0)
+    out[0] -= np.where(ty[0] == FACE_OPEN, vy[0], 0.0)
+    out[-1] += np.where(ty[-1] == FACE_OPEN, vy[-1], 0.0)
+    return (out * dt_h)[..., None] * scalar_phi(s, t_ambient)
+
+
+def conserve_weights(before, flux, after, absolute, decay):
+    """The conservation fix's weight w per scalar: each fluid cell's phi becomes phi + w |phi|, so
+    the total after the step is E = (sum before - what left) * decay exactly: w = (E - A) / M with
+    A = sum phi after the advection, M = sum |phi| after it (0 where M = 0: nothing to scale). A
+    global correction in proportion to each cell's amount (Rasch & Williamson's proportional mass
+    fixer): it moves no gas, keeps density and fuel >= 0 (w >= -1) and the heat's sign in each cell
+    (|w| <= 1 for temperature); what a clamp leaves out stays missing from the total.
+    Arguments are per scalar (3,): sums over the fluid cells and the step's decay factors."""
+    target = (np.asarray(before) - np.asarray(flux)) * np.asarray(decay)
+    m = np.asarray(absolute, np.float64)
+    w = np.where(m > 0.0, (target - np.asarray(after)) / np.where(m > 0.0, m, 1.0), 0.0)
+    return np.clip(w, -1.0, np.array([np.inf, 1.0, np.inf]))
+
+
+def conserve(s_new, s_old, vx, vy, solid, bc: Bc, dt_h, decay, t_ambient):
+    """The scalars `s_new` carried from `s_old` by (vx, vy) over dt_h, made to keep their totals
+    (conserve_weights; conserve.comp), and what the step books in the ledger per scalar (cell
+    units): "outflow" (net, through open sides), "dissipation" (the decay's share), "drift" (what
+    the advection alone changed the total by, which the fix takes back)."""
+    fluid = ~solid[..., None]
+    phi_old, phi_new = scalar_phi(s_old, t_ambient) * fluid, scalar_phi(s_new, t_ambient) * fluid
+    before = phi_old.sum(axis=(0, 1))
+    flux = (outflow(s_old, vx, vy, solid, bc, dt_h, t_ambient) * fluid).sum(axis=(0, 1))
+    after, absolute = phi_new.sum(axis=(0, 1)), np.abs(phi_new).sum(axis=(0, 1))
+    w = conserve_weights(before, flux, after, absolute, decay)
+    fixed = np.where(fluid, s_new + w * np.abs(phi_new), s_new)
+    kept = (before - flux) * np.asarray(decay)
+    return fixed, {"outflow": flux, "dissipation": (before - flux) - kept, "drift": after - kept}
+
+
 def curl(vx, vy, solid, bc: Bc, h):
     """Vorticity w = dv/dx - du/dy (1/s) at cell centres: the mean of the four corner values
     (natural on the MAC grid), walls through their ghost values; 0 in solid cells."""
@@ -386,8 +435,9 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     carried by the velocity just projected: Stam's order ("Real-Time Fluid Dynamics for Games", 2003:
     dens_step after vel_step), with one projection. The scalars must not move with the velocity
     before the projection: a splat's impulse and the forces make it divergent, and a divergent
-    velocity compresses or spreads the gas, changing its total. p: the grid's SmokeParams (only its
-    fields are read). s: (ny, nx, 3). Returns (vx, vy, s)."""
+    velocity compresses or spreads the gas, changing its total. With p.conserve the scalars' totals
+    are then fixed (conserve). p: the grid's SmokeParams (only its fields are read). s: (ny, nx, 3).
+    Returns (vx, vy, s)."""
     h, t_amb = p.cell_size, p.ambient_temperature
     dt_h = dt / h
     decays = (np.exp(-p.velocity_dissipation * dt), (np.exp(-p.density_dissipation * dt), 1.0, 1.0))
@@ -413,7 +463,10 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     if p.viscosity > 0.0:
         vx, vy = viscosity_solve(vx, vy, solid, bc, p.viscosity * dt / h ** 2)
     vx, vy, _ = project(vx, vy, solid, bc, tol)
-    return (vx, vy, carried((vx, vy), (vx, vy, s))[2])
+    carried_s = carried((vx, vy), (vx, vy, s))[2]
+    if p.conserve:
+        carried_s = conserve(carried_s, s, vx, vy, solid, bc, dt_h, (decays[1][0], 1.0, 1.0), t_amb)[0]
+    return vx, vy, carried_s
 
 
 def centre_velocity(vx, vy):

@@ -63,3 +63,6 @@
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11
 #define B_SMOKE_WARM 12
+#define B_SMOKE_SUM_PARTIALS 15   // the scalars' sums, one record per group (smoke/sums.glsl)
+#define B_SMOKE_SUMS 16           // their totals over the grid, read by the conservation fix
+#define B_SMOKE_LEDGER 17         // the scalars' ledger: what left, decayed, burned and drifted

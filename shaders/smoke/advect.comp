@@ -5,7 +5,8 @@
 // (bilinear_fluid). Walls and obstacle faces get 0, solid cells solid_scalars(u_ambient). A negative
 // u_dt_h traces forward: MacCormack's reverse step A^R. u_decay: dissipation factors exp(-k dt).
 // Two passes of a step, apart: the velocity carries itself before the projection, the scalars move
-// with the velocity the projection left (SmokeGrid.step).
+// with the velocity the projection left (SmokeGrid.step). TOTALS 1 (the scalars' last pass): also
+// their sums and the step's ledger entries (scalar_totals.glsl), for the conservation fix.
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -22,15 +23,21 @@ layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_o
 uniform float u_dt_h;
 uniform vec4 u_decay;           // velocity, density, temperature, fuel
 uniform float u_ambient;        // ambient temperature, stored in solid cells
+#if TOTALS
+#include "smoke/scalar_totals.glsl"
+#endif
 
 void main() {
     ivec2 f = ivec2(gl_GlobalInvocationID.xy);
 #if SCALARS
-    if (!inside(f)) return;
+    bool fluid = inside(f) && !solid(f);
     vec4 value = solid_scalars(u_ambient);
-    if (!solid(f))
+    if (fluid)
         value = vec4(traced_scalars(u_src_s, f, u_dt_h).rgb * u_decay.yzw, 0.0);
-    imageStore(u_s_out, f, value);
+    if (inside(f)) imageStore(u_s_out, f, value);
+#if TOTALS
+    sum_scalars(f, fluid, fluid ? texelFetch(u_src_s, f, 0) : vec4(0.0), value);
+#endif
 #else
     if (f.x > u_size.x || f.y > u_size.y) return;
     if (f.y < u_size.y) {

@@ -5,7 +5,8 @@
 // scheme stays unconditionally bounded.
 // SCALARS 0: phi_n is the velocity itself (u_vx, u_vy), which carries itself; SCALARS 1: phi_n is
 // the cell scalars (u_s), carried by (u_vx, u_vy), with the bounds taken over fluid cells only
-// (bilinear_fluid) and solid cells set to solid_scalars(u_ambient). u_decay as in advect.comp.
+// (bilinear_fluid) and solid cells set to solid_scalars(u_ambient). u_decay and TOTALS as in
+// advect.comp.
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -23,6 +24,9 @@ layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_o
 uniform float u_dt_h;
 uniform vec4 u_decay;
 uniform float u_ambient;
+#if TOTALS
+#include "smoke/scalar_totals.glsl"
+#endif
 
 #if SCALARS
 vec4 corrected_scalars(ivec2 c) {
@@ -46,10 +50,13 @@ float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offse
 void main() {
     ivec2 f = ivec2(gl_GlobalInvocationID.xy);
 #if SCALARS
-    if (!inside(f)) return;
+    bool fluid = inside(f) && !solid(f);
     vec4 value = solid_scalars(u_ambient);
-    if (!solid(f)) value = vec4(corrected_scalars(f).rgb * u_decay.yzw, 0.0);
-    imageStore(u_s_out, f, value);
+    if (fluid) value = vec4(corrected_scalars(f).rgb * u_decay.yzw, 0.0);
+    if (inside(f)) imageStore(u_s_out, f, value);
+#if TOTALS
+    sum_scalars(f, fluid, fluid ? texelFetch(u_s, f, 0) : vec4(0.0), value);
+#endif
 #else
     if (f.x > u_size.x || f.y > u_size.y) return;
     if (f.y < u_size.y) {
