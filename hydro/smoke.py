@@ -26,6 +26,8 @@ change the physics:
                          proportion to each cell's amount, phi += w |phi| (Rasch & Williamson 1990's
                          proportional fixer): one pass, no readback; it moves no gas, so the
                          advection's detail stays, and keeps density and fuel >= 0
+  _diffuse_density       optional: d(rho)/dt = kappa Laplacian rho, implicit, as the viscosity, with
+                         no flux out of the gas, so the total stays
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
 cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
 hydro.reference.smoke.step is the same step in NumPy float64, from the float64 twin of every pass;
@@ -119,7 +121,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._bc = ops.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "impulse", "combust", "forces", "diffuse", "subtract_gradient", "centre_velocity", "conserve")}
+            "splat", "impulse", "combust", "forces", "diffuse", "diffuse_density", "subtract_gradient",
+            "centre_velocity", "conserve")}
         self._programs["divergence"] = _gl.program(ctx, "smoke/divergence.comp", {"DIVERGENCE_ROWS": DIVERGENCE_ROWS})
         # advection in two passes of its own: the velocity's faces (before the projection) and the
         # cell scalars (after it), one file each with SCALARS choosing the fields; the scalars' last
@@ -139,6 +142,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._s = _gl.PingPong(tex(cells, 4, ambient), tex(cells, 4, ambient))
         self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
         self._spare = (tex(fx, 1), tex(fy, 1))      # face textures: the viscosity solve's third iterate
+        # the density diffusion's iterates, beside the scalars' hat
+        self._s_spare = (tex(cells, 4), tex(cells, 4)) if self.params.density_diffusion > 0.0 else ()
         # splats' velocity impulses since the last step (impulse.comp), and the box of faces they cover
         self._impulse = (tex(fx, 1), tex(fy, 1))
         self._impulse_box = None
@@ -454,7 +459,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     def _advect_scalars(self, dt):
         """Density, temperature and fuel carried by the velocity on the read side (the one the
         projection just left, divergence-free to the solver's tolerance), their totals summed and
-        booked, with conserve the totals fixed (_conserve), then swapped."""
+        booked, with conserve the totals fixed (_conserve), with density_diffusion the density
+        diffused (_diffuse_density, which keeps the total), then swapped."""
         dt_h = dt / self.params.cell_size
         vel, cur, out = (self._vx.read, self._vy.read), (self._s.read,), (self._s.write,)
         decays = self._decays(dt)
@@ -465,6 +471,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._maccormack(vel, cur, self._hat[2:], out, dt_h, decays, totals=True)
         if self.params.conserve:
             self._conserve(out[0], decays)
+        if self.params.density_diffusion > 0.0:
+            self._diffuse_density(dt)
         self._s.swap()
 
     def _conserve(self, s, decays):
@@ -505,20 +513,53 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         if not coeffs:
             return
         rhs = (self._vx.read, self._vy.read)
-        free = [(self._vx.write, self._vy.write), self._hat[:2], self._spare]
+        cur, spare = self._chebyshev(rhs, [(self._vx.write, self._vy.write), self._hat[:2], self._spare], coeffs,
+                                     lambda cur, prev, out, c1, c2: self._diffuse(rhs, cur, prev, out, a, c1, c2))
+        self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
+        self._hat = (*spare[0], self._hat[2])
+        self._spare = spare[1]
+
+    @staticmethod
+    def _chebyshev(rhs, free, coeffs, iterate):
+        """Chebyshev iterations from x_0 = rhs: iterate(cur, prev, out, c1, c2) writes each into the
+        next of the `free` textures (or pairs of them), which rotate. Returns the one holding the
+        result and the others."""
+        free = list(free)
         cur, prev = rhs, rhs
         for c1, c2 in coeffs:
             out = free.pop(0)
-            self._diffuse(rhs, cur, prev, out, a, c1, c2)
+            iterate(cur, prev, out, c1, c2)
             if prev is not rhs:
                 free.append(prev)
             cur, prev = out, cur
         if prev is not rhs:
             free.append(prev)
-        spare = [t for t in free if t is not cur]
-        self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
-        self._hat = (*spare[0], self._hat[2])
-        self._spare = spare[1]
+        return cur, [t for t in free if t is not cur]
+
+    def _diffuse_density(self, dt):
+        """(I - kappa dt L) rho = rho* from rho_0 = rho*, the scalars on the write side; the iterates
+        rotate through the scalars' hat and their two spares (the read side holds the scalars the
+        substep found, which a substep run again needs), and the result becomes the write side."""
+        p = self.params
+        a = p.density_diffusion * dt / p.cell_size ** 2
+        coeffs, _ = ops.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, p.diffusion_iterations)
+        if not coeffs:
+            return
+        rhs = self._s.write
+        prog = self._programs["diffuse_density"]
+
+        def iterate(cur, prev, out, c1, c2):
+            self._common(prog)
+            _gl.set_uniforms(prog, u_a=a, u_c1=c1, u_c2=c2)
+            for name, tex in (("B_SMOKE_S_HAT", rhs), ("B_SMOKE_S", cur), ("B_SMOKE_S_BACK", prev)):
+                self._bind(name, tex)
+            self._image("B_SMOKE_S_OUT", out)
+            _gl.dispatch(self.ctx, prog, self.nx, self.ny)
+
+        cur, spare = self._chebyshev(rhs, [self._hat[2], *self._s_spare], coeffs, iterate)
+        self._s = _gl.PingPong(self._s.read, cur)
+        self._hat = (*self._hat[:2], spare[0])
+        self._s_spare = (spare[1], rhs)
 
     def _divergence(self, vel, rhs, q, keep_q=False, warm_sums=False):
         """rhs = D v; q = 0, or with keep_q the last solve's q (Pressure.q_last; 0 in solid cells) for a
@@ -615,7 +656,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
-        return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._impulse, self._solid_tex,
+        return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._s_spare, *self._impulse, self._solid_tex,
                 self._centre, self._pressure, self._div_norms, self._ledger)
 
     def __repr__(self):

@@ -34,11 +34,6 @@ class SmokeParams:
     diffusion_iterations: cap on Chebyshev iterations of the viscosity solve; it runs until its error bound
         is < 1e-5 (DIFFUSION_TOLERANCE), which takes ~0.9 sqrt(nu dt) / h + 13 of them; a capped solve shows
         in SmokeGrid.diffusion_error_bound
-    conserve: keep each scalar's total (density, heat T - T_ambient, fuel) at what the ledger books
-        (SmokeGrid.ledger: splats, assignments, combustion, less what left through open sides and the
-        dissipation) after every advection, by a correction in proportion to each cell's amount:
-        one reduction and one fix-up pass a step (hydro.reference.smoke.conserve_weights). False =
-        the schemes' own totals, which drift (a closed box: semi-Lagrangian loses, MacCormack gains)
     density_dissipation: 1/s; density *= exp(-k dt) each step (0 = none: the default is faithful)
     velocity_dissipation: 1/s; velocity *= exp(-k dt) each step
     fire: run the combustion pass: fuel -> heat + smoke, hot gas cools
@@ -46,6 +41,16 @@ class SmokeParams:
     burn_heat: temperature released per unit of fuel burned; also the cooling law's scale; > 0
     smoke_yield: density released per unit of fuel burned; >= 0
     cooling: 1/s; d(theta)/dt = -cooling theta^4, theta = (T - T_ambient) / burn_heat
+    conserve: keep each scalar's total (density, heat T - T_ambient, fuel) at what the ledger books
+        (SmokeGrid.ledger: splats, assignments, combustion, less what left through open sides and the
+        dissipation) after every advection, by a correction in proportion to each cell's amount:
+        one reduction and one fix-up pass a step (shaders/smoke/conserve.glsl). False =
+        the schemes' own totals, which drift (a closed box: semi-Lagrangian loses, MacCormack gains)
+    density_diffusion: kappa, world units^2/s; >= 0: the density diffuses, d(rho)/dt = kappa Laplacian rho,
+        solved implicitly after each advection (the viscosity's Chebyshev iterations, on the cells),
+        with no flux through walls, obstacles or open sides, so it keeps the total; soft smoke edges
+        (0 = none). The iterations it needs grow as sqrt(kappa dt) / cell_size, capped by
+        diffusion_iterations
     """
     cell_size: float = 1.0
     viscosity: float = 0.0
@@ -58,7 +63,6 @@ class SmokeParams:
     pressure_tolerance: float | None = 1e-4
     pressure_warm_start: bool = True
     diffusion_iterations: int = 500
-    conserve: bool = True
     density_dissipation: float = 0.0
     velocity_dissipation: float = 0.0
     fire: bool = False
@@ -66,6 +70,8 @@ class SmokeParams:
     burn_heat: float = 1.0
     smoke_yield: float = 0.5
     cooling: float = 1.0
+    conserve: bool = True
+    density_diffusion: float = 0.0
 
     def __post_init__(self):
         # every value here reaches a shader uniform, so each must also be a finite float32
@@ -85,6 +91,7 @@ class SmokeParams:
         check.integer("diffusion_iterations", self.diffusion_iterations, low=1, high=100_000)
         if not isinstance(self.conserve, bool):
             raise TypeError(f"conserve: expected True or False, got {self.conserve!r}")
+        check.real32("density_diffusion", self.density_diffusion, low=0.0)
         check.real32("density_dissipation", self.density_dissipation, low=0.0)
         check.real32("velocity_dissipation", self.velocity_dissipation, low=0.0)
         if not isinstance(self.fire, bool):

@@ -3,6 +3,7 @@ non-zero inputs, a non-square grid, an obstacle, and every boundary kind active 
 import numpy as np
 import pytest
 
+from hydro import _gl
 from hydro import smoke_levels as levels
 from hydro import smoke_ops as ops
 from hydro import smoke_pressure
@@ -224,6 +225,34 @@ def test_diffuse(case):
         _close(_read(out[1], (ny + 1, nx)), ecur[1])
         cur, prev = out, cur
     assert len(coeffs) == 4 and not np.allclose(ecur[0], vx)
+
+
+def test_diffuse_density(ctx, rng):
+    """diffuse_density.comp against the float64 twin, iteration by iteration, on random scalars with
+    the obstacles and open sides of the other cases (no flux through any of them)."""
+    g, solid = _grid(ctx, SHAPE, density_diffusion=0.5)
+    _, _, s = _random_fields(g, rng)
+    a = 0.9
+    coeffs, _ = ops.chebyshev_coefficients(a, 1e-5, 4)
+    rhs = g._s.write
+    _write(rhs, np.concatenate([s, np.zeros(SHAPE + (1,))], axis=-1))
+    texs = [g._hat[2], *g._s_spare]
+    prog = g._programs["diffuse_density"]
+    cur, prev, ecur, eprev = rhs, rhs, s, s
+    for k, (c1, c2) in enumerate(coeffs):
+        out = texs[k % 3]
+        g._common(prog)
+        _gl.set_uniforms(prog, u_a=a, u_c1=c1, u_c2=c2)
+        for name, tex in (("B_SMOKE_S_HAT", rhs), ("B_SMOKE_S", cur), ("B_SMOKE_S_BACK", prev)):
+            g._bind(name, tex)
+        g._image("B_SMOKE_S_OUT", out)
+        _gl.dispatch(ctx, prog, SHAPE[1], SHAPE[0])
+        ecur, eprev = ref.diffuse_density(ecur, eprev, s, solid, a, c1, c2), ecur
+        _close(_read(out, SHAPE, 4)[..., :3], ecur)
+        cur, prev = out, cur
+    fluid = ~solid
+    assert not np.allclose(ecur[..., 0], s[..., 0]) and ecur[fluid, 0].sum() == pytest.approx(s[fluid, 0].sum(), rel=1e-12)
+    g.release()
 
 
 def test_projection_passes(case, rng):
@@ -454,7 +483,8 @@ def test_whole_projection_matches_exact_reference(case):
 
 @pytest.mark.parametrize("options, steps", [
     ({}, 1),                                                              # MacCormack, viscosity
-    (dict(advection="semi-lagrangian", fire=True, velocity_dissipation=0.5, density_dissipation=0.7), 1),
+    (dict(advection="semi-lagrangian", fire=True, velocity_dissipation=0.5, density_dissipation=0.7,
+          density_diffusion=0.4), 1),
     (dict(viscosity=0.0), 2),           # the second step runs ahead of the first one's check
 ], ids=["maccormack", "semi-lagrangian-fire", "inviscid"])
 def test_step_matches_reference(ctx, rng, options, steps):

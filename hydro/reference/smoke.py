@@ -398,6 +398,41 @@ def viscosity_solve(vx, vy, solid, bc: Bc, a, tol=1e-12):
     return split(np.where(free, v, rhs))
 
 
+def density_helmholtz(rho, solid, a):
+    """(I - a L) rho on the cells (a = kappa dt / h^2), L rho summing rho_nb - rho over the fluid
+    neighbours: no flux through walls, open sides or obstacles, so the total is kept (L's columns sum
+    to 0); solid cells give rho itself."""
+    fluid = ~solid
+    p, f = np.pad(rho, 1), np.pad(fluid, 1)
+    lap = np.zeros_like(rho)
+    for dj, di in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        nb = (slice(1 + dj, p.shape[0] - 1 + dj), slice(1 + di, p.shape[1] - 1 + di))
+        lap += np.where(f[nb], p[nb] - rho, 0.0)
+    return np.where(fluid, rho - a * lap, rho)
+
+
+def diffuse_density(cur, prev, rhs, solid, a, c1, c2):
+    """One Chebyshev iteration (diffuse's, on the cells) of the implicit density diffusion
+    (I - kappa dt L) rho = rho*: the density of scalars `cur` (ny, nx, 3) moves to
+    rho + c1 (rho - rho_prev) + c2 (rho* - A rho) in fluid cells; the other scalars are `cur`'s."""
+    out = cur.copy()
+    rho = cur[..., 0]
+    step = rho + c1 * (rho - prev[..., 0]) + c2 * (rhs[..., 0] - density_helmholtz(rho, solid, a))
+    out[..., 0] = np.where(solid, rho, step)
+    return out
+
+
+def density_diffusion_solve(s, solid, a, tol=1e-12):
+    """(I - a L) rho = rho* solved exactly (conjugate gradients), the density of scalars s; SmokeGrid
+    runs Chebyshev iterations (diffuse_density) to a bound instead."""
+    fluid = ~solid
+    rho, _ = conjugate_gradient(lambda r: np.where(fluid, density_helmholtz(r, solid, a), 0.0),
+                                np.where(fluid, s[..., 0], 0.0), tol)
+    out = s.copy()
+    out[..., 0] = np.where(fluid, rho, s[..., 0])
+    return out
+
+
 def divergence(vx, vy, solid):
     """Net outflow of each fluid cell, D v = (vx_R - vx_L) + (vy_T - vy_B), world velocity units
     (divide by cell_size for 1/s); 0 in solid cells."""
@@ -436,7 +471,8 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     dens_step after vel_step), with one projection. The scalars must not move with the velocity
     before the projection: a splat's impulse and the forces make it divergent, and a divergent
     velocity compresses or spreads the gas, changing its total. With p.conserve the scalars' totals
-    are then fixed (conserve). p: the grid's SmokeParams (only its fields are read). s: (ny, nx, 3).
+    are then fixed (conserve), and the density diffuses (density_diffusion_solve) where
+    p.density_diffusion > 0. p: the grid's SmokeParams (only its fields are read). s: (ny, nx, 3).
     Returns (vx, vy, s)."""
     h, t_amb = p.cell_size, p.ambient_temperature
     dt_h = dt / h
@@ -466,6 +502,8 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     carried_s = carried((vx, vy), (vx, vy, s))[2]
     if p.conserve:
         carried_s = conserve(carried_s, s, vx, vy, solid, bc, dt_h, (decays[1][0], 1.0, 1.0), t_amb)[0]
+    if p.density_diffusion > 0.0:
+        carried_s = density_diffusion_solve(carried_s, solid, p.density_diffusion * dt / h ** 2)
     return vx, vy, carried_s
 
 

@@ -43,6 +43,7 @@
 #define B_SMOKE_S_HAT 5
 #define B_SMOKE_VX_BACK 6
 #define B_SMOKE_VY_BACK 7
+#define B_SMOKE_S_BACK 8         // diffuse_density.comp: the iterate before the last
 #define B_SMOKE_SOLID 9
 #define B_SMOKE_Q_BEFORE 10      // subtract_gradient.comp: q before a deferred solve's later cycles
 #define B_SMOKE_COEF 11
