@@ -48,6 +48,7 @@ from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
 from .smoke_state import SmokeState
 
 DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound |v - v_exact| / |v*| is below this
+FIXED_SLACK = 1e-6             # with fixed_step: frame times that sum to whole steps but for rounding count as whole
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
 # start's terms, and its last group folds one record per group (divergence.comp). H100, 2026-12-06
@@ -65,7 +66,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
     pressure_warm_start (multigrid from the last solve's q, scaled; default True),
-    conserve (default True: the scalars keep the totals ledger() books), density_dissipation,
+    conserve (default True: the scalars keep the totals ledger() books), density_diffusion,
+    fixed_step (step() runs whole steps of it, the same at any frame rate), density_dissipation,
     velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
@@ -108,6 +110,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._q_kept = False
         self._sim_time = 0.0
         self._iteration = 0
+        self._owed = 0.0          # with fixed_step: the time step() was given and has not stepped yet
         self._seal()
 
     def _create(self, ctx):
@@ -177,11 +180,15 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     def splat(self, x, y, radius, velocity=(0.0, 0.0), density=1.0, temperature=0.0, fuel=0.0) -> None:
         """Add a smooth round brush w = (1 - (d/radius)^2)^2 around grid point (x, y) (cell [y, x]'s
         centre is (x, y)): velocity (world units/s) is added to the faces, density (>= 0), temperature
-        (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
-        whatever dt the next step takes: a steady source scales its amounts by dt. The velocity is held
-        apart until the next step has carried the velocity, which then takes it before the projection
-        (step; velocity and face_velocity show it meanwhile, and setting either drops it). Walls and solid cells
-        are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
+        (any sign: heat or cold) and fuel (>= 0) to the cells, each times w, and the amounts are
+        booked in ledger() under "splats". An impulse, added once at the time of the call, whatever
+        dt the next step takes: a kick (a blast, a mouse flick) is one call; a push that lasts (a fan,
+        a chimney) is a rate, so a game calls it each frame with its amounts and velocity times the
+        frame's dt, and the same seconds of game time add the same smoke and momentum at any frame
+        rate. The velocity is held apart until the next step has carried the velocity, which then
+        takes it before the projection (step; velocity and face_velocity show it meanwhile, and
+        setting either drops it); with fixed_step, calls between two steps add up. Walls and solid
+        cells are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
         for the last step's residual check (step). A brush wholly outside the grid adds nothing and
         raises nothing (a stirring cursor may leave the window; the water grids' brushes, which book
         exact volumes, raise instead)."""
@@ -215,7 +222,10 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
-        """Advance by dt seconds of simulated time in `substeps` equal steps. A substep: combustion
+        """Advance by dt seconds of simulated time in `substeps` equal steps; with fixed_step, by the
+        whole steps of fixed_step that the time given so far allows, each in `substeps`, the rest
+        carried to the next call, so any frame rate runs the same steps (a single call may run none,
+        or many: a game clamps a long frame's dt). A substep: combustion
         (fire), forces, the velocity's advection (by itself), the velocity the splats added since the
         last step (first substep only), viscosity, the projection, then the scalars' advection by the
         velocity just projected, so the splats' impulses and the forces, added since the last
@@ -237,13 +247,18 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
-        h = dt / substeps
         p = self.params
+        owed = self._owed + dt
+        if p.fixed_step is None:
+            steps, each = 1, dt
+        else:
+            steps, each = math.floor(owed / p.fixed_step + FIXED_SLACK), p.fixed_step
+        h = each / substeps
         pr = self._pressure
         # submit the caller's splats, then the forces and the advection as soon as each is queued (a
         # substep after the first starts right after the last one's flush)
         _native.flush(self.ctx)
-        for _ in range(substeps):
+        for k in range(steps * substeps):
             # The last projection's check, if still queued, is waited for only once this substep's
             # forces and velocity advection are queued, and where that solve met its tolerance with a
             # margin (Pressure.run_ahead) its projection and scalar advection too, so the GPU has work
@@ -268,8 +283,12 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._ledger.commit()               # and so do its ledger entries
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
-        self._sim_time += dt
-        self._centre_dirty = True
+            if k % substeps == substeps - 1:    # a whole step of `each` has run
+                self._sim_time += each
+                owed -= each
+                self._centre_dirty = True
+        if p.fixed_step is not None:
+            self._owed = max(owed, 0.0)
 
     def _pre_projection(self, h, keep=False):
         """Forces, the velocity's advection and viscosity of a substep of h. With `keep` the velocity

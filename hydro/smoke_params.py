@@ -51,6 +51,11 @@ class SmokeParams:
         with no flux through walls, obstacles or open sides, so it keeps the total; soft smoke edges
         (0 = none). The iterations it needs grow as sqrt(kappa dt) / cell_size, capped by
         diffusion_iterations
+    fixed_step: seconds, > 0, or None: SmokeGrid.step(dt) runs whole steps of this length, as many as
+        the time given so far allows, and carries the rest of dt to the next call (a game's "fixed
+        timestep"): the steps, and so the results, are the same at any frame rate, at the cost of
+        running several steps in a slow frame (and none in some fast ones). None = one step of dt
+        per call (the default), whose results change with dt by the schemes' time error
     """
     cell_size: float = 1.0
     viscosity: float = 0.0
@@ -72,6 +77,7 @@ class SmokeParams:
     cooling: float = 1.0
     conserve: bool = True
     density_diffusion: float = 0.0
+    fixed_step: float | None = None
 
     def __post_init__(self):
         # every value here reaches a shader uniform, so each must also be a finite float32
@@ -92,6 +98,8 @@ class SmokeParams:
         if not isinstance(self.conserve, bool):
             raise TypeError(f"conserve: expected True or False, got {self.conserve!r}")
         check.real32("density_diffusion", self.density_diffusion, low=0.0)
+        if self.fixed_step is not None:
+            check.real32("fixed_step", self.fixed_step, low=0.0, low_open=True)
         check.real32("density_dissipation", self.density_dissipation, low=0.0)
         check.real32("velocity_dissipation", self.velocity_dissipation, low=0.0)
         if not isinstance(self.fire, bool):

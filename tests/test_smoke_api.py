@@ -147,6 +147,7 @@ def test_private_context():
     (dict(diffusion_iterations=0), ValueError, "diffusion_iterations"),
     (dict(conserve=1), TypeError, "conserve"),
     (dict(density_diffusion=-1.0), ValueError, "density_diffusion"),
+    (dict(fixed_step=0.0), ValueError, "fixed_step"),
     (dict(colour=1), TypeError, "colour"),
 ])
 def test_constructor_rejects(ctx, kwargs, exc, name):
