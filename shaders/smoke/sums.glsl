@@ -3,7 +3,7 @@
 // SUMS dvec4 values in shared memory and stores them in u_sum_partials; the group that finishes last
 // folds every group's record, in a fixed order (the same sums whichever group that is), into
 // s_sums[k][0]. Define SUMS before including this; the pass's groups are LOCAL_SIZE x LOCAL_SIZE.
-#define SUM_GROUP (LOCAL_SIZE * LOCAL_SIZE)
+#define SUM_GROUP (LOCAL_SIZE * LOCAL_SIZE)       // a power of 4
 layout(std430, binding = B_SMOKE_SUM_PARTIALS) coherent buffer SumPartials { dvec4 u_sum_partials[]; };
 layout(std430, binding = B_SMOKE_SUMS) coherent buffer Sums {
     uint u_sum_groups_done;         // groups that wrote their record; the last one resets it to 0
@@ -12,11 +12,15 @@ layout(std430, binding = B_SMOKE_SUMS) coherent buffer Sums {
 shared dvec4 s_sums[SUMS][SUM_GROUP];
 shared bool s_sums_last;
 
+// s_sums[k][0] = the sum of s_sums[k][*], folding four entries into one a round (half the barriers
+// of a pairwise tree: a software rasteriser pays for each by splitting the shader there), in a fixed
+// order.
 void reduce_sums(uint i) {
     barrier();
-    for (uint stride = SUM_GROUP / 2; stride > 0; stride >>= 1) {
-        if (i < stride)
-            for (int k = 0; k < SUMS; ++k) s_sums[k][i] += s_sums[k][i + stride];
+    for (uint quarter = SUM_GROUP / 4; quarter > 0; quarter /= 4) {
+        if (i < quarter)
+            for (int k = 0; k < SUMS; ++k)
+                s_sums[k][i] += (s_sums[k][i + quarter] + s_sums[k][i + 2 * quarter]) + s_sums[k][i + 3 * quarter];
         barrier();
     }
 }
