@@ -220,6 +220,12 @@ class SmokeState:
         return self._s.read
 
     @property
+    def obstacle_texture(self):
+        """r32f (nx, ny) texture of the obstacles: 1 in solid cells, 0 in the gas (for drawing)."""
+        self._alive(settle=False)
+        return self._solid_tex
+
+    @property
     def velocity_texture(self):
         """rg32f (nx, ny) texture of the cell-centre velocity (world units/s), refreshed on access: the
         velocity as the last step (or project()) left it, without splats' pushes since, which the next
