@@ -5,10 +5,11 @@
       1: smoke preset   2: fire preset   C: clear   space: pause   Esc: quit
     python -m demo_game smoke --headless --frames 240 --out smoke.png    # offscreen capture through EGL
 
-The box is WORLD (8 x 6 world units) whatever the grid, so a grid picked for the machine (pick_shape:
-the largest whose frame fits the budget of 30 fps, llvmpipe included) shows the same scene, only finer.
-The grid steps in fixed steps of 1/60 s of game time (SmokeParams.fixed_step), fed the frame's real dt,
-so the smoke moves at the same speed, and the same way, at any frame rate.
+The box is WORLD (8 x 6 world units) whatever the grid, so a grid picked for the machine (pick: the
+largest whose steps and 30 frames a second fit the CPU or GPU, llvmpipe included) shows the same
+scene, only finer. The grid steps in fixed steps of game time (SmokeParams.fixed_step: 1/60 s, or 1/30 s
+where that buys a finer grid), fed the frame's real dt, so the smoke moves at the same speed, and the
+same way, at any frame rate.
 """
 from __future__ import annotations
 
@@ -24,9 +25,12 @@ from hydro.smoke import SmokeGrid
 from hydro.smoke_render import SmokeRenderer, SmokeStyle
 
 WORLD = (6.0, 8.0)                 # (height, width), world units
-STEP = 1.0 / 60.0                  # the grid's fixed step, seconds of game time
-MAX_FRAME = 3 * STEP               # a longer frame is clamped: a slow machine slows the smoke, not the frames
+STEP = 1.0 / 60.0                  # the grid's fixed step, seconds of game time ...
+STEPS = (STEP, 1.0 / 30.0)         # ... or the longer one where that buys a finer grid (pick)
+MAX_STEPS = 3                      # a frame runs at most this many steps: a slow one slows the smoke instead
 FPS_TARGET = 30.0
+BUDGET = 650.0                     # ms a second of game time may take: the steps and FPS_TARGET draws (the
+                                   # rest: the HUD, events, presenting the frame)
 # grids the scene may run, (ny, nx) at the box's aspect, smallest first
 SHAPES = ((36, 48), (48, 64), (60, 80), (72, 96), (96, 128), (120, 160), (144, 192), (192, 256), (240, 320),
           (288, 384), (384, 512))
@@ -35,8 +39,7 @@ GRID = (96, 128)                   # the headless capture's grid unless one is g
 # Rates are per second of game time, in world units (a grid of any size gives the same scene).
 # A game's pressure tolerance (1e-3: two V-cycles a step) in place of the library's default 1e-4.
 PRESETS = {
-    "smoke": dict(buoyancy=(0.0, 3.0), vorticity=2.5, density_dissipation=0.04, density_diffusion=0.002,
-                  pressure_tolerance=1e-3),
+    "smoke": dict(buoyancy=(0.0, 3.0), vorticity=2.5, density_dissipation=0.04, pressure_tolerance=1e-3),
     "fire": dict(buoyancy=(0.05, 2.5), vorticity=3.5, fire=True, burn_rate=2.5, burn_heat=2.0, smoke_yield=0.35,
                  cooling=1.2, density_dissipation=0.08, pressure_tolerance=1e-3),
 }
@@ -53,8 +56,8 @@ EMITTER_RADIUS = 0.4               # world units
 class SmokeScene:
     """A SmokeGrid of `shape` (ny, nx) cells over WORLD, its obstacle mask, and its renderer."""
 
-    def __init__(self, ctx: moderngl.Context, preset: str = "fire", shape=GRID):
-        self.ctx, self.shape = ctx, tuple(shape)
+    def __init__(self, ctx: moderngl.Context, preset: str = "fire", shape=GRID, step=STEP):
+        self.ctx, self.shape, self.fixed_step = ctx, tuple(shape), step
         self.cell_size = WORLD[0] / self.shape[0]
         self.mask = np.zeros(self.shape, bool)
         self.grid = self.renderer = None
@@ -65,7 +68,8 @@ class SmokeScene:
             self.renderer.release()
             self.grid.release()
         self.preset = preset
-        self.grid = SmokeGrid(self.ctx, self.shape, cell_size=self.cell_size, fixed_step=STEP, **PRESETS[preset])
+        self.grid = SmokeGrid(self.ctx, self.shape, cell_size=self.cell_size, fixed_step=self.fixed_step,
+                              **PRESETS[preset])
         self.grid.set_boundary("top", "open")
         if self.mask.any():
             self.grid.obstacles = self.mask
@@ -91,9 +95,9 @@ class SmokeScene:
                         **{k: v * dt for k, v in rates.items()})
 
     def step(self, dt=STEP):
-        """dt seconds of game time (clamped to MAX_FRAME): the emitter's share, then the grid's fixed
-        steps that time allows."""
-        dt = min(dt, MAX_FRAME)
+        """dt seconds of game time (at most MAX_STEPS of the grid's steps): the emitter's share, then
+        the grid's fixed steps that time allows."""
+        dt = min(dt, MAX_STEPS * self.fixed_step)
         self.source(dt)
         self.grid.step(dt)
         self.t += dt
@@ -106,34 +110,41 @@ class SmokeScene:
         self.grid.release()
 
 
-def frame_ms(ctx, shape, preset="smoke", size=(640, 480), frames=6):
-    """Milliseconds a frame takes on this machine with a grid of `shape`: a step of STEP and a draw
-    into a framebuffer of `size`, waited for, after two warm-up frames (compiling the shaders)."""
-    scene = SmokeScene(ctx, preset, shape)
+def costs(ctx, shape, size=(640, 480), frames=6):
+    """Milliseconds a step of a grid of `shape` and a draw into a framebuffer of `size` take on this
+    machine, each waited for, after two warm-up frames (which compile the shaders)."""
+    scene = SmokeScene(ctx, "smoke", shape)
     fbo = ctx.simple_framebuffer(size)
     try:
+        step = draw = 0.0
         for k in range(frames + 2):
-            if k == 2:
-                ctx.finish()
-                start = time.perf_counter()
+            ctx.finish()
+            t0 = time.perf_counter()
             scene.step(STEP)
+            ctx.finish()
+            t1 = time.perf_counter()
+            fbo.clear(0.0, 0.0, 0.0, 1.0)
             scene.draw(fbo)
-        ctx.finish()
-        return (time.perf_counter() - start) * 1e3 / frames
+            ctx.finish()
+            if k >= 2:
+                step, draw = step + t1 - t0, draw + time.perf_counter() - t1
+        return step * 1e3 / frames, draw * 1e3 / frames
     finally:
         fbo.release()
         scene.release()
 
 
-def pick_shape(ctx, size=(640, 480), budget_ms=0.75e3 / FPS_TARGET) -> tuple:
-    """The largest of SHAPES whose frame (frame_ms) fits `budget_ms` on this machine (a margin under
-    1/FPS_TARGET for events, the HUD and the frame's own jitter), trying them smallest first; the
-    smallest if none does."""
-    chosen = SHAPES[0]
+def pick(ctx, size=(640, 480), budget_ms=BUDGET) -> tuple:
+    """(shape, fixed step): the largest of SHAPES whose steps for a second of game time and FPS_TARGET
+    draws (costs) fit in `budget_ms`, with the shorter of STEPS where it fits, trying them smallest
+    first; the smallest with the longer step where none fits."""
+    chosen = (SHAPES[0], STEPS[-1])
     for shape in SHAPES:
-        if frame_ms(ctx, shape, size=size) > budget_ms:
+        step_ms, draw_ms = costs(ctx, shape, size)
+        fits = [step for step in STEPS if step_ms / step + FPS_TARGET * draw_ms <= budget_ms]
+        if not fits:
             break
-        chosen = shape
+        chosen = (shape, fits[0])
     return chosen
 
 
@@ -148,14 +159,15 @@ def _default_obstacles(shape):
 
 
 def render_headless(frames: int = 240, out_path: str = "smoke.png", *, preset: str = "fire", size=(640, 480),
-                    shape=GRID, obstacles: bool = True) -> dict:
-    """Run `frames` frames of 1/60 s offscreen (each a step and a draw, as in the window) and write the
-    last one to `out_path` (PNG). shape None: pick_shape's. Returns a summary: frames, the grid, ms per
-    frame and its fps, ms per step, the pressure residual, the image size."""
+                    shape=GRID, step=STEP, obstacles: bool = True) -> dict:
+    """Run `frames` frames of 1/60 s of game time offscreen (each the grid's steps that time allows and
+    a draw, as in the window) and write the last one to `out_path` (PNG). shape None: pick's grid and
+    step. Returns a summary: frames, the grid and its step, ms per frame and its fps, ms a frame spent
+    stepping, the pressure residual, the image size."""
     ctx = hydro.create_context()
     try:
-        shape = pick_shape(ctx, size) if shape is None else tuple(shape)
-        scene = SmokeScene(ctx, preset, shape)
+        shape, step = pick(ctx, size) if shape is None else (tuple(shape), step)
+        scene = SmokeScene(ctx, preset, shape, step)
         if obstacles:
             scene.set_obstacles(_default_obstacles(shape))
         fbo = ctx.simple_framebuffer(size)
@@ -173,8 +185,8 @@ def render_headless(frames: int = 240, out_path: str = "smoke.png", *, preset: s
         scene.draw(fbo)
         rgb = np.frombuffer(fbo.read(components=3), np.uint8).reshape(size[1], size[0], 3)[::-1]
         write_png(out_path, rgb)
-        summary = dict(frames=frames, grid=shape, ms_per_frame=ms, fps=1e3 / ms if ms > 0 else float("inf"),
-                       ms_per_step=step_s * 1e3 / max(frames, 1), residual=scene.grid.pressure_residual, size=size,
+        summary = dict(frames=frames, grid=shape, step=step, ms_per_frame=ms, fps=1e3 / ms if ms > 0 else float("inf"),
+                       ms_stepping=step_s * 1e3 / max(frames, 1), residual=scene.grid.pressure_residual, size=size,
                        out=str(out_path))
         fbo.release()
         scene.release()
@@ -197,7 +209,8 @@ def main(argv=None):
     ap.add_argument("--out", default="smoke.png")
     ap.add_argument("--preset", choices=tuple(PRESETS), default="fire")
     ap.add_argument("--grid", type=_shape, default=None, metavar="NYxNX",
-                    help="the grid's cells (default: the largest that keeps 30 fps on this machine)")
+                    help="the grid's cells, stepped every 1/60 s (default: the largest that keeps 30 fps on this "
+                         "machine, and its step)")
     args = ap.parse_args(argv)
     if args.headless:
         print(render_headless(args.frames, args.out, preset=args.preset, shape=args.grid))

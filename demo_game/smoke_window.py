@@ -10,19 +10,19 @@ import numpy as np
 import pyglet
 from pyglet.window import key, mouse
 
-from .smoke_scene import STEP, WORLD, SmokeScene, _default_obstacles, pick_shape
+from .smoke_scene import STEP, WORLD, SmokeScene, _default_obstacles, pick
 
 HUD = 26                                            # pixels of the band at the top that holds the HUD
 
 
 class SmokeWindow(pyglet.window.Window):
-    def __init__(self, preset="fire", width=1024, height=768, shape=None, **kwargs):
+    def __init__(self, preset="fire", width=1024, height=768, shape=None, step=STEP, **kwargs):
         config = pyglet.gl.Config(major_version=4, minor_version=3, forward_compatible=True, double_buffer=True)
         super().__init__(width, height, "hydro smoke", config=config, resizable=True, **kwargs)
         self.ctx = moderngl.create_context()
         self.ctx.error                                   # moderngl may leave a flag from detection
-        shape = pick_shape(self.ctx, (width, height - HUD)) if shape is None else tuple(shape)
-        self.scene = SmokeScene(self.ctx, preset, shape)
+        shape, step = pick(self.ctx, (width, height - HUD)) if shape is None else (tuple(shape), step)
+        self.scene = SmokeScene(self.ctx, preset, shape, step)
         self.scene.set_obstacles(_default_obstacles(shape))
         self.paused, self.sim_ms, self.residual, self.fps = False, 0.0, 0.0, 0.0
         self._last_frame = None

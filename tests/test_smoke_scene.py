@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from demo_game import smoke_scene
-from demo_game.smoke_scene import SmokeScene, pick_shape, render_headless
+from demo_game.smoke_scene import SmokeScene, pick, render_headless
 from hydro.image import read_png
 
 
@@ -48,14 +48,19 @@ def test_the_same_scene_on_a_finer_grid(ctx):
     assert abs(x0 - x1) < 0.1 and abs(y0 - y1) < 0.1 and m1 == pytest.approx(m0, rel=0.05)
 
 
-def test_pick_shape_takes_the_largest_grid_within_the_budget(ctx, monkeypatch):
-    """pick_shape tries the grids smallest first and keeps the last whose frame fits (the frame's
-    time here given by a stand-in that grows with the cells), the smallest where none does."""
+def test_pick_takes_the_largest_grid_whose_second_fits_the_budget(ctx, monkeypatch):
+    """pick tries the grids smallest first and keeps the last whose steps for a second of game time
+    and 30 draws fit the budget, stepping every 1/60 s where that fits and every 1/30 s where only
+    that does; the smallest, stepping every 1/30 s, where none does. The machine's costs here are
+    a stand-in: a step's grows with the cells, a draw takes 4 ms."""
     tried = []
 
-    def frame_ms(ctx, shape, size=(640, 480)):
+    def costs(ctx, shape, size=(640, 480)):
         tried.append(shape)
-        return shape[0] * shape[1] / 1000.0
-    monkeypatch.setattr(smoke_scene, "frame_ms", frame_ms)
-    assert pick_shape(ctx, budget_ms=8.0) == (72, 96) and tried[-1] == (96, 128)
-    assert pick_shape(ctx, budget_ms=0.1) == smoke_scene.SHAPES[0]
+        return shape[0] * shape[1] / 1000.0, 4.0
+    monkeypatch.setattr(smoke_scene, "costs", costs)
+    # 72 x 96: 6.9 ms a step, 415 + 120 ms at 60 Hz; 96 x 128 fits at 30 Hz only, 120 x 160 not at all
+    assert pick(ctx, budget_ms=550.0) == ((96, 128), 1 / 30) and tried[-1] == (120, 160)
+    assert pick(ctx, budget_ms=440.0) == ((72, 96), 1 / 30)
+    assert pick(ctx, budget_ms=10.0) == (smoke_scene.SHAPES[0], 1 / 30)
+    assert pick(ctx, budget_ms=1e9) == (smoke_scene.SHAPES[-1], 1 / 60)
