@@ -31,7 +31,7 @@ change the physics:
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
 cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
 hydro.reference.smoke.step is the same step in NumPy float64, from the float64 twin of every pass;
-state access and diagnostics are in hydro.smoke_state.
+the scalars' passes are in hydro.smoke_scalars, state access and diagnostics in hydro.smoke_state.
 """
 from __future__ import annotations
 
@@ -43,11 +43,12 @@ from . import _gl, _native, _owner
 from . import _validate as check
 from . import smoke_ops as ops
 from .smoke_ledger import Ledger
+from .smoke_ops import DIFFUSION_TOLERANCE
 from .smoke_params import SmokeParams
 from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
+from .smoke_scalars import SmokeScalars
 from .smoke_state import SmokeState
 
-DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound |v - v_exact| / |v*| is below this
 FIXED_SLACK = 1e-6             # with fixed_step: frame times that sum to whole steps but for rounding count as whole
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
@@ -58,7 +59,7 @@ MIN_CELLS = 4
 DIVERGENCE_ROWS = 2
 
 
-class SmokeGrid(SmokeState, _owner.Simulation):
+class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
@@ -390,16 +391,6 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._s.swap()
         self._centre_dirty = True
 
-    def _combust(self, dt):
-        p = self.params
-        prog = self._programs["combust"]
-        self._common(prog)
-        _gl.set_uniforms(prog, u_burn_fraction=-math.expm1(-p.burn_rate * dt), u_burn_heat=p.burn_heat,
-                         u_smoke_yield=p.smoke_yield, u_cooling_dt=p.cooling * dt, u_ambient=p.ambient_temperature)
-        self._ledger.bind(prog, booking=False)
-        self._image("B_SMOKE_S_OUT", self._s.read, read=True)
-        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-
     def _forces(self, dt):
         """read -> write for vx, vy (the caller swaps)."""
         p = self.params
@@ -475,35 +466,6 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._vx.swap()
             self._vy.swap()
 
-    def _advect_scalars(self, dt):
-        """Density, temperature and fuel carried by the velocity on the read side (the one the
-        projection just left, divergence-free to the solver's tolerance), their totals summed and
-        booked, with conserve the totals fixed (_conserve), with density_diffusion the density
-        diffused (_diffuse_density, which keeps the total), then swapped."""
-        dt_h = dt / self.params.cell_size
-        vel, cur, out = (self._vx.read, self._vy.read), (self._s.read,), (self._s.write,)
-        decays = self._decays(dt)
-        if self.params.advection == "semi-lagrangian":
-            self._advect(vel, cur, out, dt_h, decays, totals=True)
-        else:
-            self._advect(vel, cur, self._hat[2:], dt_h, (1.0,) * 4)
-            self._maccormack(vel, cur, self._hat[2:], out, dt_h, decays, totals=True)
-        if self.params.conserve:
-            self._conserve(out[0], decays)
-        if self.params.density_diffusion > 0.0:
-            self._diffuse_density(dt)
-        self._s.swap()
-
-    def _conserve(self, s, decays):
-        """The conservation fix, in place on the scalars `s` the last advection pass wrote, from the
-        sums it left (conserve.comp)."""
-        prog = self._programs["conserve"]
-        self._common(prog)
-        _gl.set_uniforms(prog, u_decay=tuple(decays[1:]), u_ambient=self.params.ambient_temperature)
-        self._ledger.sums.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_SUMS"])
-        self._image("B_SMOKE_S_OUT", s, read=True)
-        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-
     def _diffusion_plan(self, dt):
         """Chebyshev coefficients of the viscosity solve for a step of dt, a = nu dt / h^2, and the
         error bound they reach (hydro.smoke_ops.chebyshev_coefficients)."""
@@ -532,53 +494,11 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         if not coeffs:
             return
         rhs = (self._vx.read, self._vy.read)
-        cur, spare = self._chebyshev(rhs, [(self._vx.write, self._vy.write), self._hat[:2], self._spare], coeffs,
+        cur, spare = ops.chebyshev_iterations(rhs, [(self._vx.write, self._vy.write), self._hat[:2], self._spare], coeffs,
                                      lambda cur, prev, out, c1, c2: self._diffuse(rhs, cur, prev, out, a, c1, c2))
         self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
         self._hat = (*spare[0], self._hat[2])
         self._spare = spare[1]
-
-    @staticmethod
-    def _chebyshev(rhs, free, coeffs, iterate):
-        """Chebyshev iterations from x_0 = rhs: iterate(cur, prev, out, c1, c2) writes each into the
-        next of the `free` textures (or pairs of them), which rotate. Returns the one holding the
-        result and the others."""
-        free = list(free)
-        cur, prev = rhs, rhs
-        for c1, c2 in coeffs:
-            out = free.pop(0)
-            iterate(cur, prev, out, c1, c2)
-            if prev is not rhs:
-                free.append(prev)
-            cur, prev = out, cur
-        if prev is not rhs:
-            free.append(prev)
-        return cur, [t for t in free if t is not cur]
-
-    def _diffuse_density(self, dt):
-        """(I - kappa dt L) rho = rho* from rho_0 = rho*, the scalars on the write side; the iterates
-        rotate through the scalars' hat and their two spares (the read side holds the scalars the
-        substep found, which a substep run again needs), and the result becomes the write side."""
-        p = self.params
-        a = p.density_diffusion * dt / p.cell_size ** 2
-        coeffs, _ = ops.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, p.diffusion_iterations)
-        if not coeffs:
-            return
-        rhs = self._s.write
-        prog = self._programs["diffuse_density"]
-
-        def iterate(cur, prev, out, c1, c2):
-            self._common(prog)
-            _gl.set_uniforms(prog, u_a=a, u_c1=c1, u_c2=c2)
-            for name, tex in (("B_SMOKE_S_HAT", rhs), ("B_SMOKE_S", cur), ("B_SMOKE_S_BACK", prev)):
-                self._bind(name, tex)
-            self._image("B_SMOKE_S_OUT", out)
-            _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-
-        cur, spare = self._chebyshev(rhs, [self._hat[2], *self._s_spare], coeffs, iterate)
-        self._s = _gl.PingPong(self._s.read, cur)
-        self._hat = (*self._hat[:2], spare[0])
-        self._s_spare = (spare[1], rhs)
 
     def _divergence(self, vel, rhs, q, keep_q=False, warm_sums=False):
         """rhs = D v; q = 0, or with keep_q the last solve's q (Pressure.q_last; 0 in solid cells) for a

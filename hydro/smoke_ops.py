@@ -18,6 +18,8 @@ FREE_SLIP, NO_SLIP, OPEN = 0, 1, 2
 KINDS = {"free-slip": FREE_SLIP, "no-slip": NO_SLIP, "open": OPEN}
 SIDES = ("left", "right", "bottom", "top")
 FACE_FLUID, FACE_FIXED, FACE_OPEN = 0, 1, 2
+DIFFUSION_TOLERANCE = 1e-5     # an implicit diffusion solve (viscosity, density) runs until its error bound
+                               # |v - v_exact| / |v*| is below this
 
 
 class Bc(NamedTuple):
@@ -90,3 +92,20 @@ def chebyshev_coefficients(a, tol, cap):
         coeffs.append((rho_new * rho, 2.0 * rho_new / delta))
         rho = rho_new
     return coeffs, float(1.0 / np.cosh(m * np.arccosh(sigma)))
+
+
+def chebyshev_iterations(rhs, free, coeffs, iterate):
+    """Chebyshev iterations from x_0 = rhs: iterate(cur, prev, out, c1, c2) writes each into the
+    next of the `free` textures (or pairs of them), which rotate. Returns the one holding the
+    result and the others."""
+    free = list(free)
+    cur, prev = rhs, rhs
+    for c1, c2 in coeffs:
+        out = free.pop(0)
+        iterate(cur, prev, out, c1, c2)
+        if prev is not rhs:
+            free.append(prev)
+        cur, prev = out, cur
+    if prev is not rhs:
+        free.append(prev)
+    return cur, [t for t in free if t is not cur]
