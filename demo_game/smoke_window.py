@@ -90,7 +90,7 @@ class SmokeWindow(pyglet.window.Window):
         self.label.draw()
 
     def update(self, dt=STEP):
-        """dt seconds of game time: the grid runs its fixed steps of STEP that the time allows."""
+        """dt seconds of game time: the grid runs the fixed steps that time allows (SmokeScene.step)."""
         now = time.perf_counter()
         if self._last_frame is not None:
             self.fps = 0.9 * self.fps + 0.1 / max(now - self._last_frame, 1e-6)
