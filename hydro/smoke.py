@@ -42,7 +42,7 @@ import numpy as np
 from . import _gl, _native, _owner
 from . import _validate as check
 from . import smoke_ops as ops
-from .smoke_ledger import Ledger
+from .smoke_ledger import SCALAR_ROWS, Ledger
 from .smoke_ops import DIFFUSION_TOLERANCE
 from .smoke_params import SmokeParams
 from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
@@ -135,7 +135,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         for name, scalars, totals in (("advect", False, False), ("maccormack", False, False),
                                       ("advect", True, False), (last, True, True)):
             key = name + "_scalars" * scalars + "_totals" * totals
-            self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", {"SCALARS": scalars, "TOTALS": totals})
+            defines = {"SCALARS": scalars, "TOTALS": totals, **({"SCALAR_ROWS": SCALAR_ROWS} if totals else {})}
+            self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", defines)
         # the passes that see the boundaries, found once: a regex over the source per dispatch cost
         # ~40 us of Python, more than the dispatch itself on a GPU
         self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
@@ -433,7 +434,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             self._bind(binding, tex)
         for binding, tex in zip(names[1], out):
             self._image(binding, tex)
-        _gl.dispatch(self.ctx, prog, self.nx + (not scalars), self.ny + (not scalars))
+        rows = -(-self.ny // SCALAR_ROWS) if totals else self.ny + (not scalars)
+        _gl.dispatch(self.ctx, prog, self.nx + (not scalars), rows)
 
     def _advect(self, vel, src, out, dt_h, decay, totals=False):
         """One semi-Lagrangian pass: fields `src` through velocity `vel` (vx, vy) into `out`: the

@@ -24,6 +24,9 @@ SCALARS = ("density", "heat", "fuel")
 SLOT = np.dtype([(name, "<f8", 4) for name in ("outflow", "dissipation", "combustion", "drift")])   # ledger.glsl
 SUMS_BYTES = 32 + 3 * 32                    # sums.glsl: the group count, then up to three dvec4 sums
 RECORD_BYTES = 3 * 32                       # a group's record of the advection pass's sums
+# Cells an invocation of the scalars' last pass takes up its column (scalar_pass.glsl): fewer groups, so
+# fewer records for the last one to fold. Untimed on a GPU; on llvmpipe it also cuts the barriers.
+SCALAR_ROWS = 4
 
 
 class Ledger:
@@ -33,10 +36,12 @@ class Ledger:
 
     def __init__(self, ctx, shape, local_size=_gl.LOCAL_SIZE):
         ny, nx = shape
-        groups = -(-nx // local_size) * -(-ny // local_size)
+        columns = -(-nx // local_size)
+        # the records of the advection pass (SCALAR_ROWS cells an invocation) or of combust.comp (one dvec4)
+        records = max(columns * -(-ny // (local_size * SCALAR_ROWS)) * RECORD_BYTES, columns * -(-ny // local_size) * 32)
         self.partials = self.sums = self.slots = None
         try:
-            self.partials = ctx.buffer(reserve=groups * RECORD_BYTES)
+            self.partials = ctx.buffer(reserve=records)
             self.sums = ctx.buffer(reserve=SUMS_BYTES)
             self.slots = ctx.buffer(reserve=2 * SLOT.itemsize)
         except BaseException:

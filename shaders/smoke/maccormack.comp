@@ -24,9 +24,6 @@ layout(binding = B_SMOKE_VY_OUT, r32f) uniform restrict writeonly image2D u_vy_o
 uniform float u_dt_h;
 uniform vec4 u_decay;
 uniform float u_ambient;
-#if TOTALS
-#include "smoke/scalar_totals.glsl"
-#endif
 
 #if SCALARS
 vec4 corrected_scalars(ivec2 c) {
@@ -36,6 +33,10 @@ vec4 corrected_scalars(ivec2 c) {
     vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (texelFetch(u_s, c, 0) - back);
     return clamp(value, lo, hi);
 }
+
+vec4 scalars_before(ivec2 c) { return texelFetch(u_s, c, 0); }
+vec4 carried_scalars(ivec2 c) { return vec4(corrected_scalars(c).rgb * u_decay.yzw, 0.0); }
+#include "smoke/scalar_pass.glsl"
 #else
 // back = A^R(hat) at a node is hat traced forward by dt (-u_dt_h), as advect.comp would trace it
 float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
@@ -48,16 +49,10 @@ float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offse
 #endif
 
 void main() {
-    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
 #if SCALARS
-    bool fluid = inside(f) && !solid(f);
-    vec4 value = solid_scalars(u_ambient);
-    if (fluid) value = vec4(corrected_scalars(f).rgb * u_decay.yzw, 0.0);
-    if (inside(f)) imageStore(u_s_out, f, value);
-#if TOTALS
-    sum_scalars(f, fluid, fluid ? texelFetch(u_s, f, 0) : vec4(0.0), value);
-#endif
+    scalar_pass();
 #else
+    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
     if (f.x > u_size.x || f.y > u_size.y) return;
     if (f.y < u_size.y) {
         float value = 0.0;
