@@ -39,9 +39,9 @@ GRID = (96, 128)                   # the headless capture's grid unless one is g
 # Rates are per second of game time, in world units (a grid of any size gives the same scene).
 # A game's pressure tolerance (1e-3: two V-cycles a step) in place of the library's default 1e-4.
 PRESETS = {
-    "smoke": dict(buoyancy=(0.0, 3.0), vorticity=2.5, density_dissipation=0.04, pressure_tolerance=1e-3),
+    "smoke": dict(buoyancy=(0.0, 3.0), vorticity=2.5, density_dissipation=0.12, pressure_tolerance=1e-3),
     "fire": dict(buoyancy=(0.05, 2.5), vorticity=3.5, fire=True, burn_rate=2.5, burn_heat=2.0, smoke_yield=0.35,
-                 cooling=1.2, density_dissipation=0.08, pressure_tolerance=1e-3),
+                 cooling=1.2, density_dissipation=0.35, pressure_tolerance=1e-3),
 }
 STYLES = {"smoke": SmokeStyle(flame_brightness=0.0),                       # warm smoke does not glow
           "fire": SmokeStyle(smoke_color=(0.34, 0.32, 0.31))}                  # soot

@@ -84,9 +84,8 @@ class SmokeWindow(pyglet.window.Window):
         scale = self.get_framebuffer_size()[0] / max(self.width, 1)          # pixels per window unit
         self.scene.draw(self.ctx.screen, tuple(int(v * scale) for v in self.smoke_rect()))
         ny, nx = self.scene.shape
-        self.label.text = (f"{self.scene.preset}  {nx}x{ny}  {self.fps:.0f} fps  sim {self.sim_ms:.1f} ms  residual "
-                           f"{self.residual:.1e}  [1] smoke [2] fire [C] clear [space] pause; "
-                           f"left drag push, right drag obstacles")
+        self.label.text = (f"{self.scene.preset} {nx}x{ny}  {self.fps:.0f} fps  sim {self.sim_ms:.1f} ms  residual "
+                           f"{self.residual:.0e}   1 smoke  2 fire  C clear  space pause  drag: L push, R obstacles")
         self.label.draw()
 
     def update(self, dt=STEP):
