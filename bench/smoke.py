@@ -1,6 +1,7 @@
 """Benchmark of hydro.SmokeGrid: milliseconds per step, pressure residual reached and divergence left,
-for our default solver (MAC grid, multigrid to 1e-4) beside the popular demos' configuration (20 or 40
-Jacobi sweeps), on the same buoyant, stirred smoke scene. Also the divergence a collocated grid (the
+for our default solver (MAC grid, multigrid to 1e-4, the scalars' totals kept by the conservation fix)
+beside the popular demos' configuration (20 or 40 Jacobi sweeps), on the same buoyant, stirred smoke
+scene. Also the divergence a collocated grid (the
 demos' storage) keeps even with an exact pressure solve, measured in NumPy on the same velocity in the
 same walled box (a cosine-basis solve with the walls' zero-flux ends, so no periodic seams).
 
@@ -14,6 +15,7 @@ same walled box (a cosine-basis solve with the walls' zero-flux ends, so no peri
     python bench/smoke.py --sizes 1024 --profile --configs 1e-3 --coarse-side 32 16   # one-workgroup coarse solve
     python bench/smoke.py --sizes 1024 --stream --configs "2 cycles" --tile-shapes 32x16 64x32/32x32
     python bench/smoke.py --sizes 1024 --configs 1e-3 --smoothing 2x1.0 3x1.2   # V(2,2) Gauss-Seidel, V(3,3) SOR 1.2
+    python bench/smoke.py --sizes 1024 --steps 30 --configs 1e-3 --conserve both  # the fix's cost: with and without
 
 Needs only moderngl and numpy (and hydro from this repository).
 """
@@ -47,8 +49,9 @@ CONFIGS = [
 
 def variants(args):
     """(name, options) of the CONFIGS whose name contains one of --configs, for each --coarse-side, each
-    --tile-shapes and each --smoothing: the tuning experiments set hydro.smoke_pressure.COARSE_SIDE, the
-    tile shapes and SWEEPS / OMEGA (read when a grid is made) as they yield."""
+    --tile-shapes, each --smoothing and each --conserve setting: the tuning experiments set
+    hydro.smoke_pressure.COARSE_SIDE, the tile shapes and SWEEPS / OMEGA (read when a grid is made) as
+    they yield."""
     sp = smoke_pressure
     saved = sp.COARSE_SIDE, dict(sp.TILE_SHAPES), sp.SWEEPS, sp.OMEGA
     try:
@@ -66,11 +69,17 @@ def variants(args):
                     sp.TILE_SHAPES[kind] = shape
                 tag.append("tiles " + "/".join(f"{t}x{g}" for t, g in shape))
             for name, options in CONFIGS:
-                if not args.configs or any(key in name for key in args.configs):
-                    yield (f"{name} [{', '.join(tag)}]" if tag else name), options
+                if args.configs and not any(key in name for key in args.configs):
+                    continue
+                for conserve in CONSERVE[args.conserve]:
+                    tags = tag + ([] if conserve else ["no conservation fix"])
+                    yield (f"{name} [{', '.join(tags)}]" if tags else name), dict(options, conserve=conserve)
     finally:
         sp.COARSE_SIDE, sp.SWEEPS, sp.OMEGA = saved[0], saved[2], saved[3]
         sp.TILE_SHAPES.update(saved[1])
+
+
+CONSERVE = {"on": (True,), "off": (False,), "both": (True, False)}     # --conserve: SmokeParams.conserve
 
 
 def smoothing(text):
@@ -379,6 +388,8 @@ def main(argv=None):
     ap.add_argument("--coarse-side", type=int, nargs="+", default=None, metavar="N",
                     help="levels with both sides <= N go to the one-workgroup coarse_cycle.comp "
                          f"(8, 16 or 32; default {smoke_pressure.COARSE_SIDE}); several values: each in turn")
+    ap.add_argument("--conserve", choices=sorted(CONSERVE), default="on",
+                    help="the scalars' conservation fix (SmokeParams.conserve, on by default): on, off, or both in turn")
     ap.add_argument("--no-flush", action="store_true",
                     help="never glFlush inside a step (hydro._native.FLUSH = False): the driver submits when it will")
     ap.add_argument("--stream", action="store_true",

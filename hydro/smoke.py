@@ -17,11 +17,21 @@ change the physics:
   _advect [_maccormack]  the scalars (density, temperature, fuel) move with the velocity just
                          projected, as in Stam's "Real-Time Fluid Dynamics for Games" (2003), whose
                          dens_step follows vel_step: a divergent velocity (a splat's impulse, the
-                         forces) would compress or spread the gas, and its total with it
+                         forces) would compress or spread the gas, and its total with it; the last
+                         pass also sums each scalar and books the ledger (hydro.smoke_ledger)
+  _conserve              neither scheme keeps a total (bilinear sampling, MacCormack's clamp: in a
+                         closed box a buoyant puff's density drifts by tens of percent in seconds),
+                         so each total is put back where the ledger says (what was there, less what
+                         left through open sides and the dissipation) by a global correction in
+                         proportion to each cell's amount, phi += w |phi| (Rasch & Williamson 1990's
+                         proportional fixer): one pass, no readback; it moves no gas, so the
+                         advection's detail stays, and keeps density and fuel >= 0
+  _diffuse_density       optional: d(rho)/dt = kappa Laplacian rho, implicit, as the viscosity, with
+                         no flux out of the gas, so the total stays
 Velocity lives on faces (vx on vertical faces, vy on horizontal ones), density / temperature / fuel at
 cell centres; scalars are sampled over fluid cells only, so obstacles neither add nor remove gas.
 hydro.reference.smoke.step is the same step in NumPy float64, from the float64 twin of every pass;
-state access and diagnostics are in hydro.smoke_state.
+the scalars' passes are in hydro.smoke_scalars, state access and diagnostics in hydro.smoke_state.
 """
 from __future__ import annotations
 
@@ -31,12 +41,15 @@ import numpy as np
 
 from . import _gl, _native, _owner
 from . import _validate as check
-from .reference import smoke as ref
+from . import smoke_ops as ops
+from .smoke_ledger import SCALAR_ROWS, Ledger
+from .smoke_ops import DIFFUSION_TOLERANCE
 from .smoke_params import SmokeParams
 from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
+from .smoke_scalars import SmokeScalars
 from .smoke_state import SmokeState
 
-DIFFUSION_TOLERANCE = 1e-5     # the viscosity solve runs until its error bound |v - v_exact| / |v*| is below this
+FIXED_SLACK = 1e-6             # with fixed_step: frame times that sum to whole steps but for rounding count as whole
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
 # start's terms, and its last group folds one record per group (divergence.comp). H100, 2026-12-06
@@ -46,7 +59,7 @@ MIN_CELLS = 4
 DIVERGENCE_ROWS = 2
 
 
-class SmokeGrid(SmokeState, _owner.Simulation):
+class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
     """Incompressible gas (smoke, hot air, fire) on an (ny, nx) grid; y is up, row 0 the bottom side.
 
     ctx: a moderngl.Context with GL >= 4.3 (a game window's), or None for a private standalone one.
@@ -54,7 +67,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     cell_size, viscosity, advection, vorticity, buoyancy=(alpha, beta), and opt-in ambient_temperature,
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
     pressure_warm_start (multigrid from the last solve's q, scaled; default True),
-    density_dissipation, velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
+    conserve (default True: the scalars keep the totals ledger() books), density_diffusion,
+    fixed_step (step() runs whole steps of it, the same at any frame rate), density_dissipation,
+    velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
     0.9 sqrt(nu dt) / cell_size + 13, and diffusion_error_bound reports what the last step reached.
@@ -96,6 +111,7 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._q_kept = False
         self._sim_time = 0.0
         self._iteration = 0
+        self._owed = 0.0          # with fixed_step: the time step() was given and has not stepped yet
         self._seal()
 
     def _create(self, ctx):
@@ -106,17 +122,21 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             made.append(float_texture(ctx, size, comps, fill))
             return made[-1]
 
-        self._bc = ref.Bc()
+        self._bc = ops.Bc()
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
-            "splat", "impulse", "combust", "forces", "diffuse", "subtract_gradient", "centre_velocity")}
+            "splat", "impulse", "combust", "forces", "diffuse", "diffuse_density", "subtract_gradient",
+            "centre_velocity", "conserve")}
         self._programs["divergence"] = _gl.program(ctx, "smoke/divergence.comp", {"DIVERGENCE_ROWS": DIVERGENCE_ROWS})
         # advection in two passes of its own: the velocity's faces (before the projection) and the
-        # cell scalars (after it), one file each with SCALARS choosing the fields
-        for name in ("advect", "maccormack"):
-            for scalars in (False, True):
-                key = f"{name}_scalars" if scalars else name
-                self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", {"SCALARS": scalars})
+        # cell scalars (after it), one file each with SCALARS choosing the fields; the scalars' last
+        # pass also sums them and books the ledger (TOTALS), MacCormack's first one (its hat) does not
+        last = "advect" if self.params.advection == "semi-lagrangian" else "maccormack"
+        for name, scalars, totals in (("advect", False, False), ("maccormack", False, False),
+                                      ("advect", True, False), (last, True, True)):
+            key = name + "_scalars" * scalars + "_totals" * totals
+            defines = {"SCALARS": scalars, "TOTALS": totals, **({"SCALAR_ROWS": SCALAR_ROWS} if totals else {})}
+            self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", defines)
         # the passes that see the boundaries, found once: a regex over the source per dispatch cost
         # ~40 us of Python, more than the dispatch itself on a GPU
         self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
@@ -127,6 +147,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._s = _gl.PingPong(tex(cells, 4, ambient), tex(cells, 4, ambient))
         self._hat = (tex(fx, 1), tex(fy, 1), tex(cells, 4, ambient))
         self._spare = (tex(fx, 1), tex(fy, 1))      # face textures: the viscosity solve's third iterate
+        # the density diffusion's iterates, beside the scalars' hat
+        self._s_spare = (tex(cells, 4), tex(cells, 4)) if self.params.density_diffusion > 0.0 else ()
         # splats' velocity impulses since the last step (impulse.comp), and the box of faces they cover
         self._impulse = (tex(fx, 1), tex(fy, 1))
         self._impulse_box = None
@@ -137,6 +159,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._pressure.set_operator(self._solid, self._bc)
         self._div_norms = ctx.buffer(reserve=NORMS_DTYPE.itemsize)
         made.append(self._div_norms)
+        self._ledger = Ledger(ctx, (ny, nx))
+        made.append(self._ledger)
 
     # ------------------------------------------------------------------------------------ helpers
 
@@ -158,11 +182,15 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     def splat(self, x, y, radius, velocity=(0.0, 0.0), density=1.0, temperature=0.0, fuel=0.0) -> None:
         """Add a smooth round brush w = (1 - (d/radius)^2)^2 around grid point (x, y) (cell [y, x]'s
         centre is (x, y)): velocity (world units/s) is added to the faces, density (>= 0), temperature
-        (any sign: heat or cold) and fuel (>= 0) to the cells, each times w. An impulse, added once,
-        whatever dt the next step takes: a steady source scales its amounts by dt. The velocity is held
-        apart until the next step has carried the velocity, which then takes it before the projection
-        (step; velocity and face_velocity show it meanwhile, and setting either drops it). Walls and solid cells
-        are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
+        (any sign: heat or cold) and fuel (>= 0) to the cells, each times w, and the amounts are
+        booked in ledger() under "splats". An impulse, added once at the time of the call, whatever
+        dt the next step takes: a kick (a blast, a mouse flick) is one call; a push that lasts (a fan,
+        a chimney) is a rate, so a game calls it each frame with its amounts and velocity times the
+        frame's dt, and the same seconds of game time add the same smoke and momentum at any frame
+        rate. The velocity is held apart until the next step has carried the velocity, which then
+        takes it before the projection (step; velocity and face_velocity show it meanwhile, and
+        setting either drops it); with fixed_step, calls between two steps add up. Walls and solid
+        cells are left alone. Every value must be a finite float32. A splat only adds, so it does not wait
         for the last step's residual check (step). A brush wholly outside the grid adds nothing and
         raises nothing (a stirring cursor may leave the window; the water grids' brushes, which book
         exact volumes, raise instead)."""
@@ -186,6 +214,9 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._image("B_SMOKE_VY_OUT", self._impulse[1], read=True)
         self._image("B_SMOKE_S_OUT", self._s.read, read=True)
         _gl.dispatch(self.ctx, prog, x1 - x0 + 1, y1 - y0 + 1)
+        if amounts != (0.0, 0.0, 0.0):
+            area = self.params.cell_size ** 2
+            self._ledger.book("splats", np.array(amounts) * ops.brush_sum(self._solid, x, y, radius) * area)
         if vel != (0.0, 0.0):
             box = self._impulse_box or (x0, y0, x1, y1)
             self._impulse_box = (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))
@@ -193,7 +224,10 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ------------------------------------------------------------------------------------ stepping
 
     def step(self, dt, substeps=1) -> None:
-        """Advance by dt seconds of simulated time in `substeps` equal steps. A substep: combustion
+        """Advance by dt seconds of simulated time in `substeps` equal steps; with fixed_step, by the
+        whole steps of fixed_step that the time given so far allows, each in `substeps`, the rest
+        carried to the next call, so any frame rate runs the same steps (a single call may run none,
+        or many: a game clamps a long frame's dt). A substep: combustion
         (fire), forces, the velocity's advection (by itself), the velocity the splats added since the
         last step (first substep only), viscosity, the projection, then the scalars' advection by the
         velocity just projected, so the splats' impulses and the forces, added since the last
@@ -215,13 +249,18 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
-        h = dt / substeps
         p = self.params
+        owed = self._owed + dt
+        if p.fixed_step is None:
+            steps, each = 1, dt
+        else:
+            steps, each = math.floor(owed / p.fixed_step + FIXED_SLACK), p.fixed_step
+        h = each / substeps
         pr = self._pressure
         # submit the caller's splats, then the forces and the advection as soon as each is queued (a
         # substep after the first starts right after the last one's flush)
         _native.flush(self.ctx)
-        for _ in range(substeps):
+        for k in range(steps * substeps):
             # The last projection's check, if still queued, is waited for only once this substep's
             # forces and velocity advection are queued, and where that solve met its tolerance with a
             # margin (Pressure.run_ahead) its projection and scalar advection too, so the GPU has work
@@ -243,10 +282,15 @@ class SmokeGrid(SmokeState, _owner.Simulation):
                 self._advect_scalars(h)
             if self._impulse_box is not None:   # a substep run ahead stands: its impulse is in for good
                 self._impulse_pass(add=False)
+            self._ledger.commit()               # and so do its ledger entries
             _native.flush(self.ctx)  # the GPU starts on this substep's last passes while Python returns
             self._iteration += 1
-        self._sim_time += dt
-        self._centre_dirty = True
+            if k % substeps == substeps - 1:    # a whole step of `each` has run
+                self._sim_time += each
+                owed -= each
+                self._centre_dirty = True
+        if p.fixed_step is not None:
+            self._owed = max(owed, 0.0)
 
     def _pre_projection(self, h, keep=False):
         """Forces, the velocity's advection and viscosity of a substep of h. With `keep` the velocity
@@ -348,15 +392,6 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._s.swap()
         self._centre_dirty = True
 
-    def _combust(self, dt):
-        p = self.params
-        prog = self._programs["combust"]
-        self._common(prog)
-        _gl.set_uniforms(prog, u_burn_fraction=-math.expm1(-p.burn_rate * dt), u_burn_heat=p.burn_heat,
-                         u_smoke_yield=p.smoke_yield, u_cooling_dt=p.cooling * dt, u_ambient=p.ambient_temperature)
-        self._image("B_SMOKE_S_OUT", self._s.read, read=True)
-        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
-
     def _forces(self, dt):
         """read -> write for vx, vy (the caller swaps)."""
         p = self.params
@@ -380,15 +415,17 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     _FIELDS = {False: (("B_SMOKE_VX_HAT", "B_SMOKE_VY_HAT"), ("B_SMOKE_VX_OUT", "B_SMOKE_VY_OUT")),
                True: (("B_SMOKE_S_HAT",), ("B_SMOKE_S_OUT",))}
 
-    def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None):
+    def _advection_pass(self, name, vel, src, out, dt_h, decay, phi=None, totals=False):
         """Dispatch advect.comp or maccormack.comp (`name`) through velocity `vel` (vx, vy): on the
         velocity's faces where `src` and `out` are (vx, vy) textures, on the cell scalars where they
-        are (s,)."""
+        are (s,); with `totals` (the scalars' last pass) their sums and the ledger's entries too."""
         scalars = len(out) == 1
         names = self._FIELDS[scalars]
-        prog = self._programs[f"{name}_scalars" if scalars else name]
+        prog = self._programs[name + "_scalars" * scalars + "_totals" * totals]
         self._common(prog)
         _gl.set_uniforms(prog, u_dt_h=dt_h, u_decay=decay, u_ambient=self.params.ambient_temperature)
+        if totals:
+            self._ledger.bind(prog, booking=True)
         self._bind("B_SMOKE_VX", vel[0])
         self._bind("B_SMOKE_VY", vel[1])
         if scalars and phi is not None:
@@ -397,18 +434,19 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._bind(binding, tex)
         for binding, tex in zip(names[1], out):
             self._image(binding, tex)
-        _gl.dispatch(self.ctx, prog, self.nx + (not scalars), self.ny + (not scalars))
+        rows = -(-self.ny // SCALAR_ROWS) if totals else self.ny + (not scalars)
+        _gl.dispatch(self.ctx, prog, self.nx + (not scalars), rows)
 
-    def _advect(self, vel, src, out, dt_h, decay):
+    def _advect(self, vel, src, out, dt_h, decay, totals=False):
         """One semi-Lagrangian pass: fields `src` through velocity `vel` (vx, vy) into `out`: the
         velocity's faces where `src` and `out` are (vx, vy) textures, the cell scalars where they are
-        (s,)."""
-        self._advection_pass("advect", vel, src, out, dt_h, decay)
+        (s,); `totals` as in _advection_pass."""
+        self._advection_pass("advect", vel, src, out, dt_h, decay, totals=totals)
 
-    def _maccormack(self, vel, phi, hat, out, dt_h, decay):
+    def _maccormack(self, vel, phi, hat, out, dt_h, decay, totals=False):
         """The MacCormack correction of `phi` (phi_n: the velocity `vel` itself, or (s,) the scalars it
         carries) from `hat` = A(phi_n) into `out`."""
-        self._advection_pass("maccormack", vel, hat, out, dt_h, decay, phi=phi)
+        self._advection_pass("maccormack", vel, hat, out, dt_h, decay, phi=phi, totals=totals)
 
     def _advect_velocity(self, dt, keep=None):
         """The velocity carried by itself, from the read sides into the write sides, then swapped. With
@@ -430,23 +468,11 @@ class SmokeGrid(SmokeState, _owner.Simulation):
             self._vx.swap()
             self._vy.swap()
 
-    def _advect_scalars(self, dt):
-        """Density, temperature and fuel carried by the velocity on the read side (the one the
-        projection just left, divergence-free to the solver's tolerance), then swapped."""
-        dt_h = dt / self.params.cell_size
-        vel, cur, out = (self._vx.read, self._vy.read), (self._s.read,), (self._s.write,)
-        if self.params.advection == "semi-lagrangian":
-            self._advect(vel, cur, out, dt_h, self._decays(dt))
-        else:
-            self._advect(vel, cur, self._hat[2:], dt_h, (1.0,) * 4)
-            self._maccormack(vel, cur, self._hat[2:], out, dt_h, self._decays(dt))
-        self._s.swap()
-
     def _diffusion_plan(self, dt):
         """Chebyshev coefficients of the viscosity solve for a step of dt, a = nu dt / h^2, and the
-        error bound they reach (hydro.reference.smoke.chebyshev_coefficients)."""
+        error bound they reach (hydro.smoke_ops.chebyshev_coefficients)."""
         a = self.params.viscosity * dt / self.params.cell_size ** 2
-        return (a, *ref.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, self.params.diffusion_iterations))
+        return (a, *ops.chebyshev_coefficients(a, DIFFUSION_TOLERANCE, self.params.diffusion_iterations))
 
     def _diffuse(self, rhs, cur, prev, out, a, c1, c2):
         """One Chebyshev iteration: out = cur + c1 (cur - prev) + c2 (rhs - A cur), both components."""
@@ -470,17 +496,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
         if not coeffs:
             return
         rhs = (self._vx.read, self._vy.read)
-        free = [(self._vx.write, self._vy.write), self._hat[:2], self._spare]
-        cur, prev = rhs, rhs
-        for c1, c2 in coeffs:
-            out = free.pop(0)
-            self._diffuse(rhs, cur, prev, out, a, c1, c2)
-            if prev is not rhs:
-                free.append(prev)
-            cur, prev = out, cur
-        if prev is not rhs:
-            free.append(prev)
-        spare = [t for t in free if t is not cur]
+        cur, spare = ops.chebyshev_iterations(rhs, [(self._vx.write, self._vy.write), self._hat[:2], self._spare], coeffs,
+                                     lambda cur, prev, out, c1, c2: self._diffuse(rhs, cur, prev, out, a, c1, c2))
         self._vx, self._vy = _gl.PingPong(cur[0], rhs[0]), _gl.PingPong(cur[1], rhs[1])
         self._hat = (*spare[0], self._hat[2])
         self._spare = spare[1]
@@ -580,8 +597,8 @@ class SmokeGrid(SmokeState, _owner.Simulation):
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
-        return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._impulse, self._solid_tex,
-                self._centre, self._pressure, self._div_norms)
+        return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._s_spare, *self._impulse, self._solid_tex,
+                self._centre, self._pressure, self._div_norms, self._ledger)
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

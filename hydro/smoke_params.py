@@ -41,6 +41,21 @@ class SmokeParams:
     burn_heat: temperature released per unit of fuel burned; also the cooling law's scale; > 0
     smoke_yield: density released per unit of fuel burned; >= 0
     cooling: 1/s; d(theta)/dt = -cooling theta^4, theta = (T - T_ambient) / burn_heat
+    conserve: keep each scalar's total (density, heat T - T_ambient, fuel) at what the ledger books
+        (SmokeGrid.ledger: splats, assignments, combustion, less what left through open sides and the
+        dissipation) after every advection, by a correction in proportion to each cell's amount:
+        one reduction and one fix-up pass a step (shaders/smoke/conserve.glsl). False =
+        the schemes' own totals, which drift (a closed box: semi-Lagrangian loses, MacCormack gains)
+    density_diffusion: kappa, world units^2/s; >= 0: the density diffuses, d(rho)/dt = kappa Laplacian rho,
+        solved implicitly after each advection (the viscosity's Chebyshev iterations, on the cells),
+        with no flux through walls, obstacles or open sides, so it keeps the total; soft smoke edges
+        (0 = none). The iterations it needs grow as sqrt(kappa dt) / cell_size, capped by
+        diffusion_iterations
+    fixed_step: seconds, > 0, or None: SmokeGrid.step(dt) runs whole steps of this length, as many as
+        the time given so far allows, and carries the rest of dt to the next call (a game's "fixed
+        timestep"): the steps, and so the results, are the same at any frame rate, at the cost of
+        running several steps in a slow frame (and none in some fast ones). None = one step of dt
+        per call (the default), whose results change with dt by the schemes' time error
     """
     cell_size: float = 1.0
     viscosity: float = 0.0
@@ -60,6 +75,9 @@ class SmokeParams:
     burn_heat: float = 1.0
     smoke_yield: float = 0.5
     cooling: float = 1.0
+    conserve: bool = True
+    density_diffusion: float = 0.0
+    fixed_step: float | None = None
 
     def __post_init__(self):
         # every value here reaches a shader uniform, so each must also be a finite float32
@@ -77,6 +95,11 @@ class SmokeParams:
         if not isinstance(self.pressure_warm_start, bool):
             raise TypeError(f"pressure_warm_start: expected True or False, got {self.pressure_warm_start!r}")
         check.integer("diffusion_iterations", self.diffusion_iterations, low=1, high=100_000)
+        if not isinstance(self.conserve, bool):
+            raise TypeError(f"conserve: expected True or False, got {self.conserve!r}")
+        check.real32("density_diffusion", self.density_diffusion, low=0.0)
+        if self.fixed_step is not None:
+            check.real32("fixed_step", self.fixed_step, low=0.0, low_open=True)
         check.real32("density_dissipation", self.density_dissipation, low=0.0)
         check.real32("velocity_dissipation", self.velocity_dissipation, low=0.0)
         if not isinstance(self.fire, bool):

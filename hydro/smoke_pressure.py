@@ -3,11 +3,11 @@ smoothing, and the fixed-iteration Jacobi / red-black Gauss-Seidel of the popula
 
 Level l has ceil(n / 2^l) cells per side (odd sizes work: missing children count as walls) down to
 at most 4 x 4; its operator (W_right, W_top, D, diagonal) is built in float64 on the CPU by
-hydro.reference.smoke.levels whenever obstacles or boundaries change, and uploaded. A V-cycle is
+hydro.smoke_levels.levels whenever obstacles or boundaries change, and uploaded. A V-cycle is
 smooth (SWEEPS red-black SOR sweeps, OMEGA), restrict (sum of child residuals), recurse, prolong
 (bilinear), smooth;
 the coarsest level is solved exactly, by a matrix built on the CPU with the operators
-(hydro.reference.smoke.coarse_inverse, v_cycle).
+(hydro.smoke_levels.coarse_inverse; hydro.reference.smoke.v_cycle is the float64 twin).
 
 At game sizes a step is bound by the number of dispatches, not by memory, so a cycle is few passes:
 on each level above COARSE_SIDE, smooth + restrict is one pass and prolong + smooth another
@@ -53,7 +53,7 @@ import moderngl
 import numpy as np
 
 from . import _gl, _native
-from .reference import smoke as ref
+from . import smoke_levels as levels
 
 NORMS_DTYPE = np.dtype([("r2", "<f8"), ("b2", "<f8"), ("rmax", "<f4"), ("bmax", "<f4")])
 COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup (coarse_cycle.comp: 32704 of
@@ -69,8 +69,8 @@ LEVEL_TILES = 256
 # the residual ~35x a cycle against ~12x for V(2,2) Gauss-Seidel and ~25x for V(2,2) with 1.2: 1e-3 at
 # 1024^2 in 2 cycles with a margin (3.7e-4; V(2,2) with 1.2 reaches 9.7e-4, and a step now and then
 # needs a third), each cycle ~30 % dearer (docs/benchmarks-log.md).
-SWEEPS = ref.SWEEPS        # the reference V-cycle's defaults
-OMEGA = ref.OMEGA
+SWEEPS = 3
+OMEGA = 1.2
 # self.norms: the last cycle's Norms (offset 0), prolong_smooth.comp's group count (24), and the
 # second-to-last cycle's Norms of a batch (BEFORE_LAST), copied there on the GPU; read as one record
 BEFORE_LAST = 32
@@ -134,7 +134,7 @@ class Pressure:
         self.ctx = ctx
         self.shapes = [tuple(shape)]
         while max(self.shapes[-1]) > 4:
-            self.shapes.append(ref.coarse_shape(self.shapes[-1]))
+            self.shapes.append(levels.coarse_shape(self.shapes[-1]))
         # the first level that coarse_cycle.comp takes over; the levels above it are the tiled ones
         self.first_coarse = next(l for l, sh in enumerate(self.shapes) if max(sh) <= COARSE_SIDE)
         self.q, self.q_alt, self.rhs, self.coef = [], [], [], []
@@ -201,7 +201,7 @@ class Pressure:
     def set_operator(self, solid, bc) -> None:
         if self.pending is not None or self.aside is not None:
             raise RuntimeError("Pressure.set_operator: a solve's check is still queued (finish() it first)")
-        lv = ref.levels(solid, bc)
+        lv = levels.levels(solid, bc)
         for tex, c in zip(self.coef, lv):
             tex.write(np.ascontiguousarray(c, np.float32).tobytes())
         coarse = lv[self.first_coarse:]
@@ -211,7 +211,7 @@ class Pressure:
             atlas[:c.shape[0], x0:x0 + c.shape[1]] = c
             x0 += c.shape[1]
         self.coarse_coef.write(atlas.tobytes())
-        m = ref.coarse_inverse(lv[-1]).ravel()
+        m = levels.coarse_inverse(lv[-1]).ravel()
         self.coarsest = tuple(float(v) for v in m) + (0.0,) * (256 - m.size)     # coarse_cycle.comp's u_coarsest
 
     # ------------------------------------------------------------------------------------ passes

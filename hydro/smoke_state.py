@@ -1,10 +1,11 @@
 """SmokeGrid's state access and diagnostics: the NumPy getters and setters (velocity, face velocity,
-density, temperature, fuel, obstacles), boundaries, the textures a game samples, and the measures
-of the last step (pressure residual, divergence, kinetic energy, viscosity-solve bound).
+density, temperature, fuel, obstacles), boundaries, the textures a game samples, the scalars' ledger
+and totals, and the measures of the last step (pressure residual, divergence, kinetic energy,
+viscosity-solve bound).
 
 A mixin of hydro.smoke.SmokeGrid, apart so that smoke.py keeps to construction and the passes of a
 step. Every setter validates before touching the GPU; solid cells always hold no density or fuel and
-the ambient temperature (reference.smoke.solid_scalars), walls and obstacle faces velocity 0.
+the ambient temperature (smoke_ops.solid_scalars), walls and obstacle faces velocity 0.
 """
 from __future__ import annotations
 
@@ -14,14 +15,15 @@ import numpy as np
 
 from . import _gl
 from . import _validate as check
-from .reference import smoke as ref
+from . import smoke_ops as ops
+from .smoke_ledger import SCALARS, scalar_totals
 from .smoke_pressure import Pressure
 
 
 class SmokeState:
     """State access of SmokeGrid (see hydro.smoke). Expects ny, nx, params, _vx, _vy, _s, _solid,
-    _solid_tex, _bc, _pressure, _div_norms, _centre, _impulse, _impulse_box and the pass helpers of
-    SmokeGrid."""
+    _solid_tex, _bc, _pressure, _div_norms, _centre, _impulse, _impulse_box, _ledger and the pass
+    helpers of SmokeGrid."""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -56,7 +58,7 @@ class SmokeState:
         (vx along x, vy along y), and a cell beside a wall reads (v_0 + v_1) / 4 of the component
         normal to it. For exact values set and read face_velocity."""
         self._alive()
-        return ref.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
+        return ops.centre_velocity(*[f.astype(np.float64) for f in self._faces()]).astype(np.float32)
 
     @velocity.setter
     def velocity(self, value):
@@ -92,9 +94,9 @@ class SmokeState:
     def _upload_faces(self, vx, vy, keep_pending=False):
         """Walls and obstacle faces always hold 0. The splats' pending impulse is dropped (it was
         part of the velocity replaced) unless `keep_pending`."""
-        tx, ty = ref.face_types(self._solid, self._bc)
-        vx = np.where(tx == ref.FACE_FIXED, 0.0, vx).astype(np.float32)
-        vy = np.where(ty == ref.FACE_FIXED, 0.0, vy).astype(np.float32)
+        tx, ty = ops.face_types(self._solid, self._bc)
+        vx = np.where(tx == ops.FACE_FIXED, 0.0, vx).astype(np.float32)
+        vy = np.where(ty == ops.FACE_FIXED, 0.0, vy).astype(np.float32)
         if not (np.all(np.isfinite(vx)) and np.all(np.isfinite(vy))):
             raise ValueError("velocity: values overflow float32")
         self._pressure.drop()                   # a step's queued check was of the velocity replaced here
@@ -115,8 +117,14 @@ class SmokeState:
         self._alive(settle=False)
         arr = check.field(name, value, self.shape, nonnegative=nonnegative)
         s = self._scalars()
-        s[..., k] = np.where(self._solid, ref.solid_scalars(self.params.ambient_temperature)[k], arr)
+        before = self._totals_of(s)
+        s[..., k] = np.where(self._solid, ops.solid_scalars(self.params.ambient_temperature)[k], arr)
         self._s.read.write(s.tobytes())
+        self._ledger.book("assigned", self._totals_of(s) - before)
+
+    def _totals_of(self, s):
+        """The totals (density, heat, fuel; world units) of scalars s as the GPU holds them."""
+        return scalar_totals(s, self._solid, self.params.ambient_temperature) * self.params.cell_size ** 2
 
     density = property(lambda self: self._scalar_get(0),
                        lambda self, v: self._scalar_set(0, "density", v, True),
@@ -163,10 +171,10 @@ class SmokeState:
         (walls do not move into the box) and open sides take none.
         """
         self._alive(settle=False)              # the arguments first: a bad call does no GPU work
-        check.choice("side", side, ref.SIDES)
-        check.choice("kind", kind, tuple(ref.KINDS))
+        check.choice("side", side, ops.SIDES)
+        check.choice("kind", kind, tuple(ops.KINDS))
         vel = check.pair("velocity", velocity, "(vx, vy)", check.real32)
-        k = ref.SIDES.index(side)
+        k = ops.SIDES.index(side)
         normal, tangent = (vel[0], vel[1]) if k < 2 else (vel[1], vel[0])
         if normal != 0.0:
             raise ValueError(f"velocity: a wall on the {side} side cannot move through it (normal component "
@@ -177,25 +185,27 @@ class SmokeState:
             raise ValueError("velocity: a free-slip wall exerts no shear, so its velocity has no effect; "
                              "use 'no-slip' for a sliding wall (a lid)")
         kinds, tangents = list(self._bc.kind), list(self._bc.tangent)
-        kinds[k], tangents[k] = ref.KINDS[kind], tangent
+        kinds[k], tangents[k] = ops.KINDS[kind], tangent
         self._settle()                          # the new operator needs the queued solve finished
-        self._apply_geometry(self._solid, ref.Bc(tuple(kinds), tuple(tangents)))
+        self._apply_geometry(self._solid, ops.Bc(tuple(kinds), tuple(tangents)))
 
     @property
     def boundaries(self) -> dict:
-        names = {v: k for k, v in ref.KINDS.items()}
-        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ref.SIDES)}
+        names = {v: k for k, v in ops.KINDS.items()}
+        return {side: (names[self._bc.kind[i]], self._bc.tangent[i]) for i, side in enumerate(ops.SIDES)}
 
     def _apply_geometry(self, solid, bc):
         """New obstacles / boundaries: solid cells get solid_scalars, walls and obstacle faces 0, and the
         pressure operator is rebuilt."""
         vx, vy = (f.astype(np.float64) for f in self._faces(pending=False))
         s = self._scalars()
+        before = self._totals_of(s)
         self._solid, self._bc = solid, bc
         self._solid_tex.write(solid.astype(np.float32).tobytes())
-        s[solid, :3] = ref.solid_scalars(self.params.ambient_temperature)
+        s[solid, :3] = ops.solid_scalars(self.params.ambient_temperature)
         s[solid, 3] = 0.0
         self._s.read.write(s.tobytes())
+        self._ledger.book("assigned", self._totals_of(s) - before)      # the gas new obstacles took
         self._upload_faces(vx, vy, keep_pending=True)    # a pending push waits for the step, which
         self._pressure.set_operator(solid, bc)          # adds it to the faces still free then
 
@@ -208,6 +218,12 @@ class SmokeState:
         change it, so this does not wait for the step's residual check."""
         self._alive(settle=False)
         return self._s.read
+
+    @property
+    def obstacle_texture(self):
+        """r32f (nx, ny) texture of the obstacles: 1 in solid cells, 0 in the gas (for drawing)."""
+        self._alive(settle=False)
+        return self._solid_tex
 
     @property
     def velocity_texture(self):
@@ -227,6 +243,27 @@ class SmokeState:
         self._image("B_SMOKE_CENTRE_OUT", self._centre)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
         self._centre_dirty = False
+
+    # ------------------------------------------------------------------------------------ ledger
+
+    def ledger(self) -> dict:
+        """Where each scalar's total came from, per scalar ("density", "heat": T - T_ambient, "fuel";
+        world units: the scalar times area): "assigned" (setters, new obstacles), "splats",
+        "combustion", "outflow" (through open sides, negative out), "dissipation" (negative), and
+        "expected", their sum, which totals() matches with conserve=True (to float32 rounding; not
+        where the conservation fix had nothing left to scale, such as gas gone while the books say
+        some is left). "drift" (outside the sum) is what the advection alone changed the total by,
+        which the fix took back (with conserve=False, totals() is expected + drift). Booked on the GPU
+        as the steps run; reading it waits for the passes queued so far. A game's shader that writes
+        density_texture is not booked."""
+        self._alive(settle=False)
+        return self._ledger.report(self.params.cell_size ** 2)
+
+    def totals(self) -> dict:
+        """Each scalar's total now over the fluid cells (a readback), as ledger() names them:
+        density, heat (T - T_ambient) and fuel, times the cell area."""
+        self._alive(settle=False)
+        return dict(zip(SCALARS, (float(v) for v in self._totals_of(self._scalars()))))
 
     # -------------------------------------------------------------------------------- diagnostics
 

@@ -20,7 +20,8 @@ def grid(ctx, rng):
 
 
 def _snapshot(g):
-    return [np.array(x) for x in (*g.face_velocity, g.density, g.temperature, g.fuel, g.obstacles)] + [g.boundaries]
+    return [np.array(x) for x in (*g.face_velocity, g.density, g.temperature, g.fuel, g.obstacles)] + [g.boundaries,
+                                                                                                   g.ledger()]
 
 
 def _same(a, b):
@@ -65,8 +66,9 @@ def test_context_manager_and_release(ctx):
 
 
 @pytest.mark.parametrize("options", [{}, {"viscosity": 0.1, "vorticity": 2.0, "buoyancy": (0.2, 1.0)},
-                                     {"fire": True}, {"pressure": "jacobi"}, {"advection": "semi-lagrangian"}],
-                         ids=["default", "viscous", "fire", "jacobi", "semi-lagrangian"])
+                                     {"fire": True}, {"pressure": "jacobi"}, {"advection": "semi-lagrangian"},
+                                     {"density_diffusion": 0.5}],
+                         ids=["default", "viscous", "fire", "jacobi", "semi-lagrangian", "density-diffusion"])
 def test_release_frees_every_gpu_object(ctx, options, gl_objects):
     g = SmokeGrid(ctx, (40, 48), **options)
     g.splat(10, 10, 4, velocity=(1.0, 2.0), density=1.0)
@@ -143,6 +145,9 @@ def test_private_context():
     (dict(buoyancy=(0.0, 1e39)), ValueError, "buoyancy[1]"),
     (dict(buoyancy="ab"), TypeError, "buoyancy"),
     (dict(diffusion_iterations=0), ValueError, "diffusion_iterations"),
+    (dict(conserve=1), TypeError, "conserve"),
+    (dict(density_diffusion=-1.0), ValueError, "density_diffusion"),
+    (dict(fixed_step=0.0), ValueError, "fixed_step"),
     (dict(colour=1), TypeError, "colour"),
 ])
 def test_constructor_rejects(ctx, kwargs, exc, name):

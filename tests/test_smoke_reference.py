@@ -3,8 +3,11 @@ non-zero inputs, a non-square grid, an obstacle, and every boundary kind active 
 import numpy as np
 import pytest
 
-from hydro.reference import smoke as ref
+from hydro import _gl
+from hydro import smoke_levels as levels
+from hydro import smoke_ops as ops
 from hydro import smoke_pressure
+from hydro.reference import smoke as ref
 from hydro.smoke import SmokeGrid
 
 SHAPE = (21, 30)                 # (ny, nx), odd x even on purpose
@@ -129,7 +132,7 @@ def test_advect_and_maccormack(case, rng):
     # advection of the GPU's hat, through the same velocity
     out = (g._vx.write, g._vy.write, g._s.write)
     g._maccormack(vel, vel, g._hat[:2], out[:2], dt_h, decay)
-    g._maccormack(carrier, scalars, g._hat[2:], out[2:], dt_h, decay)
+    g._maccormack(carrier, scalars, g._hat[2:], out[2:], dt_h, decay, totals=True)
     got = [_read(t, sh, c) for t, sh, c in zip(out, shapes, (1, 1, 4))]
     got[2] = got[2][..., :3]
     back = ref.advect(vx, vy, *hat, solid, bc, -dt_h, t_ambient=0.2)
@@ -142,6 +145,48 @@ def test_advect_and_maccormack(case, rng):
     # the limiter was active somewhere and the correction changed the field; the carriers differ
     assert not np.allclose(expected_s, hat[2] * np.asarray(decay[1:]))
     assert not np.allclose(expected_s, expected[2], atol=1e-3)
+
+
+@pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
+def test_scalar_totals_and_conservation_fix(ctx, rng, advection):
+    """The scalars' last advection pass sums them (sums.glsl, folded by the group that finishes last)
+    and books the step's ledger entries, and conserve.comp then fixes their totals: against
+    hydro.reference.smoke.conserve on random fields (heat of both signs), through an open side, with
+    a density decay; twice in a row, so the group count and the slots start over right."""
+    g, solid = _grid(ctx, SHAPE, advection=advection, density_dissipation=0.4)
+    vx, vy, s = _random_fields(g, rng)
+    bc, t_amb = g._bc, g.params.ambient_temperature
+    dt = 0.3
+    dt_h = dt / g.params.cell_size
+    decays = g._decays(dt)
+    booked = {}
+    for _ in range(2):
+        g._advect_scalars(dt)
+        if advection == "semi-lagrangian":
+            carried = ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h, decays[0], decays[1:], t_ambient=t_amb)[2]
+        else:
+            hat = ref.advect(vx, vy, vx, vy, s, solid, bc, dt_h, t_ambient=t_amb)
+            back = ref.advect(vx, vy, *hat, solid, bc, -dt_h, t_ambient=t_amb)
+            carried = ref.maccormack(vx, vy, s, hat, back, solid, bc, dt_h, decays[0], decays[1:], t_ambient=t_amb)[2]
+        fixed, entries = ref.conserve(carried, s, vx, vy, solid, bc, dt_h, decays[1:], t_amb)
+        for key, value in entries.items():
+            booked[key] = booked.get(key, 0.0) + value
+        got = g._scalars()[..., :3].astype(np.float64)
+        _close(got, fixed, 1e-4)
+        # the totals the fix aimed at, to float32 rounding: the ones kept, whatever the GPU's carried
+        # field was before the fix
+        kept = ref.scalar_phi(s, t_amb)[~solid].sum(axis=0) - entries["outflow"] - entries["dissipation"]
+        np.testing.assert_allclose(ref.scalar_phi(got, t_amb)[~solid].sum(axis=0), kept, rtol=2e-6, atol=1e-6 * np.abs(got).sum())
+        g._ledger.commit()
+        s = got
+    area = g.params.cell_size ** 2
+    report = g.ledger()
+    for k, name in enumerate(("density", "heat", "fuel")):
+        assert report[name]["outflow"] == pytest.approx(-booked["outflow"][k] * area, rel=1e-4, abs=1e-4)
+        assert report[name]["dissipation"] == pytest.approx(-booked["dissipation"][k] * area, rel=1e-4, abs=1e-4)
+        assert report[name]["drift"] == pytest.approx(booked["drift"][k] * area, rel=1e-2, abs=1e-3)
+    assert booked["outflow"][0] != 0 and booked["dissipation"][0] > 0 and np.all(booked["dissipation"][1:] == 0)
+    g.release()
 
 
 def test_bilinear_fluid_never_reads_solids():
@@ -167,7 +212,7 @@ def test_diffuse(case):
     g, vx, vy, s, solid, bc = case
     ny, nx = SHAPE
     a = 0.8
-    coeffs, _ = ref.chebyshev_coefficients(a, 1e-5, 4)
+    coeffs, _ = ops.chebyshev_coefficients(a, 1e-5, 4)
     rhs = (g._vx.read, g._vy.read)
     texs = [(g._vx.write, g._vy.write), g._hat[:2], g._spare]
     cur, prev = rhs, rhs
@@ -182,6 +227,34 @@ def test_diffuse(case):
     assert len(coeffs) == 4 and not np.allclose(ecur[0], vx)
 
 
+def test_diffuse_density(ctx, rng):
+    """diffuse_density.comp against the float64 twin, iteration by iteration, on random scalars with
+    the obstacles and open sides of the other cases (no flux through any of them)."""
+    g, solid = _grid(ctx, SHAPE, density_diffusion=0.5)
+    _, _, s = _random_fields(g, rng)
+    a = 0.9
+    coeffs, _ = ops.chebyshev_coefficients(a, 1e-5, 4)
+    rhs = g._s.write
+    _write(rhs, np.concatenate([s, np.zeros(SHAPE + (1,))], axis=-1))
+    texs = [g._hat[2], *g._s_spare]
+    prog = g._programs["diffuse_density"]
+    cur, prev, ecur, eprev = rhs, rhs, s, s
+    for k, (c1, c2) in enumerate(coeffs):
+        out = texs[k % 3]
+        g._common(prog)
+        _gl.set_uniforms(prog, u_a=a, u_c1=c1, u_c2=c2)
+        for name, tex in (("B_SMOKE_S_HAT", rhs), ("B_SMOKE_S", cur), ("B_SMOKE_S_BACK", prev)):
+            g._bind(name, tex)
+        g._image("B_SMOKE_S_OUT", out)
+        _gl.dispatch(ctx, prog, SHAPE[1], SHAPE[0])
+        ecur, eprev = ref.diffuse_density(ecur, eprev, s, solid, a, c1, c2), ecur
+        _close(_read(out, SHAPE, 4)[..., :3], ecur)
+        cur, prev = out, cur
+    fluid = ~solid
+    assert not np.allclose(ecur[..., 0], s[..., 0]) and ecur[fluid, 0].sum() == pytest.approx(s[fluid, 0].sum(), rel=1e-12)
+    g.release()
+
+
 def test_projection_passes(case, rng):
     g, vx, vy, s, solid, bc = case
     pr = g._pressure
@@ -190,7 +263,7 @@ def test_projection_passes(case, rng):
     b = _read(pr.rhs[0], SHAPE)
     _close(b, ref.divergence(vx, vy, solid))
     assert np.all(_read(pr.q[0], SHAPE) == 0)
-    lv = ref.levels(solid, bc)
+    lv = levels.levels(solid, bc)
     assert [c.shape[:2] for c in lv] == pr.shapes
     for tex, c in zip(pr.coef, lv):
         _close(_read(tex, c.shape[:2], 4), c)
@@ -282,7 +355,7 @@ def _tile_tables(monkeypatch, *shapes):
 
 def _cycle(q, b, lv):
     """The reference V-cycle with the GPU's smoothing (hydro.smoke_pressure.SWEEPS, OMEGA)."""
-    return ref.v_cycle(q, b, lv, pre=smoke_pressure.SWEEPS, post=smoke_pressure.SWEEPS, omega=smoke_pressure.OMEGA)
+    return ref.v_cycle(q, b, lv, smoke_pressure.SWEEPS, smoke_pressure.OMEGA)
 
 
 def _smoothed(q, b, c):
@@ -295,7 +368,7 @@ def _smoothed(q, b, c):
 def _check_tiled_passes(ctx, rng, shape):
     g, solid = _grid(ctx, shape)
     pr = g._pressure
-    lv = ref.levels(solid, g._bc)
+    lv = levels.levels(solid, g._bc)
     assert pr.first_coarse >= 1
     for level in range(pr.first_coarse):
         c, cc = lv[level], lv[level + 1]
@@ -327,7 +400,7 @@ def test_v_cycle_after_the_operator_changes(ctx, rng):
     shape = (75, 131)
     g, solid = _grid(ctx, shape)
     pr = g._pressure
-    b = _fluid_random(rng, ref.levels(solid, g._bc)[0])
+    b = _fluid_random(rng, levels.levels(solid, g._bc)[0])
     _write(pr.rhs[0], b)
     _write(pr.q[0], np.zeros(shape))
     pr.v_cycle(norms=True)                         # a cycle with the first operators
@@ -335,7 +408,7 @@ def test_v_cycle_after_the_operator_changes(ctx, rng):
     solid[30:50, 60:75] = True
     g.obstacles = solid
     g.set_boundary("top", "open")
-    lv = ref.levels(solid, g._bc)
+    lv = levels.levels(solid, g._bc)
     q, b = _fluid_random(rng, lv[0]), _fluid_random(rng, lv[0])
     _write(pr.q[0], q)
     _write(pr.rhs[0], b)
@@ -361,7 +434,7 @@ def _check_v_cycle(ctx, rng, shape):
         g, solid = SmokeGrid(ctx, shape), np.zeros(shape, bool)
         g.set_boundary("top", "open")
     pr = g._pressure
-    lv = ref.levels(solid, g._bc)
+    lv = levels.levels(solid, g._bc)
     q, b = _fluid_random(rng, lv[0]), _fluid_random(rng, lv[0])
     _write(pr.q[0], q)
     _write(pr.rhs[0], b)
@@ -381,8 +454,8 @@ def _check_v_cycle(ctx, rng, shape):
 
 
 def test_centre_velocity(case):
-    """centre_velocity.comp (velocity_texture), the velocity getter and hydro.reference.smoke's
-    centre_velocity (which the getter uses) against the cell-by-cell mean written out here: cell
+    """centre_velocity.comp (velocity_texture), the velocity getter (hydro.smoke_ops.centre_velocity)
+    and hydro.reference.smoke's centre_velocity against the cell-by-cell mean written out here: cell
     [j, i] lies between vx faces [j, i] and [j, i + 1], and between vy faces [j, i] and [j + 1, i]."""
     g, vx, vy, s, solid, bc = case
     ny, nx = SHAPE
@@ -394,6 +467,7 @@ def test_centre_velocity(case):
     _close(_read(g.velocity_texture, SHAPE, 2), expected)
     _close(g.velocity, expected)
     np.testing.assert_allclose(ref.centre_velocity(vx, vy), expected, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ops.centre_velocity(vx, vy), expected, rtol=0, atol=1e-15)
 
 
 def test_whole_projection_matches_exact_reference(case):
@@ -409,7 +483,8 @@ def test_whole_projection_matches_exact_reference(case):
 
 @pytest.mark.parametrize("options, steps", [
     ({}, 1),                                                              # MacCormack, viscosity
-    (dict(advection="semi-lagrangian", fire=True, velocity_dissipation=0.5, density_dissipation=0.7), 1),
+    (dict(advection="semi-lagrangian", fire=True, velocity_dissipation=0.5, density_dissipation=0.7,
+          density_diffusion=0.4), 1),
     (dict(viscosity=0.0), 2),           # the second step runs ahead of the first one's check
 ], ids=["maccormack", "semi-lagrangian-fire", "inviscid"])
 def test_step_matches_reference(ctx, rng, options, steps):
@@ -558,7 +633,7 @@ def test_warm_start(ctx, rng, shape):
     sums must not see)."""
     g, solid = _grid(ctx, shape)
     pr = g._pressure
-    lv = ref.levels(solid, g._bc)
+    lv = levels.levels(solid, g._bc)
     c = lv[0]
     ny, nx = shape
     g.face_velocity = (rng.normal(size=(ny, nx + 1)), rng.normal(size=(ny + 1, nx)))
@@ -610,10 +685,10 @@ def test_coarse_levels_rediscretise_the_grid(ny):
     """Every level's operator on a box with an open top and nx = 64 is the fluid's geometry
     rediscretised: a face between two rows spanning e_a and e_b fine rows weighs 2^l / ((e_a + e_b) / 2)
     (1 between rows of 2^l), the open side of a top cell spanning e rows 2^l * 2 / (e + 1)
-    (hydro.reference.smoke.coarsen); side faces, whose rows span the same, weigh e / 2^l."""
+    (hydro.smoke_levels.coarsen); side faces, whose rows span the same, weigh e / 2^l."""
     nx = 64
     bc = ref.Bc(kind=(ref.FREE_SLIP,) * 3 + (ref.OPEN,))
-    lv = ref.levels(np.zeros((ny, nx), bool), bc)
+    lv = levels.levels(np.zeros((ny, nx), bool), bc)
     for level, c in enumerate(lv):
         size = 2 ** level
         e = np.minimum(size, ny - size * np.arange(c.shape[0]))        # fine rows each row spans
@@ -627,14 +702,14 @@ def test_warm_scale_never_starts_worse_than_zero(rng):
     """The reference's alpha minimises |b - alpha L q0|: the start's residual is at most |b|, equal
     when q0 is unrelated to b, 0 when b = L q0 for some multiple of q0, and b = 0 gives q = 0."""
     solid = np.zeros((20, 24), bool)
-    c = ref.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3))[0]
+    c = levels.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3))[0]
     q0, b = rng.normal(size=c.shape[:2]), rng.normal(size=c.shape[:2])
     for start in (q0, -q0, 1e3 * q0):
         assert np.linalg.norm(ref.residual(ref.warm_start(start, b, c), b, c)) <= np.linalg.norm(b)
     exact = ref.warm_start(q0, 2.5 * ref.apply_operator(q0, c), c)
     np.testing.assert_allclose(exact, 2.5 * q0, rtol=1e-12)
     assert np.all(ref.warm_start(q0, np.zeros_like(b), c) == 0)
-    q, hist = ref.solve(b, ref.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3)), 1e-8, q0=q0)
+    q, hist = ref.solve(b, levels.levels(solid, ref.Bc(kind=(ref.OPEN,) + (ref.FREE_SLIP,) * 3)), 1e-8, q0=q0)
     assert hist[-1] <= 1e-8
 
 
@@ -643,12 +718,13 @@ def test_warm_scale_never_starts_worse_than_zero(rng):
     ((3, 4), ("open", "free-slip", "free-slip", "free-slip"), True),
     ((4, 2), ("free-slip",) * 4, False)])
 def test_coarse_solve_is_exact(rng, shape, kinds, obstacle):
-    """The coarsest level is solved exactly (coarse_inverse): with an open side L q = b afterwards; in
+    """The coarsest level is solved exactly (the reference's coarse_solve, and hydro.smoke_levels'
+    coarse_inverse, its matrix on the GPU): with an open side L q = b afterwards; in
     a closed box (L singular) for a b of zero sum over the fluid; solid cells stay 0."""
     solid = np.zeros(shape, bool)
     if obstacle:
         solid[1, 1] = True
-    c = ref.levels(solid, ref.Bc(kind=tuple(ref.KINDS[k] for k in kinds)))[0]
+    c = levels.levels(solid, ref.Bc(kind=tuple(ref.KINDS[k] for k in kinds)))[0]
     fluid = c[..., 3] > 0
     b = np.where(fluid, rng.normal(size=shape), 0.0)
     if not any(k == "open" for k in kinds):
@@ -657,3 +733,22 @@ def test_coarse_solve_is_exact(rng, shape, kinds, obstacle):
     out = ref.coarse_solve(q, b, c)
     assert np.abs(ref.residual(out, b, c)).max() < 1e-12 * max(1.0, np.abs(b).max())
     assert np.all(out[~fluid] == 0.0)
+    # the matrix SmokeGrid uploads (coarse_cycle.comp) gives the same correction, of the smallest norm
+    product = q + (levels.coarse_inverse(c) @ ref.residual(q, b, c).ravel()).reshape(shape)
+    np.testing.assert_allclose(product, out, rtol=0, atol=1e-10 * max(1.0, np.abs(out).max()))
+
+
+@pytest.mark.parametrize("kinds", [(ref.FREE_SLIP,) * 4, (ref.OPEN, ref.NO_SLIP, ref.FREE_SLIP, ref.OPEN)])
+def test_product_geometry_matches_the_model(rng, kinds):
+    """What SmokeGrid builds on the CPU against the reference's own statement of the model, on random
+    obstacles: the face types (hydro.smoke_ops) and the finest level's pressure operator
+    (hydro.smoke_levels.coefficients) applied to random q, against L q = D G q."""
+    for _ in range(5):
+        solid = rng.random((9, 13)) < 0.25
+        bc = ops.Bc(kind=kinds)
+        for got, expected in zip(ops.face_types(solid, bc), ref.face_types(solid, ref.Bc(kind=kinds))):
+            np.testing.assert_array_equal(got, expected)
+        q = np.where(solid, 0.0, rng.normal(size=solid.shape))
+        c = levels.coefficients(solid, bc)
+        np.testing.assert_allclose(ref.apply_operator(q, c), ref.laplacian(q, solid, bc), rtol=0, atol=1e-12)
+        assert not np.any((c[..., 3] > 0) & solid)      # a fluid cell walled in all round has none either

@@ -25,7 +25,7 @@ def _scenario():
     from demo_game.smoke_scene import GRID
     from demo_game.smoke_window import SmokeWindow
 
-    window = SmokeWindow("smoke", width=512, height=384, vsync=False)
+    window = SmokeWindow("smoke", width=512, height=384, vsync=False, shape=GRID)
     scene = window.scene
     report = {"gl_version": window.ctx.version_code}
     ny, nx = GRID

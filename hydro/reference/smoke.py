@@ -1,6 +1,7 @@
-"""NumPy float64 twin of every SmokeGrid pass (Stable Fluids on a staggered MAC grid).
+"""NumPy float64 statement of SmokeGrid's model (Stable Fluids on a staggered MAC grid): the twin of
+every pass, written apart from the product's code, which the tests compare against.
 
-Each function mirrors one shader in shaders/smoke/ and the SmokeGrid method that dispatches it
+Each pass function mirrors one shader in shaders/smoke/ and the SmokeGrid method that dispatches it
 (`advect` <-> advect.comp <-> SmokeGrid._advect, ...); `step` puts them together in SmokeGrid.step's
 order. Conventions:
   vx (ny, nx+1): x-velocity on vertical faces; face [j, i] sits at grid point (i - 1/2, j)
@@ -9,10 +10,13 @@ order. Conventions:
   solid (ny, nx) bool; y points up (row 0 is the bottom side).
 Grid points are in cells; `dt_h` = dt / cell_size turns world velocities into cells per second * dt.
 
-Pressure: with q = p dt / (rho h) (a cell-unit potential) the projection is v_face -= q_to - q_from,
-and the discrete Poisson equation is L q = D v with (L q)_c = sum_faces W (q_nb - q_c) - D_c q_c,
-W = 1 between fluid cells, D_c = number of open (p = 0) sides. On the MAC grid D G == L, so the
-projected field's divergence equals the solver residual exactly (Harlow & Welch 1965; Bridson 2015).
+Pressure: with q = p dt / (rho h) (a cell-unit potential) the projection is v_face -= q_to - q_from
+(gradient), and the pressure equation is L q = D v with L = D G (laplacian), solved here by conjugate
+gradients (pressure_solve) where SmokeGrid runs multigrid V-cycles; on the MAC grid the projected
+field's divergence is the solver's residual (Harlow & Welch 1965; Bridson 2015). The V-cycle's passes
+(smooth, restrict, prolong, coarse_solve, v_cycle) take the level operators (W_right, W_top, D,
+diagonal per cell) as inputs, as the GPU passes do. Viscosity is solved exactly too
+(viscosity_solve), where SmokeGrid runs Chebyshev iterations to a bound.
 References: Stam, Stable Fluids (SIGGRAPH 1999); Selle et al., An Unconditionally Stable MacCormack
 Method (J. Sci. Comput. 2008); Fedkiw, Stam & Jensen, Visual Simulation of Smoke (SIGGRAPH 2001);
 Nguyen, Fedkiw & Jensen, Physically Based Modeling and Animation of Fire (SIGGRAPH 2002);
@@ -184,6 +188,55 @@ def combust(s, dt, burn_rate, burn_heat, smoke_yield, cooling, t_ambient):
     return out
 
 
+def scalar_phi(s, t_ambient):
+    """What each scalar's total sums: density, heat T - T_ambient, fuel."""
+    return s - np.array([0.0, t_ambient, 0.0])
+
+
+def outflow(s, vx, vy, solid, bc: Bc, dt_h, t_ambient):
+    """What each cell's scalars lose through open sides in a step of dt_h (cell units): over the
+    cell's open faces, the outward velocity times dt_h times the cell's value (first-order upwind;
+    gas entering through an open side carries the edge cell's value, as the advection's clamped
+    sampling has it). (ny, nx, 3), the heat T - T_ambient for temperature."""
+    tx, ty = face_types(solid, bc)
+    out = np.zeros(solid.shape)
+    out[:, 0] -= np.where(tx[:, 0] == FACE_OPEN, vx[:, 0], 0.0)
+    out[:, -1] += np.where(tx[:, -1] == FACE_OPEN, vx[:, -1], 0.0)
+    out[0] -= np.where(ty[0] == FACE_OPEN, vy[0], 0.0)
+    out[-1] += np.where(ty[-1] == FACE_OPEN, vy[-1], 0.0)
+    return (out * dt_h)[..., None] * scalar_phi(s, t_ambient)
+
+
+def conserve_weights(before, flux, after, absolute, decay):
+    """The conservation fix's weight w per scalar: each fluid cell's phi becomes phi + w |phi|, so
+    the total after the step is E = (sum before - what left) * decay exactly: w = (E - A) / M with
+    A = sum phi after the advection, M = sum |phi| after it (0 where M = 0: nothing to scale). A
+    global correction in proportion to each cell's amount (Rasch & Williamson's proportional mass
+    fixer): it moves no gas, keeps density and fuel >= 0 (w >= -1) and the heat's sign in each cell
+    (|w| <= 1 for temperature); what a clamp leaves out stays missing from the total.
+    Arguments are per scalar (3,): sums over the fluid cells and the step's decay factors."""
+    target = (np.asarray(before) - np.asarray(flux)) * np.asarray(decay)
+    m = np.asarray(absolute, np.float64)
+    w = np.where(m > 0.0, (target - np.asarray(after)) / np.where(m > 0.0, m, 1.0), 0.0)
+    return np.clip(w, -1.0, np.array([np.inf, 1.0, np.inf]))
+
+
+def conserve(s_new, s_old, vx, vy, solid, bc: Bc, dt_h, decay, t_ambient):
+    """The scalars `s_new` carried from `s_old` by (vx, vy) over dt_h, made to keep their totals
+    (conserve_weights; conserve.comp), and what the step books in the ledger per scalar (cell
+    units): "outflow" (net, through open sides), "dissipation" (the decay's share), "drift" (what
+    the advection alone changed the total by, which the fix takes back)."""
+    fluid = ~solid[..., None]
+    phi_old, phi_new = scalar_phi(s_old, t_ambient) * fluid, scalar_phi(s_new, t_ambient) * fluid
+    before = phi_old.sum(axis=(0, 1))
+    flux = (outflow(s_old, vx, vy, solid, bc, dt_h, t_ambient) * fluid).sum(axis=(0, 1))
+    after, absolute = phi_new.sum(axis=(0, 1)), np.abs(phi_new).sum(axis=(0, 1))
+    w = conserve_weights(before, flux, after, absolute, decay)
+    fixed = np.where(fluid, s_new + w * np.abs(phi_new), s_new)
+    kept = (before - flux) * np.asarray(decay)
+    return fixed, {"outflow": flux, "dissipation": (before - flux) - kept, "drift": after - kept}
+
+
 def curl(vx, vy, solid, bc: Bc, h):
     """Vorticity w = dv/dx - du/dy (1/s) at cell centres: the mean of the four corner values
     (natural on the MAC grid), walls through their ghost values; 0 in solid cells."""
@@ -290,25 +343,6 @@ def helmholtz(vx, vy, solid, bc: Bc, a):
             _helmholtz_component(vy, ty, a, lambda f: ghost_cols_vy(f, bc), 1))
 
 
-def chebyshev_coefficients(a, tol, cap):
-    """Coefficients (c1, c2) of each Chebyshev iteration of diffuse() for A with spectrum in
-    [1, 1 + 8a] (Saad 2003, alg. 12.1: theta = 1 + 4a, delta = 4a, sigma = theta / delta), as many as
-    bring the error bound 1 / T_m(sigma) (relative to |v*|) below `tol`, at most `cap`. Returns the
-    list and the bound reached. a = 0: no iterations, bound 0 (v = v* exactly)."""
-    if a <= 0.0:
-        return [], 0.0
-    theta, delta = 1.0 + 4.0 * a, 4.0 * a
-    sigma = theta / delta
-    m = min(cap, max(1, int(np.ceil(np.arccosh(1.0 / tol) / np.arccosh(sigma)))))
-    coeffs = [(0.0, 1.0 / theta)]
-    rho = 1.0 / sigma
-    for _ in range(m - 1):
-        rho_new = 1.0 / (2.0 * sigma - rho)
-        coeffs.append((rho_new * rho, 2.0 * rho_new / delta))
-        rho = rho_new
-    return coeffs, float(1.0 / np.cosh(m * np.arccosh(sigma)))
-
-
 def diffuse(cur_x, cur_y, prev_x, prev_y, rhs_x, rhs_y, solid, bc: Bc, a, c1, c2):
     """One Chebyshev iteration of implicit viscosity (Stam 1999), (I - nu dt Laplacian) v = v*:
     v_next = v + c1 (v - v_prev) + c2 (v* - A v) on free faces; fixed faces keep their value. Walls:
@@ -320,13 +354,83 @@ def diffuse(cur_x, cur_y, prev_x, prev_y, rhs_x, rhs_y, solid, bc: Bc, a, c1, c2
     return np.where(tx == FACE_FIXED, cur_x, nx_), np.where(ty == FACE_FIXED, cur_y, ny_)
 
 
-def diffuse_solve(vx, vy, solid, bc: Bc, a, tol=1e-5, cap=500):
-    """The whole viscosity solve as SmokeGrid._diffuse_all runs it, from v_0 = v*. Returns (x, y, bound)."""
-    coeffs, bound = chebyshev_coefficients(a, tol, cap)
-    cur, prev = (vx, vy), (vx, vy)
-    for c1, c2 in coeffs:
-        cur, prev = diffuse(*cur, *prev, vx, vy, solid, bc, a, c1, c2), cur
-    return (*cur, bound)
+def conjugate_gradient(apply, b, tol, max_iter=10_000):
+    """x with apply(x) = b by conjugate gradients (apply symmetric, positive semi-definite; b in its
+    range), from x = 0, until |b - apply(x)| <= tol |b|. Returns x and the relative residual."""
+    x = np.zeros_like(b)
+    r = b.copy()
+    rr = float((r * r).sum())
+    nb = np.sqrt(rr)
+    if nb == 0.0:
+        return x, 0.0
+    d = r.copy()
+    for _ in range(max_iter):
+        ad = apply(d)
+        alpha = rr / float((d * ad).sum())
+        x += alpha * d
+        r -= alpha * ad
+        rr, rr_last = float((r * r).sum()), rr
+        if np.sqrt(rr) <= tol * nb:
+            break
+        d = r + (rr / rr_last) * d
+    return x, np.sqrt(rr) / nb
+
+
+def viscosity_solve(vx, vy, solid, bc: Bc, a, tol=1e-12):
+    """(I - nu dt Laplacian) v = v* (a = nu dt / h^2) solved exactly (conjugate gradients over the free
+    faces; a sliding wall makes the operator affine, its constant part goes to the right-hand side).
+    SmokeGrid runs Chebyshev iterations (diffuse) to a bound instead."""
+    tx, ty = face_types(solid, bc)
+    free = np.concatenate([(tx != FACE_FIXED).ravel(), (ty != FACE_FIXED).ravel()])
+    cut = vx.size
+
+    def split(v):
+        return v[:cut].reshape(vx.shape), v[cut:].reshape(vy.shape)
+
+    def linear(v):
+        full = np.where(free, v, 0.0)
+        out = np.concatenate([f.ravel() for f in helmholtz(*split(full), solid, bc, a)]) - offset
+        return np.where(free, out, 0.0)
+
+    offset = np.concatenate([f.ravel() for f in helmholtz(np.zeros_like(vx), np.zeros_like(vy), solid, bc, a)])
+    rhs = np.concatenate([vx.ravel(), vy.ravel()])
+    v, _ = conjugate_gradient(linear, np.where(free, rhs - offset, 0.0), tol)
+    return split(np.where(free, v, rhs))
+
+
+def density_helmholtz(rho, solid, a):
+    """(I - a L) rho on the cells (a = kappa dt / h^2), L rho summing rho_nb - rho over the fluid
+    neighbours: no flux through walls, open sides or obstacles, so the total is kept (L's columns sum
+    to 0); solid cells give rho itself."""
+    fluid = ~solid
+    p, f = np.pad(rho, 1), np.pad(fluid, 1)
+    lap = np.zeros_like(rho)
+    for dj, di in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        nb = (slice(1 + dj, p.shape[0] - 1 + dj), slice(1 + di, p.shape[1] - 1 + di))
+        lap += np.where(f[nb], p[nb] - rho, 0.0)
+    return np.where(fluid, rho - a * lap, rho)
+
+
+def diffuse_density(cur, prev, rhs, solid, a, c1, c2):
+    """One Chebyshev iteration (diffuse's, on the cells) of the implicit density diffusion
+    (I - kappa dt L) rho = rho*: the density of scalars `cur` (ny, nx, 3) moves to
+    rho + c1 (rho - rho_prev) + c2 (rho* - A rho) in fluid cells; the other scalars are `cur`'s."""
+    out = cur.copy()
+    rho = cur[..., 0]
+    step = rho + c1 * (rho - prev[..., 0]) + c2 * (rhs[..., 0] - density_helmholtz(rho, solid, a))
+    out[..., 0] = np.where(solid, rho, step)
+    return out
+
+
+def density_diffusion_solve(s, solid, a, tol=1e-12):
+    """(I - a L) rho = rho* solved exactly (conjugate gradients), the density of scalars s; SmokeGrid
+    runs Chebyshev iterations (diffuse_density) to a bound instead."""
+    fluid = ~solid
+    rho, _ = conjugate_gradient(lambda r: np.where(fluid, density_helmholtz(r, solid, a), 0.0),
+                                np.where(fluid, s[..., 0], 0.0), tol)
+    out = s.copy()
+    out[..., 0] = np.where(fluid, rho, s[..., 0])
+    return out
 
 
 def divergence(vx, vy, solid):
@@ -336,27 +440,40 @@ def divergence(vx, vy, solid):
     return np.where(solid, 0.0, d)
 
 
+def gradient(q, solid, bc: Bc):
+    """G q on the faces: q_to - q_from across fluid faces, q = 0 outside an open side (p = 0), 0 on
+    walls and obstacle faces."""
+    tx, ty = face_types(solid, bc)
+    qx = np.pad(q, ((0, 0), (1, 1)))
+    qy = np.pad(q, ((1, 1), (0, 0)))
+    return (np.where(tx == FACE_FIXED, 0.0, qx[:, 1:] - qx[:, :-1]), np.where(ty == FACE_FIXED, 0.0, qy[1:] - qy[:-1]))
+
+
+def laplacian(q, solid, bc: Bc):
+    """L q = D G q: the pressure operator as the model states it (SmokeGrid builds the same L per
+    cell, hydro.smoke_levels.coefficients)."""
+    return divergence(*gradient(q, solid, bc), solid)
+
+
 def subtract_gradient(vx, vy, q, solid, bc: Bc):
     """v_face -= q_to - q_from on fluid faces; open faces see q = 0 outside (p = 0)."""
-    tx, ty = face_types(solid, bc)
-    qx = np.hstack([np.zeros((q.shape[0], 1)), q, np.zeros((q.shape[0], 1))])
-    qy = np.vstack([np.zeros((1, q.shape[1])), q, np.zeros((1, q.shape[1]))])
-    gx = qx[:, 1:] - qx[:, :-1]
-    gy = qy[1:] - qy[:-1]
-    return (np.where(tx == FACE_FIXED, vx, vx - gx), np.where(ty == FACE_FIXED, vy, vy - gy))
+    gx, gy = gradient(q, solid, bc)
+    return vx - gx, vy - gy
 
 
 def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     """One substep of dt of SmokeGrid.step, from the twins of its passes in its order: combustion
     (p.fire), forces (curl, confinement, buoyancy), the velocity carried by itself (advect, or
     MacCormack), `impulse` (ix, iy) added to its free faces (the velocity splats added since the last
-    step, which SmokeGrid holds apart until then: splat_impulse), viscosity (diffuse_solve), the
+    step, which SmokeGrid holds apart until then: splat_impulse), viscosity (viscosity_solve), the
     projection (solved to `tol`), and then the scalars
     carried by the velocity just projected: Stam's order ("Real-Time Fluid Dynamics for Games", 2003:
     dens_step after vel_step), with one projection. The scalars must not move with the velocity
     before the projection: a splat's impulse and the forces make it divergent, and a divergent
-    velocity compresses or spreads the gas, changing its total. p: the grid's SmokeParams (only its
-    fields are read). s: (ny, nx, 3). Returns (vx, vy, s)."""
+    velocity compresses or spreads the gas, changing its total. With p.conserve the scalars' totals
+    are then fixed (conserve), and the density diffuses (density_diffusion_solve) where
+    p.density_diffusion > 0. p: the grid's SmokeParams (only its fields are read). s: (ny, nx, 3).
+    Returns (vx, vy, s)."""
     h, t_amb = p.cell_size, p.ambient_temperature
     dt_h = dt / h
     decays = (np.exp(-p.velocity_dissipation * dt), (np.exp(-p.density_dissipation * dt), 1.0, 1.0))
@@ -380,9 +497,14 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
         vx = np.where(tx == FACE_FIXED, vx, vx + impulse[0])
         vy = np.where(ty == FACE_FIXED, vy, vy + impulse[1])
     if p.viscosity > 0.0:
-        vx, vy, _ = diffuse_solve(vx, vy, solid, bc, p.viscosity * dt / h ** 2, cap=p.diffusion_iterations)
+        vx, vy = viscosity_solve(vx, vy, solid, bc, p.viscosity * dt / h ** 2)
     vx, vy, _ = project(vx, vy, solid, bc, tol)
-    return (vx, vy, carried((vx, vy), (vx, vy, s))[2])
+    carried_s = carried((vx, vy), (vx, vy, s))[2]
+    if p.conserve:
+        carried_s = conserve(carried_s, s, vx, vy, solid, bc, dt_h, (decays[1][0], 1.0, 1.0), t_amb)[0]
+    if p.density_diffusion > 0.0:
+        carried_s = density_diffusion_solve(carried_s, solid, p.density_diffusion * dt / h ** 2)
+    return vx, vy, carried_s
 
 
 def centre_velocity(vx, vy):
@@ -391,121 +513,6 @@ def centre_velocity(vx, vy):
 
 
 # ----------------------------------------------------------------------------------------- multigrid
-
-def coefficients(solid, bc: Bc):
-    """Level-0 operator as (ny, nx, 4): W_right, W_top, D (open sides), diagonal."""
-    ny, nx = solid.shape
-    fluid = ~solid
-    c = np.zeros((ny, nx, 4))
-    c[:, :-1, 0] = fluid[:, :-1] & fluid[:, 1:]
-    c[:-1, :, 1] = fluid[:-1] & fluid[1:]
-    c[..., 2] = _open_sides(solid, bc).sum(axis=2)
-    return _with_diagonal(c)
-
-
-def _with_diagonal(c):
-    wl = np.zeros(c.shape[:2])
-    wl[:, 1:] = c[:, :-1, 0]
-    wb = np.zeros(c.shape[:2])
-    wb[1:] = c[:-1, :, 1]
-    c[..., 3] = c[..., 0] + c[..., 1] + c[..., 2] + wl + wb
-    return c
-
-
-def coarse_shape(shape):
-    return ((shape[0] + 1) // 2, (shape[1] + 1) // 2)
-
-
-def _open_sides(solid, bc: Bc):
-    """Level 0's open-side weights, one per side (left, right, bottom, top) and cell: 1 on the fluid
-    cells along an open side."""
-    ny, nx = solid.shape
-    sides = np.zeros((ny, nx, 4))
-    sides[:, 0, 0] = bc.kind[0] == OPEN
-    sides[:, -1, 1] = bc.kind[1] == OPEN
-    sides[0, :, 2] = bc.kind[2] == OPEN
-    sides[-1, :, 3] = bc.kind[3] == OPEN
-    return sides * ~solid[..., None]
-
-
-def _extents(n, level):
-    """Fine cells each cell of `level` spans along an axis of n fine cells: 2^level, fewer in the last
-    one where n is not a multiple of it (the children past an odd edge are missing)."""
-    size = 2 ** level
-    return np.minimum(size, n - size * np.arange(-(-n // size))).astype(np.float64)
-
-
-def coarsen(c, sides, level, shape):
-    """The operator of multigrid `level` from that of level - 1 (c, and its open-side weights per side,
-    `sides`), on a grid of `shape` fine cells: Galerkin sums over the 2x2 children with
-    piecewise-constant transfers, halved (their coarse operator is twice too stiff for smooth errors;
-    the half makes it the 2h rediscretisation on open regions). Odd sizes: missing children count as
-    walls. Returns the operator and its open-side weights.
-
-    Both are scaled to the level's geometry where its cells are not all alike. A cell past an odd edge
-    spans fewer fine cells across than the others: the weight W of a face is the face's length over
-    the distance between the two cells' centres, (e_a + e_b) / 2 fine cells rather than 2^level.
-    An open side holds q = 0 at the fine ghost cell's centre, (e + 1) / 2 fine cells from the centre
-    of a cell spanning e: its weight is the side's length over that. Where all four children are
-    fluid the children's summed weights on that side (each (e_b + 1) / 2 from the child touching it)
-    are scaled by (e_b + 1) / (e + 1): 2/3, 3/5, 5/9, ... -> 1/2 on the levels of a grid of 2^k
-    cells. Where some are missing or solid the plain Galerkin sum (factor 1) is the one that keeps the
-    V-cycle convergent. A factor of 2/3 on every level overweighted the open side ever more on coarse
-    levels (64/27 against 16/9 on level 3), and where a level ended in a cell past an odd edge at the
-    open side (ny of 2^k + 1, 100, 200 with an open top) the V-cycle cut the residual only 1.1-3x a
-    cycle, 14-45x with these (float64, V(3,3); 20-40x on grids of 2^k cells)."""
-    ny, nx = c.shape[:2]
-    cy, cx = coarse_shape((ny, nx))
-    fy, fx = _extents(shape[0], level - 1), _extents(shape[1], level - 1)     # the children's extents
-    ey, ex = _extents(shape[0], level), _extents(shape[1], level)
-    # the children's face weights without their own distance factors: the plain halved Galerkin sums
-    hx, hy = _face_factors(sides, fx, fy, level - 1)
-    p = np.zeros((2 * cy, 2 * cx, 4))
-    p[:ny, :nx] = c
-    p[:ny, :nx - 1, 0] /= hx[None, :]
-    p[:ny - 1, :nx, 1] /= hy[:, None]
-    ps = np.zeros((2 * cy, 2 * cx, 4))
-    ps[:ny, :nx] = sides
-    pfy, pfx = np.zeros(2 * cy), np.zeros(2 * cx)
-    pfy[:ny], pfx[:nx] = fy, fx
-    out = np.zeros((cy, cx, 4))
-    full = (p[0::2, 0::2, 3] > 0) & (p[0::2, 1::2, 3] > 0) & (p[1::2, 0::2, 3] > 0) & (p[1::2, 1::2, 3] > 0)
-    summed = ps[0::2, 0::2] + ps[0::2, 1::2] + ps[1::2, 0::2] + ps[1::2, 1::2]
-    # the child touching each side: left -> column 2i, right -> 2i + 1, bottom -> row 2j, top -> 2j + 1
-    touching = (pfx[0::2][None, :], pfx[1::2][None, :], pfy[0::2][:, None], pfy[1::2][:, None])
-    across = (ex[None, :], ex[None, :], ey[:, None], ey[:, None])
-    new_sides = np.zeros((cy, cx, 4))
-    for k in range(4):
-        factor = (touching[k] + 1.0) / (across[k] + 1.0)
-        new_sides[..., k] = np.where(full, factor, 1.0) * summed[..., k]
-    out[..., 2] = new_sides.sum(axis=2)
-    gx, gy = _face_factors(new_sides, ex, ey, level)
-    out[:, :-1, 0] = 0.5 * (p[0::2, 1::2, 0] + p[1::2, 1::2, 0])[:, :-1] * gx[None, :]
-    out[:-1, :, 1] = 0.5 * (p[1::2, 0::2, 1] + p[1::2, 1::2, 1])[:-1] * gy[:, None]
-    return _with_diagonal(out), new_sides  # no face above the top row, none right of the last column
-
-
-def _face_factors(sides, ex, ey, level):
-    """The distance factors of a level's x and y faces (coarsen): 2^level / ((e_a + e_b) / 2) for a
-    face between columns (rows) spanning e_a and e_b fine cells next to a column (row) with an open
-    left or right (bottom or top) side, 1 elsewhere (1 too wherever both span 2^level)."""
-    size = 2.0 ** level
-    open_cols = sides[..., :2].any(axis=(0, 2))
-    open_rows = sides[..., 2:].any(axis=(1, 2))
-    gx = np.where(open_cols[:-1] | open_cols[1:], 2.0 * size / (ex[:-1] + ex[1:]), 1.0)
-    gy = np.where(open_rows[:-1] | open_rows[1:], 2.0 * size / (ey[:-1] + ey[1:]), 1.0)
-    return gx, gy
-
-
-def levels(solid, bc: Bc, coarsest=4):
-    """Operators of every multigrid level, coarsening until both sides are <= `coarsest`."""
-    out = [coefficients(solid, bc)]
-    sides = _open_sides(solid, bc)
-    while max(out[-1].shape[:2]) > coarsest:
-        c, sides = coarsen(out[-1], sides, len(out), solid.shape)
-        out.append(c)
-    return out
-
 
 def apply_operator(q, c):
     """(L q) = sum_faces W (q_nb - q) - D q."""
@@ -558,7 +565,7 @@ def restrict(q, b, c):
     """Coarse right-hand side: the sum of the children's residuals (and the coarse guess 0)."""
     r = residual(q, b, c)
     ny, nx = r.shape
-    cy, cx = coarse_shape((ny, nx))
+    cy, cx = (ny + 1) // 2, (nx + 1) // 2
     p = np.zeros((2 * cy, 2 * cx))
     p[:ny, :nx] = r
     return p[0::2, 0::2] + p[0::2, 1::2] + p[1::2, 0::2] + p[1::2, 1::2], np.zeros((cy, cx))
@@ -586,47 +593,30 @@ def prolong(q, c, qc, cc):
     return np.where(c[..., 3] > 0, q + corr, q)
 
 
-def coarse_inverse(c):
-    """The coarsest level's exact solve as a matrix M (cells x cells, cells in row-major order): the
-    pseudo-inverse of L over the fluid cells, zero rows and columns for solid ones. Sweeps do not do
-    there: with one open side L is nearly singular at that size, and 8 red-black sweeps left the
-    V-cycle cutting the residual by only 1.7x a cycle at 1024^2 (3-4x with this). With no open side
-    L is singular (q up to a constant) and M gives the smallest least-squares correction."""
-    shape = c.shape[:2]
-    n = shape[0] * shape[1]
-    a = np.zeros((n, n))
-    for k in range(n):
-        e = np.zeros(n)
-        e[k] = 1.0
-        a[:, k] = apply_operator(e.reshape(shape), c).ravel()
-    fluid = (c[..., 3] > 0).ravel()
-    m = np.zeros((n, n))
-    if fluid.any():
-        m[np.ix_(fluid, fluid)] = np.linalg.pinv(a[np.ix_(fluid, fluid)])
-    return m
-
-
 def coarse_solve(q, b, c):
-    """q + M (b - L q) with M = coarse_inverse(c): the coarsest level solved exactly."""
-    return q + (coarse_inverse(c) @ residual(q, b, c).ravel()).reshape(q.shape)
+    """The coarsest level solved exactly: q plus the smallest correction that minimises |b - L q|
+    over the fluid cells (with no open side L is singular, q up to a constant)."""
+    n = q.size
+    a = np.stack([apply_operator(e.reshape(q.shape), c).ravel() for e in np.eye(n)], axis=1)
+    fluid = (c[..., 3] > 0).ravel()
+    corr = np.zeros(n)
+    if fluid.any():
+        corr[fluid] = np.linalg.lstsq(a[np.ix_(fluid, fluid)], residual(q, b, c).ravel()[fluid], rcond=None)[0]
+    return q + corr.reshape(q.shape)
 
 
-SWEEPS = 3        # hydro.smoke_pressure.SWEEPS, OMEGA: the GPU's V-cycle
-OMEGA = 1.2
-
-
-def v_cycle(q, b, lv, level=0, pre=SWEEPS, post=SWEEPS, omega=OMEGA):
-    """One V(pre, post) cycle with red-black SOR smoothing (omega) on every level and the coarsest
-    level solved exactly."""
+def v_cycle(q, b, lv, sweeps, omega, level=0):
+    """One V(sweeps, sweeps) cycle with red-black SOR smoothing (omega) on every level of the operators
+    `lv` (finest first) and the coarsest level solved exactly."""
     c = lv[level]
     if level == len(lv) - 1:
         return coarse_solve(q, b, c)
-    for _ in range(pre):
+    for _ in range(sweeps):
         q = smooth(smooth(q, b, c, 0, omega), b, c, 1, omega)
     bc_, qc = restrict(q, b, c)
-    qc = v_cycle(qc, bc_, lv, level + 1, pre, post, omega)
+    qc = v_cycle(qc, bc_, lv, sweeps, omega, level + 1)
     q = prolong(q, c, qc, lv[level + 1])
-    for _ in range(post):
+    for _ in range(sweeps):
         q = smooth(smooth(q, b, c, 0, omega), b, c, 1, omega)
     return q
 
@@ -648,25 +638,32 @@ def warm_start(q0, b, c):
     return warm_scale(q0, b, c) * q0
 
 
-def solve(b, lv, tol=1e-10, max_cycles=50, q0=None):
-    """Multigrid V-cycles (v_cycle) until |r| / |b| <= tol, from q = 0, or with q0 (the last solve's q)
-    from warm_start(q0); returns q and the residual history."""
+def solve(b, lv, tol=1e-10, max_cycles=50, q0=None, sweeps=2, omega=1.0):
+    """Multigrid V-cycles on the operators `lv` (v_cycle; by default V(2,2) Gauss-Seidel) until
+    |r| / |b| <= tol, from q = 0, or with q0 (the last solve's q) from warm_start(q0); returns q and
+    the residual history."""
     q = np.zeros_like(b) if q0 is None else warm_start(np.asarray(q0, np.float64), b, lv[0])
     nb = np.linalg.norm(b)
     hist = []
     if nb == 0:
         return q, hist                      # q = 0: warm_scale is 0 when b is
     for _ in range(max_cycles):
-        q = v_cycle(q, b, lv)
+        q = v_cycle(q, b, lv, sweeps, omega)
         hist.append(np.linalg.norm(residual(q, b, lv[0])) / nb)
         if hist[-1] <= tol:
             break
     return q, hist
 
 
-def project(vx, vy, solid, bc: Bc, tol=1e-10, q0=None):
-    """The exact discrete projection: solve L q = D v (warm-started from q0, the last solve's q, if
-    given), subtract the gradient."""
-    lv = levels(solid, bc)
-    q, hist = solve(divergence(vx, vy, solid), lv, tol, q0=q0)
-    return (*subtract_gradient(vx, vy, q, solid, bc), hist)
+def pressure_solve(b, solid, bc: Bc, tol=1e-10):
+    """L q = b over the fluid cells by conjugate gradients on -L (laplacian; positive semi-definite,
+    and b = D v is in its range: with no open side its sum is 0). Returns q and the relative residual."""
+    fluid = ~solid
+    return conjugate_gradient(lambda q: np.where(fluid, -laplacian(q, solid, bc), 0.0), np.where(fluid, -b, 0.0), tol)
+
+
+def project(vx, vy, solid, bc: Bc, tol=1e-10):
+    """The exact discrete projection: solve L q = D v (pressure_solve), subtract the gradient. Returns
+    (vx, vy, relative residual)."""
+    q, rel = pressure_solve(divergence(vx, vy, solid), solid, bc, tol)
+    return (*subtract_gradient(vx, vy, q, solid, bc), rel)

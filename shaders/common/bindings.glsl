@@ -43,6 +43,7 @@
 #define B_SMOKE_S_HAT 5
 #define B_SMOKE_VX_BACK 6
 #define B_SMOKE_VY_BACK 7
+#define B_SMOKE_S_BACK 8         // diffuse_density.comp: the iterate before the last
 #define B_SMOKE_SOLID 9
 #define B_SMOKE_Q_BEFORE 10      // subtract_gradient.comp: q before a deferred solve's later cycles
 #define B_SMOKE_COEF 11
@@ -59,7 +60,11 @@
 #define B_SMOKE_CENTRE_OUT 5
 #define B_SMOKE_IMPULSE_X 6       // splats' velocity impulses, held until the next step adds them
 #define B_SMOKE_IMPULSE_Y 7
+#define B_SMOKE_SHADE_OUT 8       // hydro.smoke_render: the gas's colour at each cell
 // shader storage buffers
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11
 #define B_SMOKE_WARM 12
+#define B_SMOKE_SUM_PARTIALS 15   // the scalars' sums, one record per group (smoke/sums.glsl)
+#define B_SMOKE_SUMS 16           // their totals over the grid, read by the conservation fix
+#define B_SMOKE_LEDGER 17         // the scalars' ledger: what left, decayed, burned and drifted

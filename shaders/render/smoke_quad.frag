@@ -1,17 +1,30 @@
 #version 330
-// demo_game.smoke_scene.SmokeScene.draw: smoke density as grey over a dark background, temperature
-// as a blackbody-like ramp (red -> orange -> yellow-white), fuel in green, obstacles in slate blue.
-uniform sampler2D u_scalars;   // SmokeGrid.density_texture: r density, g temperature, b fuel
-uniform sampler2D u_solid;
-uniform float u_ambient;       // SmokeGrid ambient_temperature: the ramp shows T - ambient
+// hydro.smoke_render.SmokeRenderer.draw: the grid's cells as smoke_shade.comp coloured them, scaled up
+// to the screen with a cubic B-spline (four bilinear taps; Sigg & Hadwiger, GPU Gems 2 ch. 20), so a
+// grid much coarser than the screen shows no cell staircase along a sharp front; obstacles flat over
+// it, their edge where the bilinear sample of the obstacle mask crosses one half.
+uniform sampler2D u_shade;      // sRGB colour per cell
+uniform sampler2D u_solid;      // SmokeGrid.obstacle_texture, sampled bilinearly
+uniform vec3 u_obstacle_color;  // sRGB
 in vec2 v_uv;
 out vec4 f_color;
+
+vec4 bicubic(sampler2D t, vec2 uv) {
+    vec2 size = vec2(textureSize(t, 0));
+    vec2 p = uv * size - 0.5;
+    vec2 f = fract(p);
+    vec2 f2 = f * f, f3 = f2 * f;
+    vec2 w0 = (1.0 - 3.0 * f + 3.0 * f2 - f3) / 6.0, w1 = (4.0 - 6.0 * f2 + 3.0 * f3) / 6.0;
+    vec2 w2 = (1.0 + 3.0 * f + 3.0 * f2 - 3.0 * f3) / 6.0, w3 = f3 / 6.0;
+    vec2 g0 = w0 + w1, g1 = w2 + w3;
+    vec2 base = floor(p) + 0.5;
+    vec2 h0 = (base - 1.0 + w1 / g0) / size, h1 = (base + 1.0 + w3 / g1) / size;
+    return g0.y * (g0.x * texture(t, vec2(h0.x, h0.y)) + g1.x * texture(t, vec2(h1.x, h0.y)))
+         + g1.y * (g0.x * texture(t, vec2(h0.x, h1.y)) + g1.x * texture(t, vec2(h1.x, h1.y)));
+}
+
 void main() {
-    vec4 s = texture(u_scalars, v_uv);
-    float d = clamp(s.r, 0.0, 1.5);
-    float t = clamp((s.g - u_ambient) / 3.0, 0.0, 1.0);
-    vec3 fire = vec3(smoothstep(0.0, 0.4, t), smoothstep(0.25, 0.8, t), smoothstep(0.6, 1.0, t));
-    vec3 colour = mix(vec3(0.04, 0.05, 0.07), vec3(0.85), 1.0 - exp(-1.5 * d)) + 1.4 * fire + vec3(0.2, 0.5, 0.1) * s.b;
-    if (texture(u_solid, v_uv).r > 0.5) colour = vec3(0.25, 0.32, 0.45);
-    f_color = vec4(colour, 1.0);
+    float edge = fwidth(v_uv.x) * float(textureSize(u_solid, 0).x);           // a pixel, in cells
+    float solid = smoothstep(0.5 - edge, 0.5 + edge, texture(u_solid, v_uv).r);
+    f_color = vec4(mix(bicubic(u_shade, v_uv).rgb, u_obstacle_color, solid), 1.0);
 }

@@ -5,7 +5,8 @@
 // (bilinear_fluid). Walls and obstacle faces get 0, solid cells solid_scalars(u_ambient). A negative
 // u_dt_h traces forward: MacCormack's reverse step A^R. u_decay: dissipation factors exp(-k dt).
 // Two passes of a step, apart: the velocity carries itself before the projection, the scalars move
-// with the velocity the projection left (SmokeGrid.step).
+// with the velocity the projection left (SmokeGrid.step). TOTALS 1 (the scalars' last pass): also
+// their sums and the step's ledger entries, for the conservation fix (scalar_pass.glsl).
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -23,15 +24,17 @@ uniform float u_dt_h;
 uniform vec4 u_decay;           // velocity, density, temperature, fuel
 uniform float u_ambient;        // ambient temperature, stored in solid cells
 
-void main() {
-    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
 #if SCALARS
-    if (!inside(f)) return;
-    vec4 value = solid_scalars(u_ambient);
-    if (!solid(f))
-        value = vec4(traced_scalars(u_src_s, f, u_dt_h).rgb * u_decay.yzw, 0.0);
-    imageStore(u_s_out, f, value);
+vec4 scalars_before(ivec2 c) { return texelFetch(u_src_s, c, 0); }
+vec4 carried_scalars(ivec2 c) { return vec4(traced_scalars(u_src_s, c, u_dt_h).rgb * u_decay.yzw, 0.0); }
+#include "smoke/scalar_pass.glsl"
+#endif
+
+void main() {
+#if SCALARS
+    scalar_pass();
 #else
+    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
     if (f.x > u_size.x || f.y > u_size.y) return;
     if (f.y < u_size.y) {
         float value = 0.0;

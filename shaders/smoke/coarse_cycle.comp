@@ -31,7 +31,7 @@ layout(binding = B_SMOKE_Q_OUT, r32f) uniform restrict image2D u_q_io;  // the f
 uniform ivec2 u_size;
 uniform int u_levels;            // levels in this pass, the coarsest included
 // the coarsest level's (<= 4 x 4 cells) solve as a matrix, row-major over its cells in row-major order
-// (hydro.reference.smoke.coarse_inverse)
+// (hydro.smoke_levels.coarse_inverse)
 uniform float u_coarsest[256];
 shared float s_r[16];
 uniform int u_from_zero;
@@ -139,7 +139,7 @@ void main() {
     x0[0] = 0;
     for (int l = 1; l < u_levels; ++l) {
         Level P = g_levels[l - 1];
-        g_levels[l] = Level((P.n + 1) / 2, P.at + P.n.x * P.n.y);       // hydro.reference.smoke.coarse_shape
+        g_levels[l] = Level((P.n + 1) / 2, P.at + P.n.x * P.n.y);       // hydro.smoke_levels.coarse_shape
         x0[l] = x0[l - 1] + P.n.x;
     }
     Level last = g_levels[u_levels - 1];

@@ -4,7 +4,7 @@
 // per component on its own face grid. A is symmetric with its spectrum inside [1, 1 + 8a], so the
 // Chebyshev semi-iteration (Saad, Iterative Methods for Sparse Linear Systems, 2003, alg. 12.1)
 //   v_{k+1} = v_k + u_c1 (v_k - v_{k-1}) + u_c2 (v* - A v_k)
-// with coefficients from hydro.reference.smoke.chebyshev_coefficients cuts the error by
+// with coefficients from hydro.smoke_ops.chebyshev_coefficients cuts the error by
 // ~(sqrt(1 + 8a) - 1) / (sqrt(1 + 8a) + 1) per iteration with no inner products (no readbacks) and a
 // known bound. Tangential ghosts across walls: no-slip 2 u_wall - u (a lid slides), free-slip / open
 // u; along the normal the neighbour is clamped (zero normal gradient). Walls and obstacle faces keep

@@ -5,7 +5,8 @@
 // scheme stays unconditionally bounded.
 // SCALARS 0: phi_n is the velocity itself (u_vx, u_vy), which carries itself; SCALARS 1: phi_n is
 // the cell scalars (u_s), carried by (u_vx, u_vy), with the bounds taken over fluid cells only
-// (bilinear_fluid) and solid cells set to solid_scalars(u_ambient). u_decay as in advect.comp.
+// (bilinear_fluid) and solid cells set to solid_scalars(u_ambient). u_decay and TOTALS as in
+// advect.comp.
 #include "smoke/mac.glsl"
 #include "smoke/velocity.glsl"
 
@@ -32,6 +33,10 @@ vec4 corrected_scalars(ivec2 c) {
     vec4 value = texelFetch(u_hat_s, c, 0) + 0.5 * (texelFetch(u_s, c, 0) - back);
     return clamp(value, lo, hi);
 }
+
+vec4 scalars_before(ivec2 c) { return texelFetch(u_s, c, 0); }
+vec4 carried_scalars(ivec2 c) { return vec4(corrected_scalars(c).rgb * u_decay.yzw, 0.0); }
+#include "smoke/scalar_pass.glsl"
 #else
 // back = A^R(hat) at a node is hat traced forward by dt (-u_dt_h), as advect.comp would trace it
 float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offset) {
@@ -44,13 +49,10 @@ float corrected(sampler2D phi, sampler2D hat, ivec2 dims, ivec2 node, vec2 offse
 #endif
 
 void main() {
-    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
 #if SCALARS
-    if (!inside(f)) return;
-    vec4 value = solid_scalars(u_ambient);
-    if (!solid(f)) value = vec4(corrected_scalars(f).rgb * u_decay.yzw, 0.0);
-    imageStore(u_s_out, f, value);
+    scalar_pass();
 #else
+    ivec2 f = ivec2(gl_GlobalInvocationID.xy);
     if (f.x > u_size.x || f.y > u_size.y) return;
     if (f.y < u_size.y) {
         float value = 0.0;

@@ -1,4 +1,4 @@
-// The pressure operator of one multigrid level (hydro.reference.smoke.coefficients / coarsen):
+// The pressure operator of one multigrid level (hydro.smoke_levels.coefficients / coarsen):
 // coef = (W_right, W_top, D, diagonal) per cell, (L q)_c = sum_faces W (q_nb - q_c) - D q_c.
 // Level 0 has W = 1 between fluid cells and D = number of open sides; coarser levels hold the
 // halved Galerkin sums. The including pass defines q_at() (a sampler or its own image).
