@@ -58,12 +58,12 @@ OPEN_SIDES = (("left", "inflow", 4e-4), ("right", "level", 1.0), ("top", "outflo
 OPEN_MAX_BATCH = 4096
 
 
-def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="walls"):
+def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="walls", model=None):
     """(seconds a substep, the kernel that ran, volume == ledger) for one grid and kernel; `per_call`
     substeps a call (a game's calls), else calls long enough to fill a quarter of `seconds`."""
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
     terrain, water = scene(n, kind)
-    g = cls(ctx, terrain, water=water, friction=0.02, kernel=None if kernel == "auto" else kernel)
+    g = cls(ctx, terrain, water=water, friction=0.02, kernel=None if kernel == "auto" else kernel, **(model or {}))
     if tuning:
         g._retune(g._tuning.replace(**tuning))
     for side, bc, value in OPEN_SIDES if sides == "open" else ():
@@ -119,6 +119,8 @@ def main():
                     help="water_plan.Tuning fields for the grids timed, as Python literals")
     ap.add_argument("--sides", choices=["walls", "open"], default="walls",
                     help="walls all round, or open: inflow left, a level right, outflow at the top")
+    ap.add_argument("--inertia", action="store_true", help="grids with inertia=True")
+    ap.add_argument("--manning", type=float, default=0.0, help="Manning's n of the grids")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
@@ -130,7 +132,8 @@ def main():
     ctx = hydro.create_context()
     info = {"renderer": ctx.info["GL_RENDERER"], "version": ctx.info["GL_VERSION"],
             "machine": platform.node(), "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "tuning": args.tuning}
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "tuning": args.tuning,
+            "inertia": args.inertia, "manning": args.manning}
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}  {info['date']}")
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
@@ -144,7 +147,10 @@ def main():
         for kind in args.kinds:
             for per_call in args.calls:
                 for kernel in args.kernels:
-                    per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides)
+                    if args.inertia and kernel == "fused":
+                        continue
+                    per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides,
+                                             {"inertia": args.inertia, "manning": args.manning})
                     rate = n * n / per
                     gbs = rate * KERNEL_BYTES[kind, ran] / 1e9
                     floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
