@@ -26,6 +26,7 @@ from . import boundary as bnd
 from . import water_plan as plan
 from .params import Geometry, WaterParams, max_stable_dt, stable
 from .water_kernels import KERNEL_CLASSES, WaterState
+from .water_probes import Sample, Sampler, check_points
 from .water_stats import StatsReduction
 
 AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
@@ -108,7 +109,7 @@ class _PipeGrid(_owner.Simulation):
         self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal)
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
-        self._state = self._stats = self._brush_buffer = None
+        self._state = self._stats = self._brush_buffer = self._sampler = None
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._drain_slot + 1)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
@@ -275,6 +276,28 @@ class _PipeGrid(_owner.Simulation):
         out = {"initial": self._initial_volume, **totals, **edits}
         out["expected"] = math.fsum(out.values())
         return out
+
+    # ------------------------------------------------------------------------------ asking the water
+
+    def sample(self, points) -> np.ndarray:
+        """The water at `points`, an (N, 2) array of grid coordinates (x, y) (integer (x, y) is the centre
+        of cell [y, x]; axial on the hex lattice), each within half a cell of the cell centres: an (N, 4)
+        float32 array of depth, surface (bed + depth), vx, vy (world units/s), bilinear between the four
+        cells around each point; velocities as the renderer's (mean face flow / (depth * face width),
+        0 where the water is no deeper than hydro.water_probes.SAMPLE_DRY_DEPTH cells). Reads back 16
+        bytes a point, never the grid, but waits for the GPU to finish the work queued so far: a game
+        loop asks with sample_async() and reads the answer next frame."""
+        return self.sample_async(points).result()
+
+    def sample_async(self, points) -> Sample:
+        """sample(points) without waiting: a hydro.water_probes.Sample handle whose `ready` says whether
+        its values are back and whose `result()` returns them (as sample() does), waiting only if the GPU
+        has not got there yet. The values are of the water as it is now, whatever is stepped after."""
+        self._alive()
+        points = check_points("points", points, self.nx, self.ny)
+        if self._sampler is None:
+            self._sampler = Sampler(self, self._state, self.params.cell_size)
+        return self._sampler.queue(points)
 
     # ------------------------------------------------------------------------------------- boundaries
 
@@ -556,6 +579,8 @@ class _PipeGrid(_owner.Simulation):
             objects.extend(self._stats.objects())
         if getattr(self, "_brush_buffer", None) is not None:
             objects.append(self._brush_buffer)
+        if getattr(self, "_sampler", None) is not None:
+            objects.extend(self._sampler.objects())
         return objects
 
     def _release_partial(self):

@@ -67,6 +67,12 @@ BAD_CALLS = [
     ("level overflow", lambda g: g.set_boundary("top", "level", -1e39), ValueError, "value"),
     ("drain negative", lambda g: g.remove_water(3, 3, 2, -1.0), ValueError, "volume"),
     ("bool dt", lambda g: g.step(True), TypeError, "dt"),
+    ("sample nan", lambda g: g.sample([[math.nan, 1.0]]), ValueError, "points"),
+    ("sample a flat pair", lambda g: g.sample([1.0, 2.0]), ValueError, "points"),
+    ("sample three columns", lambda g: g.sample(np.ones((4, 3))), ValueError, "points"),
+    ("sample nothing", lambda g: g.sample(np.zeros((0, 2))), ValueError, "points"),
+    ("sample off the grid", lambda g: g.sample_async([[0.0, 0.0], [3.0, 11.6]]), ValueError, "points"),
+    ("sample text", lambda g: g.sample("here"), TypeError, "points"),
 ]
 
 
@@ -284,6 +290,7 @@ def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
         g.remove_water(3, 3, 2, 0.5)
         g.dig(10, 10, 3, 0.5)
         g.volume(), g.flow_x, g.water_texture, g.flow_buffers
+        g.sample([[1.0, 2.0]]), g.sample_async(np.ones((100, 2))), g.sample_async([[3.0, 3.0]])
         assert gl_objects(), "the grid holds its textures and buffers until release"
         g.release()
         assert gl_objects() == [], f"kernel={kernel}"

@@ -1,0 +1,107 @@
+"""What a game asks of the water between frames (hydro.water_probes): the water at points, read back
+without waiting for the grid, each against its NumPy float64 statement (hydro.reference.probes)."""
+import math
+
+import moderngl
+import numpy as np
+import pytest
+
+import hydro
+from hydro.reference import probes
+from hydro.water_probes import SAMPLE_DRY_DEPTH, Sampler
+from water_cases import GRIDS, gpu_flows, random_state
+
+KINDS = list(GRIDS)
+
+
+def _expected_samples(g, points):
+    return probes.sample(g.terrain, g.water, gpu_flows(g), points, g.geometry.face_width,
+                         SAMPLE_DRY_DEPTH * g.params.cell_size)
+
+
+def _assert_samples(values, expected):
+    assert values.shape == expected.shape and values.dtype == np.float32
+    depth_scale = max(1.0, float(np.abs(expected[:, :2]).max()))
+    np.testing.assert_allclose(values[:, :2], expected[:, :2], rtol=0, atol=1e-6 * depth_scale)
+    speed_scale = max(1e-6, float(np.abs(expected[:, 2:]).max()))
+    np.testing.assert_allclose(values[:, 2:], expected[:, 2:], rtol=0, atol=1e-5 * speed_scale)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_samples_are_the_arrays_bilinear(ctx, rng, kind):
+    """Depth, surface and velocity at random points, at the corners and edges of the grid and at cell
+    centres are the arrays' bilinear values; at a cell centre the depth is the cell's, to the bit."""
+    terrain, water = random_state(rng, (13, 17))
+    g = GRIDS[kind](ctx, terrain, water=water, cell_size=2.0)
+    g.set_boundary("left", "inflow", 2.0)
+    g.set_boundary("right", "level", 0.8)
+    g.step(0.3)
+    ny, nx = g.shape
+    points = np.concatenate([rng.uniform((-0.5, -0.5), (nx - 0.5, ny - 0.5), (200, 2)),
+                             [[-0.5, -0.5], [nx - 0.5, ny - 0.5], [-0.5, ny - 0.5], [nx - 1, 0], [3.5, -0.5]]])
+    values = g.sample(points)
+    _assert_samples(values, _expected_samples(g, points))
+    centres = np.array([[0, 0], [5, 7], [nx - 1, ny - 1], [nx - 1, 3]])
+    np.testing.assert_array_equal(g.sample(centres)[:, 0], g.water[centres[:, 1], centres[:, 0]])
+    assert np.abs(values[:, 2:]).max() > 0.1          # the water moves: the velocities are not all 0
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_uniform_current_samples_as_itself(ctx, kind):
+    """Faces carrying a uniform current v (each face the flow v . e h w across it) sample as v at any
+    point, on both lattices: the velocity is world units/s, whatever the cell size."""
+    shape, depth, v = (9, 11), 0.5, np.array([0.7, -0.3])
+    g = GRIDS[kind](ctx, np.zeros(shape), water=np.full(shape, depth), cell_size=3.0)
+    w = g.geometry.face_width
+    axes = [(1.0, 0.0), (0.5, math.sqrt(3) / 2), (-0.5, math.sqrt(3) / 2)] if kind == "hex" else [(1.0, 0.0), (0.0, 1.0)]
+    for name, axis, flow in zip(("flow_x", "flow_y", "flow_z"), axes, gpu_flows(g)):
+        setattr(g, name, np.full(flow.shape, float(v @ axis) * depth * w))
+    values = g.sample([[0.0, 0.0], [4.25, 3.5], [10.0, 8.0]])
+    np.testing.assert_allclose(values[:, 2:], np.tile(v, (3, 1)), rtol=1e-5)
+    np.testing.assert_allclose(values[:, :2], depth, rtol=1e-6)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_sample_asked_now_is_the_water_now_and_reads_back_no_grid(ctx, rng, kind, monkeypatch):
+    """sample_async() returns a handle at once; its values are of the water when it was asked, whatever
+    is stepped after; more requests on their way than the ring holds, and a request larger than its
+    records, still get their own values; nothing is read back but the values (no texture or buffer
+    read: the ring is mapped)."""
+    terrain, water = random_state(rng, (20, 24))
+    g = GRIDS[kind](ctx, terrain, water=water)
+    g.set_boundary("bottom", "inflow", 3.0)
+    small = rng.uniform(0, 19, (10, 2))
+    large = rng.uniform(0, 19, (300, 2))
+    expected, handles = [], []
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("read back through a buffer or texture read")
+    for frame in range(Sampler.SLOTS + 3):
+        g.step(0.05)
+        points = large if frame == Sampler.SLOTS else small
+        expected.append(_expected_samples(g, points))
+        with monkeypatch.context() as m:
+            m.setattr(moderngl.Texture, "read", refuse)
+            m.setattr(moderngl.Buffer, "read", refuse)
+            handles.append(g.sample_async(points))
+    with monkeypatch.context() as m:
+        m.setattr(moderngl.Texture, "read", refuse)
+        m.setattr(moderngl.Buffer, "read", refuse)
+        for handle, want in zip(handles, expected):
+            _assert_samples(handle.result(), want)
+            assert handle.ready
+    assert g._sampler.capacity == 512 and g._sampler.ring.size == 16 * 512
+    ctx.finish()
+    late = g.sample_async(small)
+    ctx.finish()
+    assert late.ready
+    kept = late.result()
+    g.release()
+    assert late.result() is kept                  # read before release: kept
+    unread = GRIDS[kind](ctx, terrain, water=water)
+    pending = unread.sample_async(small)
+    unread.release()
+    with pytest.raises(RuntimeError, match="after release"):
+        pending.result()
