@@ -216,6 +216,26 @@ class _PipeGrid(_owner.Simulation):
         self._lowest_bed = float(height.min())
         self._edited()
 
+    def set_terrain(self, heights, origin=(0, 0)) -> None:
+        """Absolute terrain heights, an (h, w) array, for the rectangle of cells [y0 : y0 + h, x0 : x0 + w]
+        with origin = (x0, y0), which must lie inside the grid: a floodgate closing, a building, a dam
+        collapsing, in one upload. The water depths there are kept (the surface moves with the bed) and
+        the ledger is unchanged; like every edit, the next step() plans from the water as it is then."""
+        self._alive()
+        heights = check.field("heights", heights)
+        if heights.ndim != 2 or min(heights.shape) < 1:
+            raise ValueError(f"heights: expected a 2D array (h, w) with h, w >= 1, got shape {heights.shape}")
+        x0, y0 = check.pair("origin", origin, "(x0, y0) cell indices", item=check.integer, low=0)
+        h, w = heights.shape
+        if h > self.ny or w > self.nx:
+            raise ValueError(f"heights: shape {heights.shape} is larger than the grid's {self.shape} (indexed [y, x])")
+        if x0 + w > self.nx or y0 + h > self.ny:
+            raise ValueError(f"origin: a rectangle of {h} x {w} cells at (x0, y0) = ({x0}, {y0}) reaches past the "
+                             f"{self.nx} x {self.ny} grid; expected x0 <= {self.nx - w} and y0 <= {self.ny - h}")
+        self._state.terrain.write(heights.tobytes(), viewport=(x0, y0, w, h))
+        self._lowest_bed = min(self._lowest_bed, float(heights.min()))
+        self._edited()
+
     def _flow(self, k):
         self._alive()
         return np.frombuffer(self._state.flows[k].read(), np.float32).reshape(self._state.flow_shapes[k]).copy()

@@ -73,6 +73,13 @@ BAD_CALLS = [
     ("sample nothing", lambda g: g.sample(np.zeros((0, 2))), ValueError, "points"),
     ("sample off the grid", lambda g: g.sample_async([[0.0, 0.0], [3.0, 11.6]]), ValueError, "points"),
     ("sample text", lambda g: g.sample("here"), TypeError, "points"),
+    ("terrain rectangle nan", lambda g: g.set_terrain([[0.0, math.nan]], (1, 1)), ValueError, "heights"),
+    ("terrain rectangle 1D", lambda g: g.set_terrain(np.ones(4), (1, 1)), ValueError, "heights"),
+    ("terrain rectangle too big", lambda g: g.set_terrain(np.ones((13, 2))), ValueError, "heights"),
+    ("terrain rectangle past the edge", lambda g: g.set_terrain(np.ones((3, 4)), (11, 2)), ValueError, "origin"),
+    ("terrain origin negative", lambda g: g.set_terrain(np.ones((3, 4)), (2, -1)), ValueError, "origin"),
+    ("terrain origin float", lambda g: g.set_terrain(np.ones((3, 4)), (2.5, 1)), TypeError, "origin"),
+    ("terrain origin single", lambda g: g.set_terrain(np.ones((3, 4)), 2), TypeError, "origin"),
 ]
 
 

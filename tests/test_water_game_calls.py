@@ -1,5 +1,6 @@
-"""What a game asks of the water between frames (hydro.water_probes): the water at points, read back
-without waiting for the grid, each against its NumPy float64 statement (hydro.reference.probes)."""
+"""What a game asks of the water between frames: the water at points read back without the grid
+(hydro.water_probes), a rectangle of terrain in one upload; each against its NumPy float64 statement
+(hydro.reference.probes) or the arrays it stands for."""
 import math
 
 import moderngl
@@ -9,7 +10,7 @@ import pytest
 import hydro
 from hydro.reference import probes
 from hydro.water_probes import SAMPLE_DRY_DEPTH, Sampler
-from water_cases import GRIDS, gpu_flows, random_state
+from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, random_state
 
 KINDS = list(GRIDS)
 
@@ -105,3 +106,47 @@ def test_a_sample_asked_now_is_the_water_now_and_reads_back_no_grid(ctx, rng, ki
     unread.release()
     with pytest.raises(RuntimeError, match="after release"):
         pending.result()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_rectangle_of_terrain_keeps_the_water_and_the_ledger(ctx, rng, kind):
+    """set_terrain() writes the rectangle and nothing else, keeps every depth and the ledger to the bit,
+    and the grid then steps as one whose whole terrain was assigned with the rectangle in it."""
+    terrain, water = random_state(rng, (16, 20))
+    a, b = (GRIDS[kind](ctx, terrain, water=water) for _ in range(2))
+    for g in (a, b):
+        g.set_boundary("left", "inflow", 1.0)
+        g.step(0.2)
+    ledger, before = a.ledger(), a.water
+    block = rng.uniform(1.5, 2.5, (5, 7))
+    a.set_terrain(block, origin=(9, 4))
+    whole = b.terrain
+    whole[4:9, 9:16] = block
+    b.terrain = whole
+    assert_same_bits(a.terrain, b.terrain)
+    assert_same_bits(a.water, before)
+    assert a.ledger() == ledger
+    a.set_terrain(whole[:1, :1] + 0.0, origin=(0, 0))       # one cell, at the corner: as it was
+    a.set_terrain(whole[-1:, :], origin=(0, 15))            # the top row, whole
+    for _ in range(3):
+        a.step(0.1)
+        b.step(0.1)
+    assert_same_bits(a.water, b.water)
+    assert_same_ledger(a.ledger(), b.ledger())
+    assert a.volume() == pytest.approx(a.ledger()["expected"], rel=1e-6)
+    a.release()
+    b.release()
+
+
+def test_a_rectangle_dug_deep_ends_the_walled_calls(ctx):
+    """The grid keeps a bound on its lowest bed through set_terrain(): a rectangle below
+    water_plan.WALLED_MIN_BED ends the blocked kernel's walled calls (ghost columns no longer stand for
+    walls), and the water stays where it was."""
+    g = hydro.WaterGrid(ctx, np.zeros((20, 24)), water=np.full((20, 24), 0.5), kernel="blocked")
+    g.step(0.1, substeps=2)
+    assert g._last_call.walled
+    g.set_terrain(np.full((2, 3), -2e30), origin=(5, 5))
+    g.step(0.1, substeps=2)
+    assert not g._last_call.walled
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
+    g.release()
