@@ -120,9 +120,8 @@ def max_cell_inflow(table: np.ndarray, lay: Layout, nx: int, ny: int) -> float:
     (fx, fy), (tx, ty) = lay.endpoints()
     to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
     cx, cy = np.where(to_in, tx, fx)[sel], np.where(to_in, ty, fy)[sel]
-    per_cell = np.zeros((ny, nx))
-    np.add.at(per_cell, (cy, cx), table["value"][sel].astype(np.float64))
-    return float(per_cell.max())
+    _, cell = np.unique(cy * nx + cx, return_inverse=True)       # the inflow faces' cells, not the grid's
+    return float(np.bincount(cell, weights=table["value"][sel].astype(np.float64)).max())
 
 
 def describe(table: np.ndarray, lay: Layout) -> dict:

@@ -108,12 +108,13 @@ class _PipeGrid(_owner.Simulation):
         self._lowest_bed = float(terrain.min())       # a bound on it, for the walled blocked calls
         self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal)
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
-        self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
+        self._drain_slot = self._layout.size          # the ledger's slot of the volume taken by drains,
+        self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it
         self._state = self._stats = self._brush_buffer = self._sampler = None
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
-                                 self._drain_slot + 1)
+                                 self._kind_slot + len(bnd.KINDS))
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
-                          for name in ("dig", "add_water", "remove_water")}
+                          for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
         self._last_call = None                      # the water_plan.CallPlan of the last step() call
         self._released = False
@@ -127,8 +128,7 @@ class _PipeGrid(_owner.Simulation):
         self._ends = []
         self._planned = None
         self._sync_next = True
-        self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
-        self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
+        self._ledger_edits = {"brushes": 0.0, "assigned": 0.0}
         self._stats.queue()
         self._initial_volume = self._read_stats()["volume"]
         self._seal()
@@ -285,14 +285,15 @@ class _PipeGrid(_owner.Simulation):
 
     def ledger(self) -> dict:
         """Where the water came from: the start volume, what crossed each kind of boundary (+ in,
-        - out), what brushes and assignments added; `expected` is their sum, which volume() matches
-        to float precision."""
+        - out), what brushes, drains and assignments added; `expected` is their sum, which volume()
+        matches to float precision. Reads the GPU's fp64 ledger once, waiting for the work queued so far."""
         self._alive()
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
-        for kind, volume in self._ledger_totals.items():
-            totals[kind] += volume
-        edits = dict(self._ledger_edits)
-        edits["drains"] += drains
+        slots = np.frombuffer(self._state.ledger.read(), np.float64)
+        faces, kinds, folded = slots[:self._drain_slot], self._table["kind"], slots[self._kind_slot:]
+        totals = {kind: float(faces[kinds == code].sum()) + float(folded[code])
+                  for kind, code in bnd.KINDS.items() if kind != "wall"}
+        edits = {"brushes": self._ledger_edits["brushes"], "drains": float(slots[self._drain_slot]),
+                 "assigned": self._ledger_edits["assigned"]}
         out = {"initial": self._initial_volume, **totals, **edits}
         out["expected"] = math.fsum(out.values())
         return out
@@ -328,12 +329,19 @@ class _PipeGrid(_owner.Simulation):
         kind: "wall" (no flow; value unused), "inflow" / "outflow" (value = total discharge through
         the span in volume/s, spread evenly over its faces; inflow is exact, outflow is limited by the
         water present), "level" (value = height of an outside water surface, e.g. a sea).
+
+        Cheap enough to call every frame (a tide, a wave generator): it uploads the table and reads
+        nothing back; where the kinds of faces change, a pass on the GPU first adds what they booked to
+        their old kinds' totals in the ledger.
         """
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
-        self._fold_ledger()
+        if not np.array_equal(table["kind"], self._table["kind"]):
+            self._fold_ledger()
         self._table = table
-        self._state.boundary.write(table.tobytes())
+        data = table.tobytes()
+        self._state.boundary.orphan(len(data))      # a fresh store: a step still reading the old table keeps it
+        self._state.boundary.write(data)
         self._note_boundary_bounds()
 
     @property
@@ -350,19 +358,15 @@ class _PipeGrid(_owner.Simulation):
         level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
         self._max_level = float(level.max()) if level.size else None
 
-    def _ledger_by_kind(self, slots):
-        """Per-face fp64 ledger slots -> volume per boundary kind (+ into the grid), and the drains."""
-        faces, kinds = slots[:self._drain_slot], self._table["kind"]
-        totals = {kind: float(faces[kinds == code].sum()) for kind, code in bnd.KINDS.items() if kind != "wall"}
-        return totals, float(slots[self._drain_slot])
-
     def _fold_ledger(self):
-        """Move the per-face ledger into per-kind totals before the kinds change."""
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
-        for kind, volume in totals.items():
-            self._ledger_totals[kind] += volume
-        self._ledger_edits["drains"] += drains
-        self._state.ledger.clear()
+        """Before the table changes its faces' kinds: add what each face booked to its kind's total in the
+        ledger and clear the face (ledger_fold.comp, on the GPU, nothing read back)."""
+        b, prog = _gl.BINDINGS, self._programs["ledger_fold"]
+        self._state.boundary.bind_to_storage_buffer(b["B_BOUNDARY"])
+        self._state.ledger.bind_to_storage_buffer(b["B_LEDGER"])
+        _gl.set_uniforms(prog, u_count=self._layout.size, u_totals=self._kind_slot)
+        prog.run(1, 1, 1)
+        self.ctx.memory_barrier()
 
     # ---------------------------------------------------------------------------------------- brushes
 

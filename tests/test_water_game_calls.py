@@ -1,6 +1,6 @@
 """What a game asks of the water between frames: the water at points read back without the grid
-(hydro.water_probes), a rectangle of terrain in one upload; each against its NumPy float64 statement
-(hydro.reference.probes) or the arrays it stands for."""
+(hydro.water_probes), a rectangle of terrain in one upload, boundaries set every frame; each against its
+NumPy float64 statement (hydro.reference.probes, hydro.reference.water) or the arrays it stands for."""
 import math
 
 import moderngl
@@ -9,8 +9,9 @@ import pytest
 
 import hydro
 from hydro.reference import probes
+from hydro.reference import water as ref
 from hydro.water_probes import SAMPLE_DRY_DEPTH, Sampler
-from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, random_state
+from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, random_state, set_boundary_both
 
 KINDS = list(GRIDS)
 
@@ -150,3 +151,57 @@ def test_a_rectangle_dug_deep_ends_the_walled_calls(ctx):
     assert not g._last_call.walled
     assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
     g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_boundaries_set_every_frame_read_nothing_back_and_keep_the_ledger(ctx, rng, kind, monkeypatch):
+    """A tide (a level side whose height follows a sine, set every frame), a wave generator (an inflow
+    span whose rate does) and a gate (a span turned from outflow to wall and back now and then, which
+    moves what its faces booked to their old kind's total on the GPU): set_boundary() reads nothing
+    back, the cell-wise, fused and blocked kernels keep the same ledger to the bit, each kind's entry
+    is what the float64 reference's faces carried under it, and volume() is the ledger's."""
+    terrain, water = random_state(rng, (14, 18))
+    ref_state = ref.State.new(np.float32(terrain), np.float32(water), hexagonal=kind == "hex")
+    ledgers = []
+    for kernel in ("cells", "fused", "blocked"):
+        g = GRIDS[kind](ctx, terrain, water=water, kernel=kernel)
+        s = ref.State.new(ref_state.terrain, ref_state.water, hexagonal=kind == "hex", params=g.params)
+        booked = dict.fromkeys(("inflow", "outflow", "level"), 0.0)
+        g.step(0.05)
+        ref.step(s, 0.05, g._last_call.substeps)
+        for frame in range(16):
+            calls = [("right", "level", 0.6 + 0.2 * math.sin(frame / 3)),
+                     ("left", "inflow", 1.0 + 0.8 * math.sin(frame / 2), (2, 8))]
+            if frame % 5 == 0:
+                calls.append(("top", "wall" if frame % 10 else "outflow", 0.0 if frame % 10 else 0.4, (3, 9)))
+            for args in calls:
+                table = s.table.copy()
+                with monkeypatch.context() as m:
+                    m.setattr(moderngl.Buffer, "read", _refuse)
+                    m.setattr(moderngl.Texture, "read", _refuse)
+                    set_boundary_both(g, s, *args)
+                if not np.array_equal(table["kind"], s.table["kind"]):
+                    _book(booked, s, table)
+            n = g.step(0.05)
+            ref.step(s, 0.05, n)
+        _book(booked, s, s.table)
+        led = g.ledger()
+        for name, volume in booked.items():
+            assert led[name] == pytest.approx(volume, rel=1e-4, abs=1e-6), (kernel, name)
+        assert led["inflow"] > 0.5 and led["level"] != 0.0 and led["outflow"] < 0.0
+        assert g.volume() == pytest.approx(led["expected"], rel=1e-6)
+        ledgers.append(led)
+        g.release()
+    for led in ledgers[1:]:
+        assert_same_ledger(led, ledgers[0])
+
+
+def _refuse(self, *args, **kwargs):
+    raise AssertionError("read back from the GPU")
+
+
+def _book(booked, s, table):
+    """The reference's per-face ledger added to the kinds of `table`, then cleared."""
+    for name, code in (("inflow", ref.INFLOW), ("outflow", ref.OUTFLOW), ("level", ref.LEVEL)):
+        booked[name] += float(s.ledger[table["kind"] == code].sum())
+    s.ledger = np.zeros_like(s.ledger)
