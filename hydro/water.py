@@ -26,7 +26,7 @@ from . import boundary as bnd
 from . import water_plan as plan
 from .params import Geometry, WaterParams, max_stable_dt, stable
 from .water_kernels import KERNEL_CLASSES, WaterState
-from .water_probes import Sample, Sampler, check_points
+from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
 
 AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
@@ -110,7 +110,7 @@ class _PipeGrid(_owner.Simulation):
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's slot of the volume taken by drains,
         self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it
-        self._state = self._stats = self._brush_buffer = self._sampler = None
+        self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = None
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._kind_slot + len(bnd.KINDS))
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
@@ -320,6 +320,30 @@ class _PipeGrid(_owner.Simulation):
             self._sampler = Sampler(self, self._state, self.params.cell_size)
         return self._sampler.queue(points)
 
+    def add_gauge(self, p0, p1) -> Gauge:
+        """A gauge on the line from p0 = (x0, y0) to p1 = (x1, y1), grid coordinates within half a cell of
+        the cell centres (as sample()'s points): what crosses it (a water wheel, a gate, a river's
+        mouth) is summed on the GPU after every substep, in double precision, positive along the normal
+        (y1 - y0, -(x1 - x0)): a line drawn toward +y counts flow toward +x. It counts the faces whose
+        pipe (the segment between its two cells' centres) the line cuts (boundary faces too);
+        `gauge.discharge` (m^3/s over a call) and `gauge.volume` (m^3 since added) are one step() call
+        late, so reading them does not stall a frame (hydro.water_probes.Gauge). While a grid has
+        gauges its calls are planned a substep a dispatch, each followed by the gauges' small pass (on
+        GPUs the fused kernel, water_plan.plan_call's per_substep); remove them when not needed."""
+        self._alive()
+        line, faces = check_line(p0, p1, self.nx, self.ny, self._hexagonal)
+        if self._gauges is not None and len(self._gauges.live) >= MAX_GAUGES:
+            raise RuntimeError(f"{self._kind}: it has {MAX_GAUGES} gauges, the most a grid holds; remove one first")
+        if self._gauges is None:
+            self._gauges = Gauges(self, self._state)
+        return self._gauges.add(line, faces)
+
+    @property
+    def gauges(self) -> tuple:
+        """The grid's gauges (add_gauge), oldest first."""
+        self._alive()
+        return () if self._gauges is None else tuple(g for _, g in sorted(self._gauges.live.items()))
+
     # ------------------------------------------------------------------------------------- boundaries
 
     def set_boundary(self, side, kind, value=0.0, span=None) -> None:
@@ -525,6 +549,7 @@ class _PipeGrid(_owner.Simulation):
                 n = max(1, min(self._auto_substeps(self._read_stats(), remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
         self._calls += 1
+        self._end_gauges(dt)
         seq = self._stats.queue(push=True)
         if seq:
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
@@ -546,6 +571,8 @@ class _PipeGrid(_owner.Simulation):
         self._carry = max(total - n * fixed, 0.0)
         self._sim_time += n * fixed
         self._calls += 1
+        if n:
+            self._end_gauges(n * fixed)
         self._stats.queue()
         return n
 
@@ -555,10 +582,17 @@ class _PipeGrid(_owner.Simulation):
         walled = plan.walled(self.params.depth_area, self._all_walls, self._lowest_bed)
         size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny))
         fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
-        call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=self._kernel, is_walled=walled, state_fits=fits)
-        self._kernel_object(call.kernel).run(sub, call)
+        hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
+        call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=self._kernel, is_walled=walled, state_fits=fits,
+                              per_substep=hook is not None)
+        self._kernel_object(call.kernel).run(sub, call, hook)
         self._last_call = call
         self._iteration += n
+
+    def _end_gauges(self, seconds: float) -> None:
+        """A call advanced the water by `seconds`: the gauges record their sums (water_probes.Gauges)."""
+        if self._gauges is not None and self._gauges.live:
+            self._gauges.end_call(self._sim_time, seconds)
 
     def _kernel_object(self, name: str):
         """The water_kernels.Kernel of that name on this grid, made on first use."""
@@ -603,8 +637,9 @@ class _PipeGrid(_owner.Simulation):
             objects.extend(self._stats.objects())
         if getattr(self, "_brush_buffer", None) is not None:
             objects.append(self._brush_buffer)
-        if getattr(self, "_sampler", None) is not None:
-            objects.extend(self._sampler.objects())
+        for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None)):
+            if probe is not None:
+                objects.extend(probe.objects())
         return objects
 
     def _release_partial(self):

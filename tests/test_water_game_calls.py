@@ -205,3 +205,198 @@ def _book(booked, s, table):
     for name, code in (("inflow", ref.INFLOW), ("outflow", ref.OUTFLOW), ("level", ref.LEVEL)):
         booked[name] += float(s.ledger[table["kind"] == code].sum())
     s.ledger = np.zeros_like(s.ledger)
+
+
+# ------------------------------------------------------------------------------------------------ gauges
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_gauge_counts_the_faces_whose_pipes_its_line_cuts(ctx, rng, kind):
+    """A gauge's faces and signs are the float64 statement's (hydro.reference.probes.gauge_faces, a face
+    at a time) for random lines, lines through cell centres and faces, and lines along the grid's
+    edge; a line between two rows of the square grid is that row of flow_y faces, counted along its
+    normal."""
+    ny, nx = 9, 11
+    g = GRIDS[kind](ctx, np.zeros((ny, nx)))
+    lines = [rng.uniform(-0.5, (nx - 0.5, ny - 0.5), (2, 2)) for _ in range(40)]
+    lines += [np.round(line * 2) / 2 for line in lines[:20]]
+    lines += [np.array([[-0.5, -0.5], [-0.5, ny - 0.5]]), np.array([[nx - 0.5, 3.0], [2.0, ny - 0.5]])]
+    for p0, p1 in lines:
+        if (p0 == p1).all() or not probes.gauge_faces(p0, p1, nx, ny, kind == "hex"):
+            continue
+        gauge = g.add_gauge(p0, p1)
+        assert list(zip(*(a.tolist() for a in gauge.faces))) == probes.gauge_faces(p0, p1, nx, ny, kind == "hex")
+        gauge.remove()
+    if kind == "square":
+        row = g.add_gauge((-0.5, 4.5), (nx - 0.5, 4.5))         # toward +x: the normal points to -y
+        assert [list(a) for a in row.faces] == [[1] * nx, list(range(nx)), [5] * nx, [-1] * nx]
+    g.release()
+
+
+def _gauged(ctx, kind, kernel, rng, **params):
+    """A grid with an inflow, a level side and an outflow span, and gauges across the interior, along
+    its left edge (the boundary faces) and on a diagonal."""
+    terrain, water = random_state(rng, (14, 18))
+    g = GRIDS[kind](ctx, terrain, water=water, kernel=kernel, **params)
+    g.set_boundary("left", "inflow", 2.0, span=(3, 11))
+    g.set_boundary("right", "level", 0.7)
+    g.set_boundary("top", "outflow", 0.3, span=(2, 9))
+    ny, nx = g.shape
+    gauges = [g.add_gauge((8.5, -0.5), (8.5, ny - 0.5)), g.add_gauge((-0.5, ny - 0.5), (-0.5, -0.5)),
+              g.add_gauge((1.0, 2.0), (15.0, 12.5)), g.add_gauge((3.0, ny - 0.5), (12.0, ny - 0.5))]
+    return g, gauges
+
+
+@pytest.mark.parametrize("kernel", ["cells", "fused", "blocked"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_gauge_is_its_faces_flows_summed_every_substep_one_call_late(ctx, kind, kernel):
+    """After each call of one substep the flows are read back and the float64 statement sums the gauge's
+    faces (sign q dt, in double): a gauge's volume is their sum over every call but the latest, its
+    discharge the one before the latest's volume over its dt, its sim_time that call's end: one call
+    late, never the latest call's (which a GPU may not have finished)."""
+    g, gauges = _gauged(ctx, kind, kernel, np.random.default_rng(5))
+    faces = [list(zip(*(a.tolist() for a in gauge.faces))) for gauge in gauges]
+    done, times = [[] for _ in gauges], []
+    for call, dt in enumerate([0.05, 0.04, 0.06, 0.05, 0.03, 0.05]):
+        for gauge in gauges:                      # before the second call: nothing to read yet
+            if call < 2:
+                assert (gauge.volume, gauge.discharge, gauge.sim_time) == (0.0, 0.0, 0.0)
+        g.step(dt, substeps=1)
+        times.append((g.sim_time, dt))
+        flows = gpu_flows(g)
+        for crossed, gauge_faces in zip(done, faces):
+            crossed.append(probes.gauge_volume(gauge_faces, flows, np.float32(dt)))
+        if call >= 1:
+            for gauge, crossed, gauge_faces in zip(gauges, done, faces):
+                scale = sum(abs(float(flows[k][j, i])) for k, i, j, _ in gauge_faces) * dt * call
+                assert gauge.volume == pytest.approx(math.fsum(crossed[:-1]), abs=1e-12 * scale + 1e-300)
+                assert gauge.discharge == pytest.approx(crossed[-2] / times[-2][1], abs=1e-12 * scale / dt + 1e-300)
+                assert gauge.sim_time == times[-2][0]
+    assert abs(gauges[1].volume) > 0.1 and abs(gauges[0].volume) > 1e-3       # they count something
+    g.release()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gauges_change_no_water_and_read_the_same_on_every_kernel(ctx, kind):
+    """The flows are read after every substep (calls of one substep a dispatch or a launch) without
+    changing them: with gauges the water, flows and ledger are the bits they are without; and every
+    kernel's gauges read the same, to the bit on CPU rasterisers, in calls of 1 to 5 substeps."""
+    runs = []
+    for kernel in ("cells", "fused", "blocked"):
+        g, gauges = _gauged(ctx, kind, kernel, np.random.default_rng(6))
+        plain, _ = _gauged(ctx, kind, kernel, np.random.default_rng(6))
+        for gauge in plain.gauges:
+            gauge.remove()
+        for n in (1, 3, 2, 5, 4, 1):
+            g.step(0.1, substeps=n)
+            plain.step(0.1, substeps=n)
+            assert g._last_call.per_substep and not plain._last_call.per_substep
+            if kernel == "blocked":
+                assert set(g._last_call.launches) == {g._tuning.odd}
+        assert_same_bits(g.water, plain.water)
+        for a, b in zip(gpu_flows(g), gpu_flows(plain)):
+            assert_same_bits(a, b)
+        assert_same_ledger(g.ledger(), plain.ledger())
+        runs.append([(gauge.volume, gauge.discharge) for gauge in gauges])
+        g.release()
+        plain.release()
+    for run in runs[1:]:
+        for (volume, discharge), (v0, d0) in zip(run, runs[0]):
+            assert_same_bits(np.float64(volume), np.float64(v0))
+            assert_same_bits(np.float64(discharge), np.float64(d0))
+
+
+def _channel():
+    """A river bed 6 cells wide down a slope of 0.02 between banks of 3, 40 cells long."""
+    y, x = np.mgrid[0:10, 0:40]
+    return np.where((y < 2) | (y > 7), 3.0, 1.0 - 0.02 * x)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_gauge_on_a_river_reads_its_inflow_and_a_gate_stops_and_restores_it(ctx, kind):
+    """A river of 1 m^3/s runs down a channel into a sea: at steady state a gauge across it reads 1
+    m^3/s (its discharge, and the mean of its volume over 20 s); a gate closed across the river
+    upstream (set_terrain) stops it: the gauge reads nothing while the water piles up behind the gate,
+    every cubic metre on the ledger; the gate opened again restores the river and the gauge's reading."""
+    terrain = _channel()
+    g = GRIDS[kind](ctx, terrain, friction=0.05)
+    g.set_boundary("left", "inflow", 1.0, span=(2, 8))
+    g.set_boundary("right", "level", 0.0)
+    across = (20.5, 1.5), (20.5, 8.5)          # through no cell centre: reversed, the same faces
+    if kind == "hex":
+        across = (20.2, 1.5), (16.2, 8.5)         # axial: across the channel in the world
+    gauge = g.add_gauge(*across)
+
+    def run(calls):
+        for _ in range(calls):
+            g.step(0.25)
+        volume, time = gauge.volume, gauge.sim_time
+        for _ in range(80):
+            g.step(0.25)
+        return (gauge.volume - volume) / (gauge.sim_time - time), gauge.discharge
+
+    mean, last = run(500)
+    assert mean == pytest.approx(1.0, rel=0.01) and last == pytest.approx(1.0, rel=0.02)
+    reversed_gauge = g.add_gauge(*across[::-1])
+    g.step(0.25)
+    g.step(0.25)
+    assert reversed_gauge.discharge == pytest.approx(-gauge.discharge, rel=1e-12)
+    reversed_gauge.remove()
+    gate = terrain[2:8, 10:12].copy()
+    g.set_terrain(np.full((6, 2), 3.0), origin=(10, 2))
+    behind = g.sample([[5.0, 5.0]])[0, 1]
+    mean, last = run(300)
+    assert abs(mean) < 1e-3 and abs(last) < 1e-3
+    assert g.sample([[5.0, 5.0]])[0, 1] > behind + 0.05          # the river piles up behind the gate
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
+    g.set_terrain(gate, origin=(10, 2))
+    mean, last = run(500)
+    assert mean == pytest.approx(1.0, rel=0.01) and last == pytest.approx(1.0, rel=0.02)
+    g.release()
+
+
+def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
+    """A removed gauge raises when read; a gauge added in its slot starts from 0 and counts only the
+    calls after it was added; the grid holds hydro.water_probes.MAX_GAUGES gauges at most."""
+    from hydro.water_probes import MAX_GAUGES
+    g = hydro.WaterGrid(ctx, np.zeros((8, 10)), water=np.full((8, 10), 0.3))
+    g.set_boundary("left", "inflow", 1.0)
+    first = g.add_gauge((-0.5, 7.5), (-0.5, -0.5))
+    for _ in range(3):
+        g.step(0.1)
+    assert first.volume == pytest.approx(-0.2, rel=1e-6)
+    first.remove()
+    with pytest.raises(RuntimeError, match="was removed"):
+        first.volume
+    with pytest.raises(RuntimeError, match="was removed already"):
+        first.remove()
+    again = g.add_gauge((-0.5, -0.5), (-0.5, 7.5))
+    assert again.slot == first.slot and g.gauges == (again,)
+    g.step(0.1)
+    assert again.volume == 0.0
+    g.step(0.1)
+    assert again.volume == pytest.approx(0.1, rel=1e-6) and again.sim_time == pytest.approx(0.4)
+    more = [g.add_gauge((0.5, -0.5), (0.5, 7.5)) for _ in range(MAX_GAUGES - 1)]
+    with pytest.raises(RuntimeError, match=f"it has {MAX_GAUGES} gauges"):
+        g.add_gauge((0.5, -0.5), (0.5, 7.5))
+    g.step(0.1)
+    g.step(0.1)
+    assert more[-1].volume == more[0].volume != 0.0
+    g.release()
+    with pytest.raises(RuntimeError, match="after release"):
+        again.volume
+
+
+def test_calls_read_after_every_substep_are_planned_a_substep_a_dispatch():
+    """water_plan.plan_call with per_substep (a grid with gauges): without a kernel given, the tuning's
+    kernel of one-substep calls (fused on GPUs, cells on CPU rasterisers), whatever the call's length;
+    the blocked kernel, where given, launches its one-substep shape for every substep."""
+    from hydro import water_plan
+    for device, one in (("gpu", "fused"), ("cpu", "cells")):
+        tuning = water_plan.Tuning.for_device(device, False)
+        for substeps in (1, 2, 7):
+            call = water_plan.plan_call(tuning, 1024, 1024, substeps, is_walled=True, per_substep=True)
+            assert (call.kernel, call.launches, call.per_substep) == (one, (), True)
+    tuning = water_plan.Tuning.for_device("gpu", True)
+    call = water_plan.plan_call(tuning, 1024, 1024, 7, kernel="blocked", is_walled=True, per_substep=True)
+    assert call.launches == (tuning.odd,) * 7 and call.walled
+    assert water_plan.plan_call(tuning, 1024, 1024, 7).kernel == "blocked"

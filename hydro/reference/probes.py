@@ -56,47 +56,47 @@ def sample(terrain, water, flows, points, face_width: float, min_depth: float) -
     return bilinear(cells, points)
 
 
-def pipes(nx: int, ny: int, hexagonal: bool):
-    """Every face of the flow arrays with a cell of the grid at one end at least: (array, i, j, from
-    (x, y), to (x, y)) as arrays; array 0 flow_x, 1 flow_y, 2 flow_z."""
-    out = []
-    shapes = [(ny, nx + 1), (ny + 1, nx)] + [(ny + 1, nx + 1)] * hexagonal
-    for k, (rows, cols) in enumerate(shapes):
-        j, i = (a.ravel() for a in np.mgrid[0:rows, 0:cols])
-        if k == 0:
-            a, b = np.stack([i - 1, j], 1), np.stack([i, j], 1)
-        elif k == 1:
-            a, b = np.stack([i, j - 1], 1), np.stack([i, j], 1)
-        else:
-            a, b = np.stack([i, j - 1], 1), np.stack([i - 1, j], 1)
+def gauge_faces(p0, p1, nx: int, ny: int, hexagonal: bool) -> list:
+    """The faces a gauge from p0 to p1 counts, with their signs, one face at a time: a face with a cell
+    of the grid at one end at least whose pipe, from the centre of its from-cell a to that of its
+    to-cell b, goes from the line's negative side (or the line itself) to its positive side (+1) or
+    back (-1), meeting the line at a point p0 + t (p1 - p0) with t in [0, 1]. The positive side is that
+    of the normal n = (y1 - y0, -(x1 - x0)). Returns [(array, i, j, sign)] in array, row, column order."""
+    (x0, y0), (x1, y1) = (tuple(map(float, p)) for p in (p0, p1))
+    dx, dy = x1 - x0, y1 - y0
 
-        def inside(c):
-            return (c[:, 0] >= 0) & (c[:, 0] < nx) & (c[:, 1] >= 0) & (c[:, 1] < ny)
-        keep = inside(a) | inside(b)
-        out.append((np.full(keep.sum(), k), i[keep], j[keep], a[keep], b[keep]))
-    return [np.concatenate(parts) for parts in zip(*out)]
+    def side(x, y):                     # (point - p0) . n
+        return (x - x0) * dy - (y - y0) * dx
 
+    def in_grid(x, y):
+        return 0 <= x < nx and 0 <= y < ny
 
-def gauge_faces(p0, p1, nx: int, ny: int, hexagonal: bool):
-    """The faces a gauge from p0 to p1 counts, each with its sign: those whose pipe (from-cell centre to
-    to-cell centre) goes from the line's negative side (or the line itself) to its positive side (+1),
-    or back (-1), crossing it at a parameter t in [0, 1] along it. The positive side is that of the
-    normal n = (y1 - y0, -(x1 - x0)). Returns (array, i, j, sign) as arrays."""
-    p0, p1 = np.asarray(p0, np.float64), np.asarray(p1, np.float64)
-    d = p1 - p0
-    n = np.array([d[1], -d[0]])
-    k, i, j, a, b = pipes(nx, ny, hexagonal)
-    sa, sb = (a - p0) @ n, (b - p0) @ n
-    sign = np.where((sa <= 0) & (sb > 0), 1, np.where((sb <= 0) & (sa > 0), -1, 0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = sa / (sa - sb)                               # where along the pipe it meets the line
-    cross = a + u[:, None] * (b - a)
-    t = (cross - p0) @ d / (d @ d)
-    keep = (sign != 0) & (t >= 0) & (t <= 1)
-    return k[keep], i[keep], j[keep], sign[keep]
+    faces = []
+    arrays = [(ny, nx + 1, (-1, 0), (0, 0)), (ny + 1, nx, (0, -1), (0, 0))]
+    if hexagonal:
+        arrays.append((ny + 1, nx + 1, (0, -1), (-1, 0)))
+    for k, (rows, cols, a_off, b_off) in enumerate(arrays):
+        for j in range(rows):
+            for i in range(cols):
+                ax, ay, bx, by = i + a_off[0], j + a_off[1], i + b_off[0], j + b_off[1]
+                if not (in_grid(ax, ay) or in_grid(bx, by)):
+                    continue
+                sa, sb = side(ax, ay), side(bx, by)
+                sign = 1 if sa <= 0 < sb else -1 if sb <= 0 < sa else 0
+                if not sign:
+                    continue
+                u = sa / (sa - sb)
+                mx, my = ax + u * (bx - ax), ay + u * (by - ay)
+                t = ((mx - x0) * dx + (my - y0) * dy) / (dx * dx + dy * dy)
+                if 0.0 <= t <= 1.0:
+                    faces.append((k, i, j, sign))
+    return faces
 
 
 def gauge_volume(faces, flows, dt: float) -> float:
-    """What crossed the faces (gauge_faces) in a substep of dt with scaled flows `flows`: sum sign q dt."""
-    k, i, j, sign = faces
-    return float(sum(s * float(flows[kk][jj, ii]) * dt for kk, ii, jj, s in zip(k, i, j, sign)))
+    """What crossed the faces [(array, i, j, sign)] in a substep of dt with scaled flows `flows`:
+    (sum of sign * q) * dt, summed in the faces' order."""
+    rate = 0.0
+    for k, i, j, sign in faces:
+        rate += sign * float(flows[k][j, i])
+    return rate * float(dt)
