@@ -377,7 +377,7 @@ class _PipeGrid(_owner.Simulation):
 
     def _note_boundary_bounds(self):
         """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
-        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout, self.nx, self.ny)
+        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout)
         self._all_walls = bool(np.all(self._table["kind"] == bnd.KINDS["wall"]))
         level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
         self._max_level = float(level.max()) if level.size else None

@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _gl, _native
@@ -26,11 +28,22 @@ MAX_POINTS = 1 << 20        # points a sample may ask for
 
 def check_points(name: str, points, nx: int, ny: int) -> np.ndarray:
     """(N, 2) finite grid coordinates (x, y), N >= 1, each within half a cell of the grid's cell
-    centres (x in [-0.5, nx - 0.5], y in [-0.5, ny - 0.5]), as a C-contiguous float32 copy."""
-    arr = check.field(name, points)
+    centres (x in [-0.5, nx - 0.5], y in [-0.5, ny - 0.5]), as a C-contiguous float32 copy. A game
+    calls this every frame: an array of numbers is checked in a few NumPy calls, anything else (and
+    any error) by check.field, which names what is wrong."""
+    arr = np.asarray(points) if isinstance(points, (np.ndarray, list, tuple)) else None
+    if arr is None or arr.dtype.kind not in "fiu":
+        arr = check.field(name, points)                  # raises for what is not an array of numbers
+    with np.errstate(over="ignore"):
+        arr = np.array(arr, np.float32, order="C")
     if arr.ndim != 2 or arr.shape[1] != 2 or not 1 <= arr.shape[0] <= MAX_POINTS:
         raise ValueError(f"{name}: expected an (N, 2) array of grid coordinates (x, y) with 1 <= N <= "
                          f"{MAX_POINTS}, got shape {arr.shape}")
+    (x_low, y_low), (x_high, y_high) = arr.min(axis=0).tolist(), arr.max(axis=0).tolist()
+    if not all(map(math.isfinite, (x_low, y_low, x_high, y_high))):       # NaN reaches the min and max
+        check.field(name, points)                        # raises, naming the first value that is not finite
+    if x_low >= -0.5 and y_low >= -0.5 and x_high <= nx - 0.5 and y_high <= ny - 0.5:
+        return arr
     off = ((arr[:, 0] < -0.5) | (arr[:, 0] > nx - 0.5) | (arr[:, 1] < -0.5) | (arr[:, 1] > ny - 0.5))
     if off.any():
         i = int(np.argmax(off))
@@ -257,6 +270,7 @@ class Gauges:
         self.faces = self.volumes = self.ring = None
         self.seq = 0                    # records pushed so far
         self.kept = {}                  # seq -> (sim_time, seconds the call advanced[, its bytes without a ring])
+        self.last = None                # (seq, sums, sim_time, seconds) of the record read last
         try:
             self.faces = self.ctx.buffer(reserve=8 * MAX_GAUGES + 16)
             self.volumes = self.ctx.buffer(reserve=16 * MAX_GAUGES)
@@ -319,8 +333,8 @@ class Gauges:
             _gl.set_uniforms(prog, u_margin=margin)
         self.faces.bind_to_storage_buffer(b["B_GAUGE_FACES"])
         self.volumes.bind_to_storage_buffer(b["B_GAUGE_VOLUMES"])
-        _gl.set_uniforms(prog, u_size=s.size, u_count=self.count, u_dt=dt, u_first=self.first)
-        prog.run(-(-self.count // 64), 1, 1)
+        _gl.set_uniforms(prog, u_size=s.size, u_dt=dt, u_first=self.first)
+        prog.run(self.count, 1, 1)                  # a workgroup a gauge slot
         self.ctx.memory_barrier()
         self.first = False
 
@@ -336,15 +350,17 @@ class Gauges:
         self.kept.pop(self.seq - self.SLOTS, None)
 
     def read(self, gauge: Gauge) -> tuple[float, float, float]:
-        """(discharge, volume, sim_time) of a gauge as of the record before the newest."""
+        """(discharge, volume, sim_time) of a gauge as of the record before the newest (read out of the
+        ring once, for every gauge)."""
         self.owner._alive()
         if self.live.get(gauge.slot) is not gauge:
             raise RuntimeError(f"{gauge!r} was removed: it counts nothing any more")
         seq = self.seq - 1
         if seq <= gauge._since:         # no call both after it was added and before the latest
             return 0.0, 0.0, 0.0
-        kept = self.kept[seq]
-        data = kept[2] if self.ring is None else self.ring.record(seq)
-        sums = np.frombuffer(data, np.float64)
-        sim_time, seconds = kept[:2]
-        return float(sums[MAX_GAUGES + gauge.slot]) / seconds, float(sums[gauge.slot]), sim_time
+        if self.last is None or self.last[0] != seq:
+            kept = self.kept[seq]
+            data = kept[2] if self.ring is None else self.ring.record(seq)
+            self.last = (seq, np.frombuffer(data, np.float64).tolist(), *kept[:2])
+        _, sums, sim_time, seconds = self.last
+        return sums[MAX_GAUGES + gauge.slot] / seconds, sums[gauge.slot], sim_time
