@@ -53,6 +53,21 @@ def check_points(name: str, points, nx: int, ny: int) -> np.ndarray:
     return arr
 
 
+class _Held:
+    """GPU objects held in the attributes `held` names: objects() lists them, release() frees them."""
+
+    held = ()
+
+    def objects(self) -> list:
+        return [obj for obj in (getattr(self, name) for name in self.held) if obj is not None]
+
+    def release(self) -> None:
+        for obj in self.objects():
+            obj.release()
+        for name in self.held:
+            setattr(self, name, None)
+
+
 class Sample:
     """The water at some points as it was when they were asked for, on its way back from the GPU.
 
@@ -80,11 +95,12 @@ class Sample:
         return f"Sample({self._count} points, {'ready' if self._values is not None else 'queued'})"
 
 
-class Sampler:
+class Sampler(_Held):
     """A grid's sample pass and its readback ring (made on the grid's first sample). A ring record holds
     `capacity` points; a request of more grows it (after taking every request still in it)."""
 
     SLOTS = 8                   # requests that can be on their way at once; the next takes the oldest
+    held = ("points", "values", "ring")
 
     def __init__(self, owner, state, cell_size: float):
         self.owner, self.state, self.ctx = owner, state, state.ctx
@@ -95,13 +111,8 @@ class Sampler:
         self.seq = 0
         self.waiting = {}                   # seq -> Sample whose record is in the ring, not yet read
 
-    def objects(self) -> list:
-        return [obj for obj in (self.points, self.values, self.ring) if obj is not None]
-
     def release(self) -> None:
-        for obj in self.objects():
-            obj.release()
-        self.points = self.values = self.ring = None
+        super().release()
         self.waiting = {}
 
     def _grow(self, count: int) -> None:
@@ -253,11 +264,12 @@ class Gauge:
         return f"Gauge(({x0}, {y0}) -> ({x1}, {y1}), {len(self.faces[0])} faces)"
 
 
-class Gauges:
+class Gauges(_Held):
     """A grid's gauges: their faces on the GPU, the per-substep pass and the ring of per-call records.
     A record holds, per gauge slot, the volume since added and the volume over the call (fp64)."""
 
     SLOTS = 4                   # records in the ring; a gauge reads the one before the newest
+    held = ("faces", "volumes", "ring")
 
     def __init__(self, owner, state):
         self.owner, self.state, self.ctx = owner, state, state.ctx
@@ -279,14 +291,6 @@ class Gauges:
         except BaseException:
             self.release()
             raise
-
-    def objects(self) -> list:
-        return [obj for obj in (self.faces, self.volumes, self.ring) if obj is not None]
-
-    def release(self) -> None:
-        for obj in self.objects():
-            obj.release()
-        self.faces = self.volumes = self.ring = None
 
     def add(self, line, faces) -> Gauge:
         slot = min(set(range(MAX_GAUGES)) - set(self.live))
