@@ -400,3 +400,23 @@ def test_calls_read_after_every_substep_are_planned_a_substep_a_dispatch():
     call = water_plan.plan_call(tuning, 1024, 1024, 7, kernel="blocked", is_walled=True, per_substep=True)
     assert call.launches == (tuning.odd,) * 7 and call.walled
     assert water_plan.plan_call(tuning, 1024, 1024, 7).kernel == "blocked"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_samples_and_gauges_read_back_at_once_where_buffers_cannot_be_mapped(ctx, monkeypatch, kind):
+    """Without persistent mapping (GL < 4.4 without ARB_buffer_storage) a sample is read back when it is
+    asked (its handle is ready at once) and a gauge's record when its call ends: the same values."""
+    from hydro import _native
+    monkeypatch.setattr(_native.FencedReadback, "create", classmethod(lambda cls, ctx, size, slots=3: None))
+    terrain, water = random_state(np.random.default_rng(8), (10, 12))
+    g = GRIDS[kind](ctx, terrain, water=water)
+    g.set_boundary("left", "inflow", 1.5)
+    edge = g.add_gauge((-0.5, 9.5), (-0.5, -0.5))
+    for _ in range(3):
+        g.step(0.1)
+    points = [[1.0, 2.0], [7.5, 3.25]]
+    handle = g.sample_async(points)
+    assert handle.ready
+    _assert_samples(handle.result(), _expected_samples(g, points))
+    assert edge.volume == pytest.approx(-1.5 * 0.2, rel=1e-6) and edge.discharge == pytest.approx(-1.5, rel=1e-6)
+    g.release()
