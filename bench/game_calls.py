@@ -4,19 +4,20 @@ set_boundary every frame (a tide), on a square grid with a river, a lake and a s
 
 A frame is step(1/60 s) and the calls, paced as a game's swap chain paces it: at the end of frame N
 the CPU waits until the GPU has finished frame N - 1 (a fence), so the GPU works on one frame while
-the CPU queues the next, and a call that waited for the GPU would show as a longer frame. Each loop
-runs --warmup frames, then --frames timed ones, --repeats times interleaved with the others, and prints
-the least of its runs' medians a frame (the machine's other work shows up as outliers and slow runs):
-- "calls": CPU ms a frame inside sample_async + the last frame's result() + three gauges' discharge and
-  volume, and how many of those reads (the sample's, the gauges' record) found their answer not back
-  yet and so waited for it;
-- frame ms of the loop with the calls (and the three gauges on the grid, whose pass runs after every
-  substep) beside the same loop without them; the difference is what they add, stalls included;
-- set_boundary: CPU ms of one call (a tide on the sea's side), and frame ms of the loop calling it
-  every frame beside the plain loop.
+the CPU queues the next, and a call that waited for the GPU would show as a longer frame. One grid
+runs blocks of --block frames in turn, --cycles times: plain frames; frames with the calls (three
+gauges added for the block, so their pass runs after every substep, and removed after it); frames
+calling set_boundary (a tide on the sea's side). The first --warmup frames of a block are not
+timed. Printed, as medians a frame over every timed frame of a kind:
+- "calls": CPU ms inside sample_async + the last frame's result() + three gauges' discharge and volume,
+  and how many of those reads (the sample's, the gauges' record) found their answer not back yet and
+  so waited for it;
+- frame ms with the calls beside the plain frames; the difference is what they add, stalls included;
+- set_boundary: CPU ms of one call, and frame ms of the frames calling it every frame;
+- substeps a frame of each kind (the same work, or the comparison says so).
 
     python bench/game_calls.py                          # 1024^2
-    python bench/game_calls.py --size 256 --frames 60   # quicker
+    python bench/game_calls.py --size 256 --cycles 4    # quicker
     python bench/game_calls.py --kernel blocked         # every call on one kernel
 """
 import argparse
@@ -76,74 +77,82 @@ def make_grid(ctx, n, kernel):
     return g
 
 
-def run(ctx, n, kernel, frames, warmup, calls=False, tide=False):
-    """Per timed frame: (frame ms, calls ms, set_boundary ms) arrays, and how many reads waited."""
+def measure(ctx, n, kernel, cycles, block, warmup):
+    """Per kind of frame: lists of (frame ms, calls ms, set_boundary ms), substeps, and reads that waited."""
     g = make_grid(ctx, n, kernel)
-    rng = np.random.default_rng(1)
-    points = rng.uniform(0, n - 1, (64, 2))
-    gauges = [g.add_gauge((f * n - 0.5, -0.5), (f * n - 0.5, n - 0.5)) for f in (0.25, 0.5, 0.75)] if calls else []
+    points = np.random.default_rng(1).uniform(0, n - 1, (64, 2))
     pacer = Pacer(ctx)
-    handle, waited, times = None, 0, []
-    for frame in range(warmup + frames):
-        start = time.perf_counter()
-        call_s = boundary_s = 0.0
-        if tide:
-            t0 = time.perf_counter()
-            g.set_boundary("right", "level", 0.3 * math.sin(2.0 * math.pi * g.sim_time / 20.0))
-            boundary_s = time.perf_counter() - t0
-        g.step(DT)
-        if calls:
-            t0 = time.perf_counter()
-            if handle is not None:
-                waited += frame >= warmup and not handle.ready
-                handle.result()
-            handle = g.sample_async(points)
-            ring = g._gauges.ring                # the gauges' record of the call before the latest
-            waited += frame >= warmup and ring is not None and g._gauges.seq > 1 and not ring.done(g._gauges.seq - 1)
+    times = {kind: [] for kind in KINDS}
+    substeps, frames = dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0)
+    waited = reads = 0
+    for _ in range(cycles):
+        for kind in KINDS:
+            gauges = [g.add_gauge((f * n - 0.5, -0.5), (f * n - 0.5, n - 0.5)) for f in (0.25, 0.5, 0.75)] \
+                if kind == "calls" else []
+            handle, first = None, g.iteration
+            for frame in range(warmup + block):
+                timed = frame >= warmup
+                start = time.perf_counter()
+                call_s = boundary_s = 0.0
+                if kind == "tide":
+                    t0 = time.perf_counter()
+                    g.set_boundary("right", "level", 0.3 * math.sin(2.0 * math.pi * g.sim_time / 20.0))
+                    boundary_s = time.perf_counter() - t0
+                g.step(DT)
+                if kind == "calls":
+                    t0 = time.perf_counter()
+                    if handle is not None:
+                        waited += timed and not handle.ready
+                        reads += timed
+                        handle.result()
+                    handle = g.sample_async(points)
+                    ring, seq = g._gauges.ring, g._gauges.seq - 1    # the record the gauges read
+                    if ring is not None and seq > 0:
+                        waited += timed and not ring.done(seq)
+                        reads += timed
+                    for gauge in gauges:
+                        gauge.discharge, gauge.volume
+                    call_s = time.perf_counter() - t0
+                pacer.end_frame()
+                if timed:
+                    times[kind].append((1e3 * (time.perf_counter() - start), 1e3 * call_s, 1e3 * boundary_s))
+            substeps[kind] += g.iteration - first
+            frames[kind] += warmup + block
             for gauge in gauges:
-                gauge.discharge, gauge.volume
-            call_s = time.perf_counter() - t0
-        pacer.end_frame()
-        if frame >= warmup:
-            times.append((time.perf_counter() - start, call_s, boundary_s))
+                gauge.remove()
     ctx.finish()
-    substeps = g.iteration / (warmup + frames + 3)
     pacer.release()
     g.release()
-    return 1e3 * np.array(times).T, waited, substeps
+    return ({kind: np.median(np.array(t), axis=0) for kind, t in times.items()},
+            {kind: substeps[kind] / frames[kind] for kind in KINDS}, waited, reads)
+
+
+KINDS = ("plain", "calls", "tide")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=1024)
-    ap.add_argument("--frames", type=int, default=200)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--repeats", type=int, default=3, help="each loop this many times, interleaved")
+    ap.add_argument("--block", type=int, default=20, help="frames of one kind in a row")
+    ap.add_argument("--cycles", type=int, default=10, help="blocks of each kind")
+    ap.add_argument("--warmup", type=int, default=3, help="frames of a block not timed")
     ap.add_argument("--kernel", choices=("cells", "fused", "blocked"), default=None,
                     help="every call on this kernel (default: the planner's choice)")
     args = ap.parse_args()
     ctx = hydro.create_context()
     print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}")
     print(f"GL_VERSION: {ctx.info['GL_VERSION']}")
-    print(f"{args.size}^2 square grid, step({DT:.4f}) a frame, {args.frames} frames timed after {args.warmup}, "
-          f"kernel {args.kernel or 'planned'}; medians a frame, the least of {args.repeats} interleaved runs")
-    loops = {"plain": {}, "calls": {"calls": True}, "tide": {"tide": True}}
-    best, waited, substeps = {}, 0, {}
-    for _ in range(args.repeats):
-        for name, options in loops.items():
-            (frame, calls, boundary), waits, substeps[name] = run(ctx, args.size, args.kernel, args.frames,
-                                                                  args.warmup, **options)
-            waited += waits
-            medians = (float(np.median(frame)), float(np.median(calls)), float(np.median(boundary)))
-            best[name] = medians if name not in best else tuple(map(min, best[name], medians))
-    plain = best["plain"][0]
-    print("substeps a frame: " + ", ".join(f"{name} {n:.2f}" for name, n in substeps.items()))
-    print(f"sample 64 points + read 3 gauges: {best['calls'][1]:.3f} ms CPU a frame; {waited} of "
-          f"{2 * args.frames * args.repeats} reads found their answer not back yet")
-    print(f"frame time: {plain:.3f} ms without, {best['calls'][0]:.3f} ms with the calls and gauges "
-          f"({best['calls'][0] - plain:+.3f} ms)")
-    print(f"set_boundary every frame: {best['tide'][2]:.3f} ms CPU a call; frame time {best['tide'][0]:.3f} ms "
-          f"({best['tide'][0] - plain:+.3f} ms)")
+    print(f"{args.size}^2 square grid, step({DT:.4f}) a frame, kernel {args.kernel or 'planned'}; {args.cycles} "
+          f"blocks of {args.block} timed frames of each kind, medians a frame")
+    medians, substeps, waited, reads = measure(ctx, args.size, args.kernel, args.cycles, args.block, args.warmup)
+    plain = medians["plain"][0]
+    print("substeps a frame: " + ", ".join(f"{kind} {n:.2f}" for kind, n in substeps.items()))
+    print(f"sample 64 points + read 3 gauges: {medians['calls'][1]:.3f} ms CPU a frame; {waited} of {reads} "
+          f"reads found their answer not back yet")
+    print(f"frame time: {plain:.3f} ms plain, {medians['calls'][0]:.3f} ms with the calls and gauges "
+          f"({medians['calls'][0] - plain:+.3f} ms)")
+    print(f"set_boundary every frame: {medians['tide'][2]:.3f} ms CPU a call; frame time {medians['tide'][0]:.3f} ms "
+          f"({medians['tide'][0] - plain:+.3f} ms)")
 
 
 if __name__ == "__main__":
