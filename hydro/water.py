@@ -13,6 +13,11 @@ hydro.water_plan decides for the device and the call. It plans from the volume a
 measured on the GPU at the end of the call before the previous one (or after the last edit), so the
 same inputs and calls give the same substeps whatever the GPU's timing, and a game loop rarely waits:
 that record is nearly always done by the time it is read (docs/design.md, "Planning a call").
+
+Between frames a game asks the water without stalling (hydro.water_probes): sample() and
+sample_async() read the water at a few points back through a fenced ring, gauges sum what crosses
+their lines on the GPU after every substep, set_terrain() writes a rectangle of the bed in one upload,
+and set_boundary() uploads the table, folding what faces booked into their kinds' totals on the GPU.
 """
 from __future__ import annotations
 
