@@ -38,6 +38,8 @@ water scene controls:
   P or space, N             pause, one step
   H                         square / hex lattice
   C                         remove the springs
+  G                         open / close the floodgate on the spillway
+  L                         launch the floating log again
   F5, F9                    save, load hydro_world.npz
   Esc                       quit
 

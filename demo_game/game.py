@@ -1,4 +1,6 @@
-"""The demo's game state, free of any window: grid, renderer, camera, tools and the fixed-step clock.
+"""The demo's game state, free of any window: grid, renderer, camera, tools, the fixed-step clock, and
+what a game asks of the water between frames: a log drifting with the water (`sample_async`), a water
+wheel turned by what its gauge reads (`add_gauge`), a floodgate on the spillway (`set_terrain`).
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -22,6 +24,7 @@ import hydro
 from hydro import render
 
 from . import world as worlds
+from .props import Props, box
 
 STEP = 1.0 / 60.0               # real seconds per fixed step
 MAX_STEPS_PER_FRAME = 4         # the rest of a long frame is dropped (the game slows down)
@@ -40,6 +43,9 @@ SPRING_RATE = 3.0               # volume/s per spring, times (n/128)^2
 DRAIN_RATE = 0.6                # depth removed per second at the brush centre, times n/128
 RAIN_RATE = 0.02                # depth per simulated second over the whole map, times n/128
 RAIN_DROPS = 6                  # brushes per fixed step
+LOG_SIZE = (4.0, 0.9, 0.6)      # the floating log's length, width and height, in cells
+AFLOAT = 0.005                  # world units, times n/128: shallower water leaves the log aground
+WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it, times (128/n)^2
 
 
 class Camera:
@@ -92,7 +98,16 @@ class Game:
         self.message = ""
         self._rain_rng = np.random.default_rng(world.seed + 1)
         self._surface = None              # CPU copy for mouse picking, refreshed after edits
+        self.gate_closed = False          # the floodgate across the spillway (world.gate)
+        self.wheel = None                 # the water wheel's gauge (world.wheel)
+        self.wheel_angle = 0.0
+        self.log = np.array(world.landmarks["river"], float)    # grid coordinates of the floating log
+        self.log_heading = 0.0            # radians from world +x
+        self.log_speed = 0.0              # world units/s
+        self._afloat = (0.0, 0.0)         # the water's surface at the log and at the wheel, last asked
+        self._asked = None                # a hydro Sample of them, asked the step before
         self._make_grid(world.terrain, world.water, hexagonal, world.boundaries)
+        self.props = Props(ctx)
         n = world.n
         self.camera = Camera(self._world_center(), 1.25 * n * self.cell_size)
 
@@ -135,6 +150,8 @@ class Game:
         self.grid = grid
         self.renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
         self._surface = None
+        self._asked = None
+        self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None
 
     def set_hexagonal(self, hexagonal: bool) -> None:
         """Rebuild the world on the other lattice (same heights, per lattice point) with its water."""
@@ -193,6 +210,23 @@ class Game:
     def clear_springs(self):
         self.springs.clear()
 
+    def set_gate(self, closed: bool) -> None:
+        """Close the floodgate across the spillway (its rectangle of ground raised above the lake, one
+        set_terrain() call) or open it (the ground as the world was built); the water is kept."""
+        if self.world.gate is None:
+            return
+        x0, y0, heights, top = self.world.gate
+        self.grid.set_terrain(np.maximum(heights, top) if closed else heights, origin=(x0, y0))
+        self.gate_closed = bool(closed)
+        self.message = "floodgate closed" if closed else "floodgate open"
+        self._surface = None
+
+    def launch_log(self) -> None:
+        """Put the log back into the river where it enters the map."""
+        self.log = np.array(self.world.landmarks["river"], float)
+        self.log_speed = 0.0
+        self._asked = None
+
     # ----------------------------------------------------------------------------------- clock
 
     def advance(self, real_seconds: float) -> int:
@@ -226,6 +260,28 @@ class Game:
         self.grid.step(dt)
         self.steps += 1
         self._surface = None
+        self._drift(dt)
+
+    def _drift(self, dt) -> None:
+        """The log moves by the water's velocity at it, asked of the grid the step before (sample_async:
+        back by now, so this never waits in a game loop), and the wheel turns by what its gauge read."""
+        if self._asked is not None:
+            (depth, surface, vx, vy), (_, wheel_surface, _, _) = self._asked.result().astype(float)
+            self._afloat = (surface, wheel_surface)
+            if depth > AFLOAT * self.scale:
+                origin = np.array(self.world_to_grid(0.0, 0.0))
+                velocity = np.array(self.world_to_grid(vx, vy)) - origin      # grid units a second
+                ny, nx = self.grid.shape
+                self.log = np.clip(self.log + dt * velocity, 0.0, (nx - 1, ny - 1))
+                self.log_speed = math.hypot(vx, vy)
+                if self.log_speed > 1e-3:
+                    self.log_heading = math.atan2(vy, vx)
+            else:
+                self.log_speed = 0.0
+        if self.wheel is not None:
+            self.wheel_angle += WHEEL_TURN / self.scale ** 2 * self.wheel.discharge * dt
+        points = [self.log] + ([np.mean(self.wheel.line, axis=0)] if self.wheel is not None else [self.log])
+        self._asked = self.grid.sample_async(points)
 
     def single_step(self) -> None:
         self.fixed_step()
@@ -233,7 +289,32 @@ class Game:
     # ---------------------------------------------------------------------------------- drawing
 
     def draw(self, framebuffer, aspect) -> None:
-        self.renderer.draw(self.camera.view_projection(aspect), framebuffer)
+        view_projection = self.camera.view_projection(aspect)
+        self.renderer.draw(view_projection, framebuffer)
+        self.props.draw(view_projection, framebuffer, self.prop_boxes())
+
+    def prop_boxes(self) -> list:
+        """The log (lying along its heading on the surface) and the wheel's two crossed paddles (turning
+        about an axle along the gauge's line), as (model matrix, colour) for Props.draw."""
+        s = self.cell_size
+        up = np.array([0.0, 0.0, 1.0])
+        along = np.array([math.cos(self.log_heading), math.sin(self.log_heading), 0.0])
+        wx, wy = self.grid_to_world(*self.log)
+        log = box((wx, wy, self._afloat[0] + 0.1 * s * self.scale), np.column_stack([along, np.cross(up, along), up]),
+                  np.array(LOG_SIZE) * s * max(self.scale, 1.0))
+        boxes = [(log, (0.45, 0.3, 0.15))]
+        if self.wheel is not None:
+            (x0, y0), (x1, y1) = self.wheel.line
+            a, b = np.array(self.grid_to_world(x0, y0)), np.array(self.grid_to_world(x1, y1))
+            axle = np.array([*(b - a) / np.linalg.norm(b - a), 0.0])
+            flow = np.cross(up, axle)
+            centre = (*((a + b) / 2), self._afloat[1])
+            radius = 0.25 * float(np.linalg.norm(b - a))
+            for turn in (self.wheel_angle, self.wheel_angle + math.pi / 2):
+                paddle = math.cos(turn) * flow + math.sin(turn) * up
+                axes = np.column_stack([paddle, axle, np.cross(paddle, axle)])
+                boxes.append((box(centre, axes, (2.0 * radius, 0.5 * radius, 0.15 * radius)), (0.6, 0.45, 0.25)))
+        return boxes
 
     # ---------------------------------------------------------------------------------- picking
 
@@ -289,6 +370,7 @@ class Game:
     def hud_lines(self, fps: float) -> list[str]:
         keys = "  ".join(f"{key} {name}" for name, (key, _) in TOOLS.items())
         lattice = "hex" if self.hexagonal else "square"
+        wheel = (f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else "")
         return [
             f"{fps:5.1f} fps   sim {self.sim_ms:5.2f} ms/frame   volume {self.grid.volume():10.1f}   "
             f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}"
@@ -297,9 +379,12 @@ class Game:
             f"springs: {len(self.springs)}",
             "left drag: tool   right drag: orbit   middle/shift+right drag: pan   wheel: zoom   [ ]: radius   "
             "R rain   P pause   N step   H hex/square   C clear springs   F5 save   F9 load",
+            f"{wheel}floodgate {'closed' if self.gate_closed else 'open'} (G)   "
+            f"log {self.log_speed:4.2f} m/s (L: launch it again)",
         ] + ([self.message] if self.message else [])
 
     def release(self):
+        self.props.release()
         if self.renderer is not None:
             self.renderer.release()
         if self.grid is not None:

@@ -1,7 +1,7 @@
 """Save and load a demo world as `.npz` (NumPy arrays only: no pickle, so a save cannot run code).
 
 A save holds the lattice, the terrain, water and face flows (float32, exactly as the grid has them),
-the boundaries, springs, rain flag, simulated time and seed. `load` checks every field and raises
+the boundaries, springs, rain flag, floodgate, simulated time and seed. `load` checks every field and raises
 `SaveError` (a ValueError) naming what is wrong with a corrupt or foreign file.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ def state_of(game) -> dict:
         "lattice": np.array("hex" if game.hexagonal else "square"),
         "cell_size": np.array(game.cell_size), "seed": np.array(game.world.seed, np.int64),
         "sim_time": np.array(grid.sim_time), "rain": np.array(bool(game.rain)),
+        "gate_closed": np.array(bool(game.gate_closed)),
         "terrain": grid.terrain, "water": grid.water,
         "springs": np.array(game.springs, np.float64).reshape(-1, 3),
         "boundaries": np.array(json.dumps(_boundaries(grid))),
@@ -117,6 +118,7 @@ def read(path) -> dict:
         raise SaveError(f"{path}: boundaries are unreadable ({exc})") from None
     return {"lattice": lattice, "cell_size": float(arrays["cell_size"]), "seed": int(arrays["seed"]),
             "sim_time": sim_time, "rain": bool(arrays["rain"]), "terrain": terrain,
+            "gate_closed": bool(arrays["gate_closed"]) if "gate_closed" in arrays else False,
             "water": water, "springs": [tuple(map(float, s)) for s in springs], "boundaries": boundaries,
             "flows": [arrays[k] for k in shapes]}
 
@@ -137,3 +139,4 @@ def load(game, path) -> None:
     grid.sim_time = state["sim_time"]
     game.springs = state["springs"]
     game.rain = state["rain"]
+    game.gate_closed = state["gate_closed"]             # the saved terrain holds the gate as it was

@@ -2,7 +2,8 @@
 
 Mouse: left drag uses the tool, right drag orbits, middle drag (or shift + right drag) pans, the wheel
 zooms. Keys: 1-5 pick the tool (dig, raise, water, spring, drain), [ and ] size the brush, R rain,
-P or space pause, N one step, H square/hex, C clear springs, F5 save, F9 load, Esc quit.
+P or space pause, N one step, H square/hex, C clear springs, G open/close the floodgate, L launch the
+log again, F5 save, F9 load, Esc quit.
 The window only translates input into Game calls (game.py) and draws; `DemoWindow.tick` runs one
 frame by hand, which is how the Xvfb test drives it. With `--frames N` it closes itself after N frames.
 """
@@ -49,7 +50,7 @@ class DemoWindow(GL43Window):
         self.batch = pyglet.graphics.Batch()
         self.hud_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 28, 36, 170), batch=self.batch)
         self.labels = [pyglet.text.Label("", x=10, y=0, font_size=11, color=(240, 244, 248, 255),
-                                         batch=self.batch) for _ in range(4)]
+                                         batch=self.batch) for _ in range(5)]
         self.keys = key.KeyStateHandler()
         self.push_handlers(self.keys)
         self._layout_hud()
@@ -162,6 +163,10 @@ class DemoWindow(GL43Window):
             game.set_hexagonal(not game.hexagonal)
         elif symbol == key.C:
             game.clear_springs()
+        elif symbol == key.G:
+            game.set_gate(not game.gate_closed)
+        elif symbol == key.L:
+            game.launch_log()
         elif symbol == key.F5:
             try:
                 saves.save(game, self.save_file)

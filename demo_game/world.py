@@ -12,6 +12,8 @@ y = 0 is the "bottom" side); the seed draws every position, size and bend (`Layo
 - a north-south ridge past the lake's shore holds the lake back from
 - a dry valley 0.16-0.20 beyond the ridge whose floor runs from below the lake surface down to the sea.
 Dig through the ridge and the lake drains into the valley (scripts.find_crossing finds where).
+A floodgate can close the spillway where it leaves the lake (`World.gate`), and a water wheel turns in
+it half way down to the sea (`World.wheel`, the line across the spillway its gauge counts).
 
 Heights are in world units with cell_size = 1 and scale with n / 128, so every size has the same
 shape and slopes. The hills are fractal Perlin noise (`fbm`), computed here in NumPy (Perlin 1985,
@@ -38,6 +40,8 @@ class World:
     boundaries: list                          # (side, kind, value, span) for grid.set_boundary
     landmarks: dict = field(default_factory=dict)   # name -> (x, y) grid coordinates
     seed: int = 0
+    gate: tuple | None = None       # (x0, y0, open heights (h, w), closed height): a rectangle across the spillway
+    wheel: tuple | None = None      # ((x0, y), (x1, y)), x0 < x1: a line across the spillway, its flow south
 
     @property
     def n(self) -> int:
@@ -226,7 +230,20 @@ def build(n: int = 128, seed: int = 7, noise: str = "perlin") -> World:
                   ("top", "inflow", RIVER_DISCHARGE * s * s, (river_x - half, river_x + half))]
     landmarks = {"lake": at(lake_u, lake_v), "valley": at(layout.valley_centre(lake_v), lake_v),
                  "sea": at(0.5, 0.03), "river": (river_x, n - 2)}
-    return World(terrain, water.astype(np.float32), boundaries, landmarks, seed)
+
+    def across_spillway(fv, half):
+        """Grid x (low, high) and y of the spillway's cross-section at v = fv, half wide in u."""
+        centre = layout.spillway_u - 0.06 * np.clip((rim - fv) / (rim - 0.08), 0.0, 1.0)
+        (xa, y_at), (xb, _) = at(centre - half, fv), at(centre + half, fv)
+        return min(xa, xb), max(xa, xb), y_at
+
+    low, high, y_gate = across_spillway(rim, 0.05)        # where the crest ends and the spillway falls
+    x0, y0 = int(round(low)), int(round(y_gate))
+    gate = (x0, y0, terrain[y0:y0 + 2, x0:int(round(high)) + 1].copy(), (LAKE_LEVEL + 1.0) * s)
+    low, high, y_wheel = across_spillway(0.5 * (rim + 0.08), 0.08)
+    y_line = float(np.floor(y_wheel) + 0.5)                  # between two rows
+    wheel = ((float(low), y_line), (float(high), y_line))
+    return World(terrain, water.astype(np.float32), boundaries, landmarks, seed, gate, wheel)
 
 
 def flood(mask: np.ndarray, seeds) -> np.ndarray:

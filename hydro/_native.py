@@ -98,7 +98,7 @@ class FencedReadback:
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
     `newest(oldest)` returns (bytes, seq) of the newest pushed record the GPU has finished with seq >=
     `oldest`, waiting for record `oldest` only when none of them is done yet; `record(seq)` waits for
-    that record and returns it. Reading it is a memcpy:
+    that record and returns it; `done(seq)` says whether it is finished, without waiting. Reading it is a memcpy:
     no wait for the passes queued after it (a buffer read, glGetBufferSubData, waits for all of them).
 
     Needs glBufferStorage (OpenGL 4.4 or ARB_buffer_storage) and moderngl's function loader;
@@ -182,12 +182,20 @@ class FencedReadback:
 
     def record(self, seq: int) -> bytes:
         """The bytes of record `seq`, waited for (polled, as newest() does) if the GPU is not done."""
-        slot = seq % self.slots
-        if self._seqs[slot] != seq:
-            raise ValueError(f"seq: record {seq} is not in the ring (it holds {sorted(self._seqs, key=str)})")
+        slot = self._slot(seq)
         while not self._done(slot):
             pass
         return self._read(slot)
+
+    def done(self, seq: int) -> bool:
+        """Whether the GPU has finished record `seq` (its bytes can be read without waiting); never waits."""
+        return self._done(self._slot(seq))
+
+    def _slot(self, seq: int) -> int:
+        slot = seq % self.slots
+        if self._seqs[slot] != seq:
+            raise ValueError(f"seq: record {seq} is not in the ring (it holds {sorted(self._seqs, key=str)})")
+        return slot
 
     def _read(self, slot) -> bytes:
         return ctypes.string_at(self._pointer + slot * self.size, self.size)

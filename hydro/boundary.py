@@ -14,6 +14,7 @@ Each entry holds a kind and a value:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -37,6 +38,14 @@ class Layout:
     @property
     def size(self) -> int:
         return len(self.cell)
+
+    @cached_property
+    def inside_cell(self) -> np.ndarray:
+        """Per entry, the linear index y * nx + x of its cell inside the grid (worked out once)."""
+        nx, ny = self.side_cells["bottom"], self.side_cells["left"]
+        (fx, fy), (tx, ty) = self.endpoints()
+        to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
+        return np.where(to_in, ty * nx + tx, fy * nx + fx)
 
     def endpoints(self):
         """(from, to) cells of every entry as (x, y) integer arrays; one of them lies outside."""
@@ -111,18 +120,14 @@ def with_boundary(table: np.ndarray, lay: Layout, side, kind, value=0.0, span=No
     return out
 
 
-def max_cell_inflow(table: np.ndarray, lay: Layout, nx: int, ny: int) -> float:
+def max_cell_inflow(table: np.ndarray, lay: Layout) -> float:
     """The largest inflow (volume/s) entering any one cell through boundary faces (a corner cell can
     have inflow faces on two sides; a hex corner, up to four)."""
     sel = table["kind"] == KINDS["inflow"]
     if not sel.any():
         return 0.0
-    (fx, fy), (tx, ty) = lay.endpoints()
-    to_in = (tx >= 0) & (tx < nx) & (ty >= 0) & (ty < ny)
-    cx, cy = np.where(to_in, tx, fx)[sel], np.where(to_in, ty, fy)[sel]
-    per_cell = np.zeros((ny, nx))
-    np.add.at(per_cell, (cy, cx), table["value"][sel].astype(np.float64))
-    return float(per_cell.max())
+    _, cell = np.unique(lay.inside_cell[sel], return_inverse=True)     # the inflow faces' cells, not the grid's
+    return float(np.bincount(cell, weights=table["value"][sel].astype(np.float64)).max())
 
 
 def describe(table: np.ndarray, lay: Layout) -> dict:

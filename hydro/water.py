@@ -13,6 +13,11 @@ hydro.water_plan decides for the device and the call. It plans from the volume a
 measured on the GPU at the end of the call before the previous one (or after the last edit), so the
 same inputs and calls give the same substeps whatever the GPU's timing, and a game loop rarely waits:
 that record is nearly always done by the time it is read (docs/design.md, "Planning a call").
+
+Between frames a game asks the water without stalling (hydro.water_probes): sample() and
+sample_async() read the water at a few points back through a fenced ring, gauges sum what crosses
+their lines on the GPU after every substep, set_terrain() writes a rectangle of the bed in one upload,
+and set_boundary() uploads the table, folding what faces booked into their kinds' totals on the GPU.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from . import boundary as bnd
 from . import water_plan as plan
 from .params import ADVECTIVE_COURANT, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
 from .water_kernels import KERNEL_CLASSES, WaterState
+from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
 
 AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
@@ -110,12 +116,13 @@ class _PipeGrid(_owner.Simulation):
         self._lowest_bed = float(terrain.min())       # a bound on it, for the walled blocked calls
         self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal, self.params.inertia)
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
-        self._drain_slot = self._layout.size          # the ledger's last slot: volume taken by drains
-        self._state = self._stats = self._brush_buffer = None
+        self._drain_slot = self._layout.size          # the ledger's slot of the volume taken by drains,
+        self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it
+        self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = None
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
-                                 self._drain_slot + 1)
+                                 self._kind_slot + len(bnd.KINDS))
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
-                          for name in ("dig", "add_water", "remove_water")}
+                          for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
         self._last_call = None                      # the water_plan.CallPlan of the last step() call
         self._released = False
@@ -129,8 +136,7 @@ class _PipeGrid(_owner.Simulation):
         self._ends = []
         self._planned = None
         self._sync_next = True
-        self._ledger_totals = {"inflow": 0.0, "outflow": 0.0, "level": 0.0}
-        self._ledger_edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
+        self._ledger_edits = {"brushes": 0.0, "assigned": 0.0}
         self._stats.queue()
         self._initial_volume = self._read_stats()["volume"]
         self._seal()
@@ -218,6 +224,26 @@ class _PipeGrid(_owner.Simulation):
         self._lowest_bed = float(height.min())
         self._edited()
 
+    def set_terrain(self, heights, origin=(0, 0)) -> None:
+        """Absolute terrain heights, an (h, w) array, for the rectangle of cells [y0 : y0 + h, x0 : x0 + w]
+        with origin = (x0, y0), which must lie inside the grid: a floodgate closing, a building, a dam
+        collapsing, in one upload. The water depths there are kept (the surface moves with the bed) and
+        the ledger is unchanged; like every edit, the next step() plans from the water as it is then."""
+        self._alive()
+        heights = check.field("heights", heights)
+        if heights.ndim != 2 or min(heights.shape) < 1:
+            raise ValueError(f"heights: expected a 2D array (h, w) with h, w >= 1, got shape {heights.shape}")
+        x0, y0 = check.pair("origin", origin, "(x0, y0) cell indices", item=check.integer, low=0)
+        h, w = heights.shape
+        if h > self.ny or w > self.nx:
+            raise ValueError(f"heights: shape {heights.shape} is larger than the grid's {self.shape} (indexed [y, x])")
+        if x0 + w > self.nx or y0 + h > self.ny:
+            raise ValueError(f"origin: a rectangle of {h} x {w} cells at (x0, y0) = ({x0}, {y0}) reaches past the "
+                             f"{self.nx} x {self.ny} grid; expected x0 <= {self.nx - w} and y0 <= {self.ny - h}")
+        self._state.terrain.write(heights.tobytes(), viewport=(x0, y0, w, h))
+        self._lowest_bed = min(self._lowest_bed, float(heights.min()))
+        self._edited()
+
     def _flow(self, k):
         self._alive()
         return np.frombuffer(self._state.flows[k].read(), np.float32).reshape(self._state.flow_shapes[k]).copy()
@@ -267,17 +293,64 @@ class _PipeGrid(_owner.Simulation):
 
     def ledger(self) -> dict:
         """Where the water came from: the start volume, what crossed each kind of boundary (+ in,
-        - out), what brushes and assignments added; `expected` is their sum, which volume() matches
-        to float precision."""
+        - out), what brushes, drains and assignments added; `expected` is their sum, which volume()
+        matches to float precision. Reads the GPU's fp64 ledger once, waiting for the work queued so far."""
         self._alive()
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
-        for kind, volume in self._ledger_totals.items():
-            totals[kind] += volume
-        edits = dict(self._ledger_edits)
-        edits["drains"] += drains
+        slots = np.frombuffer(self._state.ledger.read(), np.float64)
+        faces, kinds, folded = slots[:self._drain_slot], self._table["kind"], slots[self._kind_slot:]
+        totals = {kind: float(faces[kinds == code].sum()) + float(folded[code])
+                  for kind, code in bnd.KINDS.items() if kind != "wall"}
+        edits = {"brushes": self._ledger_edits["brushes"], "drains": float(slots[self._drain_slot]),
+                 "assigned": self._ledger_edits["assigned"]}
         out = {"initial": self._initial_volume, **totals, **edits}
         out["expected"] = math.fsum(out.values())
         return out
+
+    # ------------------------------------------------------------------------------ asking the water
+
+    def sample(self, points) -> np.ndarray:
+        """The water at `points`, an (N, 2) array of grid coordinates (x, y) (integer (x, y) is the centre
+        of cell [y, x]; axial on the hex lattice), each within half a cell of the cell centres: an (N, 4)
+        float32 array of depth, surface (bed + depth), vx, vy (world units/s), bilinear between the four
+        cells around each point; velocities as the renderer's (mean face flow / (depth * face width),
+        0 where the water is no deeper than hydro.water_probes.SAMPLE_DRY_DEPTH cells). Reads back 16
+        bytes a point, never the grid, but waits for the GPU to finish the work queued so far: a game
+        loop asks with sample_async() and reads the answer next frame."""
+        return self.sample_async(points).result()
+
+    def sample_async(self, points) -> Sample:
+        """sample(points) without waiting: a hydro.water_probes.Sample handle whose `ready` says whether
+        its values are back and whose `result()` returns them (as sample() does), waiting only if the GPU
+        has not got there yet. The values are of the water as it is now, whatever is stepped after."""
+        self._alive()
+        points = check_points("points", points, self.nx, self.ny)
+        if self._sampler is None:
+            self._sampler = Sampler(self, self._state, self.params.cell_size)
+        return self._sampler.queue(points)
+
+    def add_gauge(self, p0, p1) -> Gauge:
+        """A gauge on the line from p0 = (x0, y0) to p1 = (x1, y1), grid coordinates within half a cell of
+        the cell centres (as sample()'s points): what crosses it (a water wheel, a gate, a river's
+        mouth) is summed on the GPU after every substep, in double precision, positive along the normal
+        (y1 - y0, -(x1 - x0)): a line drawn toward +y counts flow toward +x. It counts the faces whose
+        pipe (the segment between its two cells' centres) the line cuts (boundary faces too);
+        `gauge.discharge` (m^3/s over a call) and `gauge.volume` (m^3 since added) are one step() call
+        late, so reading them does not stall a frame (hydro.water_probes.Gauge). While a grid has
+        gauges its calls are planned a substep a dispatch, each followed by the gauges' small pass (on
+        GPUs the fused kernel, water_plan.plan_call's per_substep); remove them when not needed."""
+        self._alive()
+        line, faces = check_line(p0, p1, self.nx, self.ny, self._hexagonal)
+        if self._gauges is not None and len(self._gauges.live) >= MAX_GAUGES:
+            raise RuntimeError(f"{self._kind}: it has {MAX_GAUGES} gauges, the most a grid holds; remove one first")
+        if self._gauges is None:
+            self._gauges = Gauges(self, self._state)
+        return self._gauges.add(line, faces)
+
+    @property
+    def gauges(self) -> tuple:
+        """The grid's gauges (add_gauge), oldest first."""
+        self._alive()
+        return () if self._gauges is None else tuple(g for _, g in sorted(self._gauges.live.items()))
 
     # ------------------------------------------------------------------------------------- boundaries
 
@@ -288,12 +361,19 @@ class _PipeGrid(_owner.Simulation):
         kind: "wall" (no flow; value unused), "inflow" / "outflow" (value = total discharge through
         the span in volume/s, spread evenly over its faces; inflow is exact, outflow is limited by the
         water present), "level" (value = height of an outside water surface, e.g. a sea).
+
+        Cheap enough to call every frame (a tide, a wave generator): it uploads the table and reads
+        nothing back; where the kinds of faces change, a pass on the GPU first adds what they booked to
+        their old kinds' totals in the ledger.
         """
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
-        self._fold_ledger()
+        if not np.array_equal(table["kind"], self._table["kind"]):
+            self._fold_ledger()
         self._table = table
-        self._state.boundary.write(table.tobytes())
+        data = table.tobytes()
+        self._state.boundary.orphan(len(data))      # a fresh store: a step still reading the old table keeps it
+        self._state.boundary.write(data)
         self._note_boundary_bounds()
 
     @property
@@ -305,24 +385,20 @@ class _PipeGrid(_owner.Simulation):
 
     def _note_boundary_bounds(self):
         """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
-        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout, self.nx, self.ny)
+        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout)
         self._all_walls = bool(np.all(self._table["kind"] == bnd.KINDS["wall"]))
         level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
         self._max_level = float(level.max()) if level.size else None
 
-    def _ledger_by_kind(self, slots):
-        """Per-face fp64 ledger slots -> volume per boundary kind (+ into the grid), and the drains."""
-        faces, kinds = slots[:self._drain_slot], self._table["kind"]
-        totals = {kind: float(faces[kinds == code].sum()) for kind, code in bnd.KINDS.items() if kind != "wall"}
-        return totals, float(slots[self._drain_slot])
-
     def _fold_ledger(self):
-        """Move the per-face ledger into per-kind totals before the kinds change."""
-        totals, drains = self._ledger_by_kind(np.frombuffer(self._state.ledger.read(), np.float64))
-        for kind, volume in totals.items():
-            self._ledger_totals[kind] += volume
-        self._ledger_edits["drains"] += drains
-        self._state.ledger.clear()
+        """Before the table changes its faces' kinds: add what each face booked to its kind's total in the
+        ledger and clear the face (ledger_fold.comp, on the GPU, nothing read back)."""
+        b, prog = _gl.BINDINGS, self._programs["ledger_fold"]
+        self._state.boundary.bind_to_storage_buffer(b["B_BOUNDARY"])
+        self._state.ledger.bind_to_storage_buffer(b["B_LEDGER"])
+        _gl.set_uniforms(prog, u_count=self._layout.size, u_totals=self._kind_slot)
+        prog.run(1, 1, 1)
+        self.ctx.memory_barrier()
 
     # ---------------------------------------------------------------------------------------- brushes
 
@@ -485,6 +561,7 @@ class _PipeGrid(_owner.Simulation):
                 n = max(1, min(self._auto_substeps(stats, remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
         self._calls += 1
+        self._end_gauges(dt)
         seq = self._stats.queue(push=True)
         if seq:
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
@@ -509,6 +586,8 @@ class _PipeGrid(_owner.Simulation):
         self._carry = max(total - n * fixed, 0.0)
         self._sim_time += n * fixed
         self._calls += 1
+        if n:
+            self._end_gauges(n * fixed)
         self._stats.queue()
         return n
 
@@ -523,11 +602,17 @@ class _PipeGrid(_owner.Simulation):
         if not fits and p.inertia:
             kernel = "cells"                          # the fused kernel, the blocked one's stand-in, has none
         smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
+        hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
-                              smoothing=smoothing)
-        self._kernel_object(call.kernel).run(sub, call)
+                              per_substep=hook is not None, smoothing=smoothing)
+        self._kernel_object(call.kernel).run(sub, call, hook)
         self._last_call = call
         self._iteration += n
+
+    def _end_gauges(self, seconds: float) -> None:
+        """A call advanced the water by `seconds`: the gauges record their sums (water_probes.Gauges)."""
+        if self._gauges is not None and self._gauges.live:
+            self._gauges.end_call(self._sim_time, seconds)
 
     def _kernel_object(self, name: str):
         """The water_kernels.Kernel of that name on this grid, made on first use."""
@@ -572,6 +657,9 @@ class _PipeGrid(_owner.Simulation):
             objects.extend(self._stats.objects())
         if getattr(self, "_brush_buffer", None) is not None:
             objects.append(self._brush_buffer)
+        for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None)):
+            if probe is not None:
+                objects.extend(probe.objects())
         return objects
 
     def _release_partial(self):

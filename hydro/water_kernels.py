@@ -100,8 +100,13 @@ class WaterState:
 
 
 class Kernel:
-    """One schedule of the model: `run(dt, call)` records the call's substeps of dt (a water_plan.CallPlan)
-    on the state, nothing read back; `release()` frees what it made."""
+    """One schedule of the model: `run(dt, call, hook)` records the call's substeps of dt (a
+    water_plan.CallPlan) on the state, nothing read back; `release()` frees what it made.
+    `hook`, where given (a call planned `per_substep`), is called after each substep, once that
+    substep's scaled flows are all stored: `hook(dt)` where they are in the state's flow buffers
+    (`state.flows`), `hook(dt, packed=(texture, margin))` where they are in the blocked kernel's packed
+    state (texel (x, y) + margin holds the faces of cell (x, y), pack.comp). The hook binds what it
+    reads, and may bind the flow buffers at B_FLOW_* and the packed state at B_PACKED_IN."""
 
     name = ""
 
@@ -117,7 +122,7 @@ class Kernel:
     def _create(self, layout) -> None:
         raise NotImplementedError
 
-    def run(self, dt: float, call: plan.CallPlan) -> None:
+    def run(self, dt: float, call: plan.CallPlan, hook=None) -> None:
         raise NotImplementedError
 
     def _keep(self, obj):
@@ -160,7 +165,7 @@ class CellWise(Kernel):
         self.boundary_programs = {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate)
                                   for book, accelerate in ((False, True), (True, False), (True, True))}
 
-    def run(self, dt, call):
+    def run(self, dt, call, hook=None):
         s = self.state
         uniforms = s.model_uniforms(dt, call.smoothing)
         for prog in (self.accelerate_program, self.move_program, *self.boundary_programs.values()):
@@ -173,7 +178,14 @@ class CellWise(Kernel):
         for k in range(call.substeps):
             self._accelerate()
             self._move()
-            self._boundary(book=True, accelerate=k + 1 < call.substeps)
+            more = k + 1 < call.substeps
+            if hook is None:
+                self._boundary(book=True, accelerate=more)
+            else:       # the boundary faces' scaled flows stored for the hook first, then the next's
+                self._boundary(book=True, accelerate=False)
+                hook(dt)
+                if more:
+                    self._boundary(book=False, accelerate=True)
 
     def _bind(self):
         b, s = _gl.BINDINGS, self.state
@@ -213,7 +225,7 @@ class Fused(Kernel):
         self.program = self._program("fused", TILE_X=tx, TILE_Y=ty, THREADS=threads, UNROLLED=self.tuning.unrolled)
         self.settle_program = self._program("settle")
 
-    def run(self, dt, call):
+    def run(self, dt, call, hook=None):
         s, b = self.state, _gl.BINDINGS
         uniforms = s.model_uniforms(dt, call.smoothing)
         _gl.set_uniforms(self.program, **uniforms)
@@ -229,6 +241,8 @@ class Fused(Kernel):
             s.bind_flows()
             _gl.dispatch(self.ctx, self.program, s.nx, s.ny, local=self.tile[:2])
             s.swap_flows()
+            if hook is not None:            # the substep's scaled flows are in s.flows now
+                hook(dt)
             depth_in = depth_out
         depth_in.bind_to_image(b["B_WATER"], read=True, write=False)
         s.water.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
@@ -302,7 +316,7 @@ class Blocked(Kernel):
             self.layouts[shape], self.programs[shape] = lay, programs
         return self.layouts[shape], self.programs[shape]
 
-    def run(self, dt, call):
+    def run(self, dt, call, hook=None):
         s, b = self.state, _gl.BINDINGS
         uniforms = s.model_uniforms(dt, call.smoothing)
         shapes = list(dict.fromkeys(call.launches))            # a long call launches a few shapes many times
@@ -319,6 +333,8 @@ class Blocked(Kernel):
         self.booked.bind_to_storage_buffer(b["B_BOOKED"])
         for k, shape in enumerate(call.launches):
             self._launch(k, shape, call.walled)
+            if hook is not None:            # a call planned per_substep launches one substep at a time
+                hook(dt, packed=(self.states[1 - k % 2], self.margin))
             if k == 0:
                 # hand the pack and the first launch to the GPU now, so it works while Python queues the
                 # rest (a driver may hold them until its buffer fills or the call ends)

@@ -207,22 +207,28 @@ def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
 @dataclass(frozen=True)
 class CallPlan:
     """What a step() call ran: its kernel, substeps and (blocked) whether it was walled and its launches;
-    with inertia, de Almeida's smoothing weight of its substeps."""
+    `per_substep`: the flows were read after every substep (the grid's gauges); with inertia, de
+    Almeida's smoothing weight of its substeps."""
     kernel: str
     substeps: int
     walled: bool = False
     launches: tuple = ()
+    per_substep: bool = False
     smoothing: float = 0.0
 
 
 def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | None = None,
-              is_walled: bool = False, state_fits: bool = True, smoothing: float = 0.0) -> CallPlan:
+              is_walled: bool = False, state_fits: bool = True, per_substep: bool = False,
+              smoothing: float = 0.0) -> CallPlan:
     """The plan of a call of `substeps` substeps: `kernel` where given, else the tuning's; the blocked
-    kernel gives way to the fused one where its state would not fit the context's textures."""
-    chosen = kernel or call_kernel(tuning, substeps)
+    kernel gives way to the fused one where its state would not fit the context's textures.
+    `per_substep`: something reads the flows after every substep (gauges), so where no kernel is given
+    the call takes the tuning's kernel of one-substep calls (a substep a dispatch, nothing to pack),
+    and a blocked call launches one substep at a time (its `odd` shape), each launch's state read."""
+    chosen = kernel or (tuning.one if per_substep else call_kernel(tuning, substeps))
     if chosen == "blocked" and not state_fits:
         chosen = "fused"
     if chosen != "blocked":
-        return CallPlan(chosen, substeps, smoothing=smoothing)
-    return CallPlan(chosen, substeps, is_walled, tuple(launches(tuning, nx, ny, substeps, is_walled)),
-                    smoothing=smoothing)
+        return CallPlan(chosen, substeps, per_substep=per_substep, smoothing=smoothing)
+    shapes = [tuning.odd] * substeps if per_substep else launches(tuning, nx, ny, substeps, is_walled)
+    return CallPlan(chosen, substeps, is_walled, tuple(shapes), per_substep, smoothing)

@@ -113,6 +113,56 @@ def test_dig_channel_drains_the_lake_into_the_valley_on_any_layout(ctx, seed):
     g.release()
 
 
+def test_the_log_drifts_with_the_sampled_water(game):
+    """Each fixed step the log moves by the water's velocity where it floats, asked of the grid the step
+    before (sample_async): the water then is the water just before the step, so sampled the same way
+    here it gives the log's move exactly; it drifts down the river from where it was launched."""
+    start = game.log.copy()
+    for _ in range(120):
+        game.fixed_step()
+    for _ in range(3):
+        depth, surface, vx, vy = game.grid.sample([game.log])[0].astype(float)
+        before = game.log.copy()
+        game.fixed_step()
+        assert depth > 0.0 and game.log_speed == pytest.approx(np.hypot(vx, vy))
+        dt = STEP * game.time_scale
+        np.testing.assert_allclose(game.log, before + dt * np.array([vx, vy]) / game.cell_size, rtol=1e-12)
+    assert start[1] - game.log[1] > 5.0, "downstream: the river runs south"
+    game.launch_log()
+    assert np.array_equal(game.log, start)
+
+
+def test_the_floodgate_stops_the_spillway_that_turns_the_wheel(game, tmp_path):
+    """The wheel's gauge reads the spillway's flow once the lake spills; the floodgate (G) raises its
+    rectangle of the spillway above the lake in one set_terrain() call, keeping the water, and the wheel
+    stops; opened, the ground is as the world was built and the water runs again. A save keeps the
+    gate's state; the HUD says both."""
+    x0, y0, heights, top = game.world.gate
+    rows, cols = slice(y0, y0 + heights.shape[0]), slice(x0, x0 + heights.shape[1])
+    for _ in range(1500):
+        game.fixed_step()
+    running = game.wheel.discharge
+    assert running > 0.2 * 6.0 * game.scale ** 2, "the spillway carries some of the river"
+    water = game.grid.water
+    game.set_gate(True)
+    assert game.gate_closed and (game.grid.terrain[rows, cols] >= np.float32(top)).all()
+    assert np.array_equal(game.grid.water, water)
+    assert "floodgate closed (G)" in "\n".join(game.hud_lines(60.0))
+    path = tmp_path / "gate.npz"
+    saves.save(game, path)
+    for _ in range(900):
+        game.fixed_step()
+    assert abs(game.wheel.discharge) < 0.1 * running
+    game.set_gate(False)
+    assert np.array_equal(game.grid.terrain[rows, cols], heights)
+    for _ in range(600):
+        game.fixed_step()
+    assert game.wheel.discharge > 0.5 * running
+    assert game.grid.volume() == pytest.approx(game.grid.ledger()["expected"], rel=1e-5)
+    saves.load(game, path)
+    assert game.gate_closed and "wheel" in game.hud_lines(60.0)[3]
+
+
 def test_save_load_round_trips_exactly(game, tmp_path):
     game.use_tool("spring", *game.world.landmarks["valley"])
     game.rain = True

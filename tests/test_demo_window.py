@@ -1,7 +1,7 @@
 """The real pyglet window under Xvfb: pick the dig tool, drag the mouse across the ridge, run the game
 loop, and check that the terrain was cut, the lake's water reached the dry valley, and the volume
-matches the grid's ledger. Also: the renderer restores GL enable state (queried from GL itself), the
-HUD shows the tool, and the save/load and hex keys work from the keyboard.
+matches the grid's ledger. Also: the renderer and the props restore GL enable state (queried from GL
+itself), the HUD shows the tool, and the floodgate, save/load and hex keys work from the keyboard.
 
 The window runs in a child process (this file run as a script) with DISPLAY pointing at an Xvfb this
 test starts: pyglet's options are per process, and its GLX context must not mix with the EGL context
@@ -37,6 +37,7 @@ def test_dig_through_the_ridge_in_a_real_window(window_report):
     assert report["valley_after"] > 1.0
     # and the total volume is the ledger's to float precision.
     assert abs(report["volume"] - report["expected"]) <= 1e-5 * report["expected"]
+    assert report["gate"] == [True, True, True, True]        # G closes the floodgate, G opens it
     assert report["saved"] and report["loaded"]
     assert report["hex"] is True
 
@@ -132,6 +133,16 @@ def _scenario():
     report["frames"] = window.frame
     report["volume"] = game.grid.volume()
     report["expected"] = game.grid.ledger()["expected"]
+
+    x0, y0, heights, top = game.world.gate                   # the floodgate, from the keyboard
+    window.dispatch_event("on_key_press", key.G, 0)
+    window.tick()
+    gate = game.grid.terrain[y0:y0 + heights.shape[0], x0:x0 + heights.shape[1]]
+    report["gate"] = [game.gate_closed, bool((gate >= top).all()),
+                      "floodgate closed" in "\n".join(label.text for label in window.labels)]
+    window.dispatch_event("on_key_press", key.G, 0)
+    window.tick()
+    report["gate"].append(not game.gate_closed)
 
     with tempfile.TemporaryDirectory() as tmp:
         window.save_file = os.path.join(tmp, "world.npz")

@@ -19,7 +19,7 @@ KINDS = list(GRIDS)
 
 def _snapshot(g):
     return (g.water, g.terrain, [f.copy() for f in (g.flow_x, g.flow_y)], g.boundaries, g.sim_time,
-            g.iteration, g.ledger())
+            g.iteration, g.ledger(), g.gauges)
 
 
 def _same(a, b):
@@ -67,6 +67,25 @@ BAD_CALLS = [
     ("level overflow", lambda g: g.set_boundary("top", "level", -1e39), ValueError, "value"),
     ("drain negative", lambda g: g.remove_water(3, 3, 2, -1.0), ValueError, "volume"),
     ("bool dt", lambda g: g.step(True), TypeError, "dt"),
+    ("sample nan", lambda g: g.sample([[math.nan, 1.0]]), ValueError, "points"),
+    ("sample a flat pair", lambda g: g.sample([1.0, 2.0]), ValueError, "points"),
+    ("sample three columns", lambda g: g.sample(np.ones((4, 3))), ValueError, "points"),
+    ("sample nothing", lambda g: g.sample(np.zeros((0, 2))), ValueError, "points"),
+    ("sample off the grid", lambda g: g.sample_async([[0.0, 0.0], [3.0, 11.6]]), ValueError, "points"),
+    ("sample text", lambda g: g.sample("here"), TypeError, "points"),
+    ("terrain rectangle nan", lambda g: g.set_terrain([[0.0, math.nan]], (1, 1)), ValueError, "heights"),
+    ("terrain rectangle 1D", lambda g: g.set_terrain(np.ones(4), (1, 1)), ValueError, "heights"),
+    ("terrain rectangle too big", lambda g: g.set_terrain(np.ones((13, 2))), ValueError, "heights"),
+    ("terrain rectangle past the edge", lambda g: g.set_terrain(np.ones((3, 4)), (11, 2)), ValueError, "origin"),
+    ("terrain origin negative", lambda g: g.set_terrain(np.ones((3, 4)), (2, -1)), ValueError, "origin"),
+    ("terrain origin float", lambda g: g.set_terrain(np.ones((3, 4)), (2.5, 1)), TypeError, "origin"),
+    ("terrain origin single", lambda g: g.set_terrain(np.ones((3, 4)), 2), TypeError, "origin"),
+    ("gauge nan", lambda g: g.add_gauge((math.nan, 0.0), (3.0, 3.0)), ValueError, "p0"),
+    ("gauge off the grid", lambda g: g.add_gauge((0.0, 0.0), (3.0, 12.0)), ValueError, "p1"),
+    ("gauge of no length", lambda g: g.add_gauge((2.0, 2.0), (2.0, 2.0)), ValueError, "p1"),
+    ("gauge across no face", lambda g: g.add_gauge((2.1, 2.1), (2.2, 2.3)), ValueError, "p0, p1"),
+    ("gauge not a pair", lambda g: g.add_gauge(3.0, (2.0, 2.0)), TypeError, "p0"),
+    ("gauge text", lambda g: g.add_gauge((1.0, 1.0), ("5", 2.0)), TypeError, "p1"),
 ]
 
 
@@ -284,6 +303,11 @@ def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
         g.remove_water(3, 3, 2, 0.5)
         g.dig(10, 10, 3, 0.5)
         g.volume(), g.flow_x, g.water_texture, g.flow_buffers
+        g.sample([[1.0, 2.0]]), g.sample_async(np.ones((100, 2))), g.sample_async([[3.0, 3.0]])
+        gauge = g.add_gauge((3.5, 0.0), (3.5, 20.0))
+        g.step(0.05, substeps=3)
+        g.step(0.05, substeps=1)
+        gauge.discharge, gauge.volume
         assert gl_objects(), "the grid holds its textures and buffers until release"
         g.release()
         assert gl_objects() == [], f"kernel={kernel}"

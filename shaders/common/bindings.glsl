@@ -32,6 +32,10 @@
 #define B_BOUNDARY_FACES 12  // the cell-wise kernel: the face of each boundary table entry
 #define B_BRUSH 13           // a brush's weights (common/brush.glsl)
 #define B_BOOKED 14          // the blocked kernel's boundary flows of a launch (common/booked.glsl)
+#define B_SAMPLE_POINTS 15   // a grid's sample points and their values (water/sample.comp)
+#define B_SAMPLE_VALUES 16
+#define B_GAUGE_FACES 17     // a grid's gauges: their faces, and what crossed them (water/gauge.comp)
+#define B_GAUGE_VOLUMES 18
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch
