@@ -68,31 +68,49 @@ float momentum_flux(float q_1, float q_2, float u_behind, float u_ahead) {
     return flux;
 }
 
-// What a face needs of its neighbours: along its axis the faces before and after it; across it, per
-// other axis of the lattice, the flows leaving and entering its two cells (a, b) along that axis and the
-// velocities of its parallel faces behind and ahead.
-#if HEX
-#define ACROSS 2
-#else
-#define ACROSS 1
-#endif
+// What a face needs of its neighbours: along its axis the faces before and after it (their flows and
+// velocities); across it, per other axis of the lattice (one on the square grid, two on the hex
+// lattice), the flows leaving and entering its two cells (a, b) along that axis and the velocities of
+// its parallel faces behind and ahead.
+struct Across { float out_a, out_b, in_a, in_b, u_behind, u_ahead; };
 struct FaceStencil {
     float q, q_before, q_after;
     float u, u_before, u_after;
-    float out_a[ACROSS], out_b[ACROSS], in_a[ACROSS], in_b[ACROSS], u_behind[ACROSS], u_ahead[ACROSS];
+    Across first;
+#if HEX
+    Across second;
+#endif
 };
+
+// The momentum the sides a face shares with its parallel faces along one other axis pass on, ahead less
+// behind, for a face of velocity u.
+float across_flux(Across c, float u) {
+    precise float net = momentum_flux(c.out_a, c.out_b, u, c.u_ahead) - momentum_flux(c.in_a, c.in_b, c.u_behind, u);
+    return net;
+}
 
 // The momentum a face's flow loses to advection over the substep (volume rate): the flux form on the
 // staggered grid (Stelling & Duinmeijer 2003), along its axis through its two cells, across it through
 // the sides it shares with its parallel faces; upwind.
 float advected(FaceStencil f) {
     precise float total = momentum_flux(f.q, f.q_after, f.u, f.u_after) - momentum_flux(f.q_before, f.q, f.u_before, f.u);
-    for (int m = 0; m < ACROSS; m++)
-        total += momentum_flux(f.out_a[m], f.out_b[m], f.u, f.u_ahead[m])
-               - momentum_flux(f.in_a[m], f.in_b[m], f.u_behind[m], f.u);
+    total += across_flux(f.first, f.u);
+#if HEX
+    total += across_flux(f.second, f.u);
+#endif
     precise float lost = u_advection_gain * total;
     return lost;
 }
+
+// The lattice's axes: the cell offset across a face's positive direction (x, y, hex z); the cells a
+// face of axis k at texel (face index) f joins, a = f + from_cell(k) -> b = a + axis(k); the faces
+// (texel offsets from a cell) entering and leaving a cell along axis m; the other axes of axis k.
+ivec2 axis(int k) { return k == 0 ? ivec2(1, 0) : k == 1 ? ivec2(0, 1) : ivec2(-1, 1); }
+ivec2 from_cell(int k) { return k == 0 ? ivec2(-1, 0) : ivec2(0, -1); }
+ivec2 entering_face(int m) { return m == 2 ? ivec2(1, 0) : ivec2(0); }
+ivec2 leaving_face(int m) { return m == 0 ? ivec2(1, 0) : ivec2(0, 1); }
+int first_across(int k) { return k == 0 ? 1 : 0; }
+int second_across(int k) { return k == 2 ? 1 : 2; }
 
 // The pipe flow with inertia: the flow smoothed against the grid-scale ripple (de Almeida et al. 2012:
 // (1 - s) q + s / 2 (q_before + q_after)), less what advection carried away, accelerated by the

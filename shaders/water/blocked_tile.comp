@@ -92,16 +92,7 @@ float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
 }
 
 #if INERTIA
-// The lattice's axes: the texel offset across a face's positive direction (x, y, hex z), in shared
-// memory index steps and as cells.
-const ivec2 AXIS[3] = ivec2[3](ivec2(1, 0), ivec2(0, 1), ivec2(-1, 1));
 int step_of(ivec2 d) { return d.x * DX + d.y * DY; }
-
-// The cells face (texel) f of axis k joins, a -> b = a + AXIS[k]; and the faces entering and leaving a
-// cell along axis m (as texels).
-ivec2 from_cell(int k) { return k == 0 ? ivec2(-1, 0) : ivec2(0, -1); }
-ivec2 entering_face(int m) { return m == 2 ? ivec2(1, 0) : ivec2(0); }
-ivec2 leaving_face(int m) { return m == 0 ? ivec2(1, 0) : ivec2(0, 1); }
 
 // The velocity of a face between columns a and b (as s_hz holds them) of flow q: a boundary face takes
 // its inside column for both sides, a face with no cell in the grid has none.
@@ -117,51 +108,53 @@ float q0_of(int i, int k) {
 #if HEX
     if (k == 2) return s_q0z[i];
 #endif
-    return s_q0[i][k];
+    return k == 0 ? s_q0[i].x : s_q0[i].y;
 }
 
 float u_of(int i, int k) {
 #if HEX
     if (k == 2) return s_uz[i];
 #endif
-    return s_u[i][k];
+    return k == 0 ? s_u[i].x : s_u[i].y;
 }
 
-// The velocities of texel c's faces (region index i) into s_u (and s_uz).
+// The velocity of texel c's face of axis k (region index i).
+float face_speed(int i, ivec2 c, int k) {
+    ivec2 a = c + from_cell(k), b = a + axis(k);
+    return speed(q0_of(i, k), s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + axis(k))],
+                 g_interior || inside(a), g_interior || inside(b));
+}
+
+// The velocities of texel c's faces into s_u (and s_uz).
 void store_speeds(int i, ivec2 c) {
-    for (int k = 0; k < 2 + HEX; k++) {
-        ivec2 a = c + from_cell(k), b = a + AXIS[k];
-        float u = speed(q0_of(i, k), s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + AXIS[k])],
-                        g_interior || inside(a), g_interior || inside(b));
+    s_u[i] = vec2(face_speed(i, c, 0), face_speed(i, c, 1));
 #if HEX
-        if (k == 2) { s_uz[i] = u; continue; }
+    s_uz[i] = face_speed(i, c, 2);
 #endif
-        s_u[i][k] = u;
-    }
+}
+
+// What the faces of axis m do beside texel i's face of axis k (cells at region indices a, b).
+Across across(int i, int k, int m, int a, int b) {
+    int ahead = step_of(leaving_face(m)), behind = step_of(entering_face(m)), side = step_of(axis(m));
+    return Across(q0_of(a + ahead, m), q0_of(b + ahead, m), q0_of(a + behind, m), q0_of(b + behind, m),
+                  u_of(i - side, k), u_of(i + side, k));
 }
 
 // The accelerated flow of texel i's interior face of axis k with inertia, from shared memory.
 float inertial_face(int i, int k) {
-    int a = i + step_of(from_cell(k)), b = a + step_of(AXIS[k]);
+    int a = i + step_of(from_cell(k)), b = a + step_of(axis(k));
+    int before = a + step_of(entering_face(k)), after = b + step_of(leaving_face(k));
     FaceStencil st;
     st.q = q0_of(i, k);
     st.u = u_of(i, k);
-    int before = a + step_of(entering_face(k)), after = b + step_of(leaving_face(k));
     st.q_before = q0_of(before, k);
     st.u_before = u_of(before, k);
     st.q_after = q0_of(after, k);
     st.u_after = u_of(after, k);
-    int j = 0;
-    for (int m = 0; m < 2 + HEX; m++) {
-        if (m == k) continue;
-        st.out_a[j] = q0_of(a + step_of(leaving_face(m)), m);
-        st.out_b[j] = q0_of(b + step_of(leaving_face(m)), m);
-        st.in_a[j] = q0_of(a + step_of(entering_face(m)), m);
-        st.in_b[j] = q0_of(b + step_of(entering_face(m)), m);
-        st.u_ahead[j] = u_of(i + step_of(AXIS[m]), k);
-        st.u_behind[j] = u_of(i - step_of(AXIS[m]), k);
-        j++;
-    }
+    st.first = across(i, k, first_across(k), a, b);
+#if HEX
+    st.second = across(i, k, second_across(k), a, b);
+#endif
     vec2 ca = s_hz[a], cb = s_hz[b];
     float depth = inertia_depth(ca.x, cb.x, face_depth(ca.y + ca.x, cb.y + cb.x, ca.y, cb.y));
     return inertial_flow(st, depth, ca.y + ca.x, cb.y + cb.x);
@@ -170,7 +163,7 @@ float inertial_face(int i, int k) {
 // Whether the face of axis k at texel c joins two cells of the grid.
 bool interior_face(int k, ivec2 c) {
     ivec2 a = c + from_cell(k);
-    return g_interior || (inside(a) && inside(a + AXIS[k]));
+    return g_interior || (inside(a) && inside(a + axis(k)));
 }
 #endif
 

@@ -42,9 +42,6 @@ layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZOut { float u_flow_z
 float depth_at(ivec2 c) { return imageLoad(u_water, c).r; }
 
 #if INERTIA
-// The lattice's axes: the cell offset across a face's positive direction (x, y, hex z).
-const ivec2 AXIS[3] = ivec2[3](ivec2(1, 0), ivec2(0, 1), ivec2(-1, 1));
-
 // The flow of face f of axis k, 0 where there is no such face.
 float flow_of(int k, ivec2 f) {
     ivec2 n = u_size;
@@ -57,15 +54,10 @@ float flow_of(int k, ivec2 f) {
 #endif
 }
 
-// The cells face f of axis k joins, a -> b = a + AXIS[k]; and the faces entering and leaving a cell.
-ivec2 from_cell(int k, ivec2 f) { return f - (k == 0 ? ivec2(1, 0) : ivec2(0, 1)); }
-ivec2 entering_face(int k, ivec2 c) { return c + (k == 2 ? ivec2(1, 0) : ivec2(0)); }
-ivec2 leaving_face(int k, ivec2 c) { return c + (k == 0 ? ivec2(1, 0) : ivec2(0, 1)); }
-
 // The velocity of face f of axis k: a boundary face takes its inside column for both sides; a face
 // with no cell in the grid has none.
 float velocity_of(int k, ivec2 f) {
-    ivec2 a = from_cell(k, f), b = a + AXIS[k];
+    ivec2 a = f + from_cell(k), b = a + axis(k);
     bool a_in = inside(a), b_in = inside(b);
     if (!(a_in || b_in)) return 0.0;
     ivec2 ca = a_in ? a : b, cb = b_in ? b : a;
@@ -74,27 +66,27 @@ float velocity_of(int k, ivec2 f) {
     return face_velocity(flow_of(k, f), depth);
 }
 
+// What the faces of axis m do beside face f of axis k (cells a, b).
+Across across(int k, int m, ivec2 f, ivec2 a, ivec2 b) {
+    return Across(flow_of(m, a + leaving_face(m)), flow_of(m, b + leaving_face(m)),
+                  flow_of(m, a + entering_face(m)), flow_of(m, b + entering_face(m)),
+                  velocity_of(k, f - axis(m)), velocity_of(k, f + axis(m)));
+}
+
 // The accelerated flow of interior face f of axis k, with inertia.
 float inertial_face(int k, ivec2 f) {
-    ivec2 a = from_cell(k, f), b = a + AXIS[k];
+    ivec2 a = f + from_cell(k), b = a + axis(k);
     FaceStencil st;
     st.q = flow_of(k, f);
-    st.q_before = flow_of(k, entering_face(k, a));
-    st.q_after = flow_of(k, leaving_face(k, b));
+    st.q_before = flow_of(k, a + entering_face(k));
+    st.q_after = flow_of(k, b + leaving_face(k));
     st.u = velocity_of(k, f);
-    st.u_before = velocity_of(k, entering_face(k, a));
-    st.u_after = velocity_of(k, leaving_face(k, b));
-    int j = 0;
-    for (int m = 0; m < 2 + HEX; m++) {
-        if (m == k) continue;
-        st.out_a[j] = flow_of(m, leaving_face(m, a));
-        st.out_b[j] = flow_of(m, leaving_face(m, b));
-        st.in_a[j] = flow_of(m, entering_face(m, a));
-        st.in_b[j] = flow_of(m, entering_face(m, b));
-        st.u_ahead[j] = velocity_of(k, f + AXIS[m]);
-        st.u_behind[j] = velocity_of(k, f - AXIS[m]);
-        j++;
-    }
+    st.u_before = velocity_of(k, a + entering_face(k));
+    st.u_after = velocity_of(k, b + leaving_face(k));
+    st.first = across(k, first_across(k), f, a, b);
+#if HEX
+    st.second = across(k, second_across(k), f, a, b);
+#endif
     float z_a = terrain_at(a), h_a = depth_at(a), z_b = terrain_at(b), h_b = depth_at(b);
     float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
     return inertial_flow(st, depth, z_a + h_a, z_b + h_b);
