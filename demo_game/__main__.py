@@ -3,6 +3,7 @@
     python -m demo_game                                   # the window (pyglet, GL 4.3 core)
     python -m demo_game --script dig-channel --frames 900 # watch the canonical scenario, then close
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
+    python -m demo_game --headless --frames 450 --script dam-break --out dam.png
     python -m demo_game smoke ...                         # the smoke demo (demo_game/smoke_scene.py)
 """
 from __future__ import annotations
@@ -38,6 +39,7 @@ water scene controls:
   P or space, N             pause, one step
   H                         square / hex lattice
   C                         remove the springs
+  M                         water model: classic pipes / inertia + Manning
   G                         open / close the floodgate on the spillway
   L                         launch the floating log again
   F5, F9                    save, load hydro_world.npz
@@ -105,6 +107,9 @@ def parse_args(argv):
                    help="world seed: places and shapes the lake, ridge, valley and hills (default 7)")
     p.add_argument("--hex", action="store_true", help="start on the hex (triangular) lattice")
     p.add_argument("--script", choices=sorted(SCRIPTS), help="play a scripted scenario")
+    p.add_argument("--model", choices=["classic", "inertia"], default=None,
+                   help="water model: classic pipes, or inertia with Manning's friction (default: classic; "
+                        "the dam-break script takes inertia)")
     p.add_argument("--load", metavar="FILE.npz", help="start from a saved world")
     p.add_argument("--headless", action="store_true", help="render offscreen (no display needed) and exit")
     p.add_argument("--frames", type=_number(int, 0),
@@ -123,6 +128,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.load is not None and not os.path.isfile(args.load):
         p.error(f"--load: no such file: {args.load}")
+    if args.model is None:
+        args.model = SCRIPTS[args.script].MODEL if args.script else "classic"
     return args
 
 

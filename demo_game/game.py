@@ -80,11 +80,19 @@ class Camera:
         return render.perspective(self.fovy, aspect, near, self.distance * 10.0) @ render.look_at(self.eye, self.target)
 
 
+# The water models the M key switches between: the classic pipes, and water that carries momentum with
+# Manning's bed friction (dam breaks at the right speed, waterfalls that shoot on)
+MODELS = {"classic": {}, "inertia": {"inertia": True, "manning": 0.03, "friction": 0.0}}
+
+
 class Game:
     """One world on one grid, with the tools and the fixed-step clock. No window, no pyglet."""
 
-    def __init__(self, ctx, world: worlds.World, *, hexagonal=False, time_scale=TIME_SCALE):
+    def __init__(self, ctx, world: worlds.World, *, hexagonal=False, time_scale=TIME_SCALE, model="classic"):
+        if model not in MODELS:
+            raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
         self.ctx, self.world, self.time_scale = ctx, world, float(time_scale)
+        self.model = model
         self.grid = None
         self.renderer = None
         self.springs: list[tuple[float, float, float]] = []      # (x, y, volume/s)
@@ -136,7 +144,8 @@ class Game:
         self.camera.target = self._world_center()
 
     def _make_grid(self, terrain, water, hexagonal, boundaries):
-        grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water)
+        grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water,
+                                                                     **MODELS[self.model])
         try:
             for side, kind, value, span in boundaries:
                 grid.set_boundary(side, kind, value, span)
@@ -152,6 +161,21 @@ class Game:
         self._surface = None
         self._asked = None
         self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None
+
+    def set_model(self, model: str) -> None:
+        """The water model: "classic" (the pipes) or "inertia" (momentum and Manning's bed friction), on
+        a grid made again with the water as it is."""
+        if model not in MODELS:
+            raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
+        if model == self.model:
+            return
+        before, self.model = self.model, model
+        try:
+            self.rebuild(self.grid.terrain, self.grid.water, hexagonal=self.hexagonal)
+        except Exception:
+            self.model = before
+            raise
+        self.message = f"water model: {model}"
 
     def set_hexagonal(self, hexagonal: bool) -> None:
         """Rebuild the world on the other lattice (same heights, per lattice point) with its water."""
@@ -380,7 +404,7 @@ class Game:
             "left drag: tool   right drag: orbit   middle/shift+right drag: pan   wheel: zoom   [ ]: radius   "
             "R rain   P pause   N step   H hex/square   C clear springs   F5 save   F9 load",
             f"{wheel}floodgate {'closed' if self.gate_closed else 'open'} (G)   "
-            f"log {self.log_speed:4.2f} m/s (L: launch it again)",
+            f"log {self.log_speed:4.2f} m/s (L: launch it again)   model: {self.model} (M)",
         ] + ([self.message] if self.message else [])
 
     def release(self):

@@ -46,7 +46,7 @@ def render_frame(game, size, samples=4) -> np.ndarray:
 def run(args) -> int:
     ctx = hydro.create_context()
     print(f"headless: {ctx.info['GL_RENDERER']} (OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10})")
-    game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex)
+    game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model)
     if args.load:
         from .saves import load
         load(game, args.load)

@@ -1,5 +1,9 @@
 """Scripted scenarios: tool actions by frame number, so a run can be watched, captured or tested.
 
+dam-break: the ridge that holds the lake gives way all at once along its narrowest crossing, and the
+flood runs through the breach and spreads down into the valley. It runs the inertia model (water that
+carries momentum, so the front moves at a dam break's speed); press M to watch the classic pipes instead.
+
 dig-channel (the canonical scenario): after a short look at the calm lake, the player drags the dig
 tool back and forth across the ridge between the lake and the dry valley until the channel is below
 the lake's surface; the lake then drains through it into the valley and down to the sea. Where to dig
@@ -45,6 +49,7 @@ def find_crossing(terrain, water, toward, margin):
 
 class DigChannel:
     name = "dig-channel"
+    MODEL = "classic"
     START = 30                  # frames of calm before digging
     PASS_FRAMES = 40            # frames per stroke across the ridge
     MAX_PASSES = 12             # a player gives up after this many strokes
@@ -89,4 +94,34 @@ class DigChannel:
         game.use_tool("dig", float(point[0]), float(point[1]))
 
 
-SCRIPTS = {DigChannel.name: DigChannel}
+class DamBreak:
+    name = "dam-break"
+    MODEL = "inertia"
+    START = 20                  # frames of calm before the dam goes
+    WIDTH = 4.0                 # world units at n = 128: the breach's half-width
+    DROP = 1.5                  # world units at n = 128: the ground beyond the breach below the lake
+
+    def __init__(self, game):
+        self.start, self.stop, self.surface = find_crossing(game.grid.terrain, game.grid.water,
+                                                            game.world.landmarks["valley"], self.DROP * game.scale)
+        self.done = False
+
+    def before_frame(self, game, frame) -> None:
+        if self.done or frame < self.START:
+            return
+        self.done = True                 # the breach, cut in one upload: the ridge within WIDTH of the
+        terrain = game.grid.terrain      # crossing comes down to the ground beyond it, with smooth sides
+        (x0, y0), (x1, y1) = self.start, self.stop
+        floor = float(terrain[int(round(y1)), int(round(x1))])
+        ny, nx = terrain.shape
+        y, x = np.mgrid[0:ny, 0:nx].astype(np.float64)
+        d = np.array([x1 - x0, y1 - y0], np.float64)
+        t = np.clip(((x - x0) * d[0] + (y - y0) * d[1]) / max(float(d @ d), 1e-12), 0.0, 1.0)
+        off = np.hypot(x - (x0 + t * d[0]), y - (y0 + t * d[1])) / (self.WIDTH * game.scale)
+        keep = np.clip(off - 0.5, 0.0, 1.0) ** 2         # 0 in the breach's middle, 1 beyond its sides
+        breached = np.minimum(terrain, floor + (terrain - floor) * keep).astype(np.float32)
+        game.grid.set_terrain(breached)
+        game.message = "the dam broke"
+
+
+SCRIPTS = {DigChannel.name: DigChannel, DamBreak.name: DamBreak}

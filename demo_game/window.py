@@ -37,7 +37,7 @@ class DemoWindow(GL43Window):
                          vsync=kwargs.pop("vsync", True), **kwargs)
         # gc_mode stays None: every GPU object is released explicitly (ctx.gc() trips on objects that
         # were released already, moderngl#695).
-        self.game = Game(self.ctx, worlds.build(args.size, args.seed), hexagonal=args.hex)
+        self.game = Game(self.ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model)
         if args.load:
             saves.load(self.game, args.load)
         self.script = SCRIPTS[args.script](self.game) if args.script else None
@@ -167,6 +167,8 @@ class DemoWindow(GL43Window):
             game.set_gate(not game.gate_closed)
         elif symbol == key.L:
             game.launch_log()
+        elif symbol == key.M:
+            game.set_model("inertia" if game.model == "classic" else "classic")
         elif symbol == key.F5:
             try:
                 saves.save(game, self.save_file)

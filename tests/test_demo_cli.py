@@ -23,7 +23,7 @@ def test_help_names_the_scenes_and_the_controls():
     assert result.returncode == 0, result.stderr
     text = result.stdout
     for words in ("smoke", "--preset fire|smoke", "left drag", "right drag", "wheel", "1 2 3 4 5", "[ ]", "F5, F9",
-                  "shift", "Esc", "--frames", "--seed"):
+                  "shift", "Esc", "--frames", "--seed", "water model", "dam-break"):
         assert words in text, words
 
 
@@ -37,6 +37,7 @@ def test_help_names_the_scenes_and_the_controls():
     (["--pitch", "nan"], "--pitch", "from 5 to 89"),
     (["--width", "abc"], "--width", "an integer"),
     (["--out", "shot.jpg"], "--out", ".png"),
+    (["--model", "lava"], "--model", "invalid choice: 'lava'"),
     (["--out", "no/such/folder/shot.png"], "--out", "no such folder"),
 ])
 def test_a_bad_value_is_one_line_naming_the_option(args, option, expected):

@@ -11,7 +11,7 @@ import hydro
 from demo_game import saves, world
 from demo_game.game import MAX_STEPS_PER_FRAME, STEP, Game
 from hydro.image import read_png, write_png
-from demo_game.scripts import DigChannel
+from demo_game.scripts import DamBreak, DigChannel
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 64
@@ -257,6 +257,47 @@ def test_square_hex_switch_keeps_the_world(game, tmp_path):
     game.set_hexagonal(False)
     assert not game.hexagonal
     assert volume > 0
+
+
+def test_the_model_switch_keeps_the_water_and_refuses_a_bad_name(game):
+    game.fixed_step()
+    water = game.grid.water
+    game.set_model("inertia")
+    assert game.model == "inertia" and game.grid.params.inertia and game.grid.params.manning > 0
+    assert np.array_equal(game.grid.water, water)
+    for _ in range(5):
+        game.fixed_step()
+    assert game.grid.volume() == pytest.approx(game.grid.ledger()["expected"], rel=1e-5)
+    game.set_hexagonal(True)
+    assert game.grid.params.inertia, "the lattice switch keeps the model"
+    with pytest.raises(ValueError, match="model: expected one of 'classic', 'inertia', got 'lava'"):
+        game.set_model("lava")
+    assert game.model == "inertia" and game.grid.params.inertia
+    game.set_model("classic")
+    assert not game.grid.params.inertia
+
+
+def test_dam_break_floods_the_valley_through_the_breach(ctx, small_world):
+    g = Game(ctx, small_world, model=DamBreak.MODEL)
+    script = DamBreak(g)
+    beyond = np.zeros((N, N), bool)                   # past the crossing's end, a band of rows about it
+    x, y = int(script.stop[0]), int(script.stop[1])
+    beyond[max(0, y - N // 8):y + N // 8, slice(x + 1, N) if script.stop[0] > script.start[0] else slice(0, x)] = True
+    assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
+    frame = 0
+    while not script.done:
+        script.before_frame(g, frame)
+        g.advance(STEP)
+        frame += 1
+    assert frame == script.START + 1, "the dam goes in one frame"
+    (x0, y0), (x1, y1) = script.start, script.stop
+    middle = g.grid.terrain[int(round((y0 + y1) / 2)), int(round((x0 + x1) / 2))]
+    assert middle < script.surface - 0.2, "the breach is below the lake's surface"
+    for _ in range(300):
+        g.advance(STEP)
+    assert g.grid.water[beyond].sum() > 10.0 * (N / 128) ** 2, "the flood ran past the breach"
+    assert g.grid.volume() == pytest.approx(g.grid.ledger()["expected"], rel=1e-5)
+    g.release()
 
 
 def test_png_writer_round_trips(tmp_path):
