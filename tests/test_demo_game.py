@@ -91,14 +91,20 @@ def test_dig_channel_script_is_deterministic(ctx, small_world):
     assert not np.array_equal(runs[0][0], small_world.terrain), "the script dug"
 
 
+def _valley(script):
+    """The cells past a scripted crossing's end, in a band of rows about it."""
+    beyond = np.zeros((N, N), bool)
+    x, y = int(script.stop[0]), int(script.stop[1])
+    columns = slice(x, N) if script.stop[0] > script.start[0] else slice(0, x + 1)
+    beyond[max(0, y - N // 8):y + N // 8, columns] = True
+    return beyond
+
+
 @pytest.mark.parametrize("seed", [1, 2, 7])          # the lake west of the ridge (2) and east (1, 7)
 def test_dig_channel_drains_the_lake_into_the_valley_on_any_layout(ctx, seed):
     g = Game(ctx, world.build(N, seed))
     script = DigChannel(g)
-    beyond = np.zeros((N, N), bool)                   # past the crossing's end, a band of rows about it
-    x, y = int(script.stop[0]), int(script.stop[1])
-    columns = slice(x, N) if script.stop[0] > script.start[0] else slice(0, x + 1)
-    beyond[max(0, y - N // 8):y + N // 8, columns] = True
+    beyond = _valley(script)
     assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
     frame = 0
     while not script.done:
@@ -280,9 +286,7 @@ def test_the_model_switch_keeps_the_water_and_refuses_a_bad_name(game):
 def test_dam_break_floods_the_valley_through_the_breach(ctx, small_world):
     g = Game(ctx, small_world, model=DamBreak.MODEL)
     script = DamBreak(g)
-    beyond = np.zeros((N, N), bool)                   # past the crossing's end, a band of rows about it
-    x, y = int(script.stop[0]), int(script.stop[1])
-    beyond[max(0, y - N // 8):y + N // 8, slice(x + 1, N) if script.stop[0] > script.start[0] else slice(0, x)] = True
+    beyond = _valley(script)
     assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
     frame = 0
     while not script.done:

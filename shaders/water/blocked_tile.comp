@@ -179,6 +179,24 @@ void book_face(float q, ivec2 from, ivec2 to, int bi, int s) {
 }
 #endif
 
+// Shares texel i's column (depth h over bed z) and, with inertia, its faces' flows at the substep's
+// start (t as the state holds it) with the workgroup; returns the column as s_hz holds it.
+vec2 share_texel(int i, float h, float z, vec4 t) {
+#if SURFACE
+    vec2 own = vec2(z + h, z);
+#else
+    vec2 own = vec2(h, z);
+#endif
+    s_hz[i] = own;
+#if INERTIA
+    s_q0[i] = t.yz;
+#if HEX
+    s_q0z[i] = t.w;
+#endif
+#endif
+    return own;
+}
+
 void main() {
     ivec2 n = u_size;
     int i = int(gl_LocalInvocationIndex);
@@ -207,18 +225,7 @@ void main() {
 #else
     float z = cell ? t.w : 0.0;
 #endif
-#if SURFACE
-    vec2 own = vec2(z + h, z);
-#else
-    vec2 own = vec2(h, z);
-#endif
-    s_hz[i] = own;
-#if INERTIA
-    s_q0[i] = t.yz;
-#if HEX
-    s_q0z[i] = t.w;
-#endif
-#endif
+    vec2 own = share_texel(i, h, z, t);
     ivec2 left = c - ivec2(1, 0), below = c - ivec2(0, 1);
     bool owned = all(greaterThanEqual(l, ivec2(HALO))) && l.x < TILE_X + HALO && l.y < TILE_Y + HALO;
 #if !INTERIOR
@@ -315,18 +322,7 @@ void main() {
         if (!last) {
             // the next substep's columns: phase 2 read s_hz before the last two barriers
             if (moving) {
-#if SURFACE
-                own = vec2(z + h, z);
-#else
-                own = vec2(h, z);
-#endif
-                s_hz[i] = own;
-#if INERTIA
-                s_q0[i] = t.yz;
-#if HEX
-                s_q0z[i] = t.w;
-#endif
-#endif
+                own = share_texel(i, h, z, t);
             }
             barrier();
         } else if (owned && texel) {

@@ -11,26 +11,14 @@ layout(binding = B_WATER, r32f) uniform restrict image2D u_water;               
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict readonly image2D u_scale;          // K per cell
 layout(std430, binding = B_FLOW_X) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
-// The input flows, as cells_accelerate.comp reads its own.
-#if BUFFER_VIEWS
-layout(binding = B_FLOW_X_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_x_view;
-layout(binding = B_FLOW_Y_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_y_view;
-#define FLOW_X_IN(i) imageLoad(u_flow_x_view, i).r
-#define FLOW_Y_IN(i) imageLoad(u_flow_y_view, i).r
-#if HEX
-layout(binding = B_FLOW_Z_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_flow_z_view;
-#define FLOW_Z_IN(i) imageLoad(u_flow_z_view, i).r
-#endif
-#else
-layout(std430, binding = B_FLOW_X_TMP) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
-layout(std430, binding = B_FLOW_Y_TMP) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
-#define FLOW_X_IN(i) u_flow_x_in[i]
-#define FLOW_Y_IN(i) u_flow_y_in[i]
-#if HEX
-layout(std430, binding = B_FLOW_Z_TMP) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
-#define FLOW_Z_IN(i) u_flow_z_in[i]
-#endif
-#endif
+// The input flows: the accelerated flows of cells_accelerate.comp.
+#define FLOWS_IN_X B_FLOW_X_TMP
+#define FLOWS_IN_Y B_FLOW_Y_TMP
+#define FLOWS_IN_Z B_FLOW_Z_TMP
+#define FLOWS_IN_X_VIEW B_FLOW_X_TMP_VIEW
+#define FLOWS_IN_Y_VIEW B_FLOW_Y_TMP_VIEW
+#define FLOWS_IN_Z_VIEW B_FLOW_Z_TMP_VIEW
+#include "common/flows_in.glsl"
 #if HEX
 layout(std430, binding = B_FLOW_Z) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif

@@ -19,12 +19,13 @@
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_water_out;
-layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowXIn { float u_flow_x_in[]; };
-layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowYIn { float u_flow_y_in[]; };
+#define FLOWS_IN_X B_FLOW_X
+#define FLOWS_IN_Y B_FLOW_Y
+#define FLOWS_IN_Z B_FLOW_Z
+#include "common/flows_in.glsl"
 layout(std430, binding = B_FLOW_X_TMP) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y_TMP) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
 #if HEX
-layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZIn { float u_flow_z_in[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
 #endif
 
@@ -70,21 +71,6 @@ int atz(ivec2 f) { ivec2 l = f - g_origin + 1; return l.y * WF + l.x; }
 float accelerate(float q, ivec2 from, ivec2 to, int b) {
     int i = at2(from), j = at2(to);
     return face_flow(q, inside(from), inside(to), b, s_z[i], s_h[i], s_z[j], s_h[j]);
-}
-
-// The input faces of cell c, as the flows hold them.
-Faces input_faces(ivec2 c) {
-    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
-    Faces f;
-    f.left = u_flow_x_in[index_x(c)];
-    f.right = u_flow_x_in[index_x(c + dx)];
-    f.bottom = u_flow_y_in[index_y(c)];
-    f.top = u_flow_y_in[index_y(c + dy)];
-#if HEX
-    f.z_in = u_flow_z_in[index_z(c + dx)];
-    f.z_out = u_flow_z_in[index_z(c + dy)];
-#endif
-    return f;
 }
 
 // The outflow scale of cell c as phase 3 left it; 1 outside the grid.
@@ -141,7 +127,7 @@ void main() {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = interior || inside(c);
         float h = valid ? imageLoad(u_water_in, c).r : 0.0;
-        if (valid && u_pending) h = moved(h, move_rate(), net_inflow(input_faces(c)));
+        if (valid && u_pending) h = moved(h, move_rate(), net_inflow(stored_faces(c)));
         s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }
@@ -153,9 +139,9 @@ void main() {
         int a = (l.y + 1) * W2 + l.x, b = a + 1;                            // (x-1, y), (x, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(u_flow_x_in[index_x(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(FLOW_X_IN(index_x(f)), s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y)
-            q = accelerate(u_flow_x_in[index_x(f)], f - ivec2(1, 0), f, boundary_x(f));
+            q = accelerate(FLOW_X_IN(index_x(f)), f - ivec2(1, 0), f, boundary_x(f));
         s_qx[i] = q;
     }
     FOR_EACH(i, W1 * HF) {
@@ -163,9 +149,9 @@ void main() {
         int a = l.y * W2 + l.x + 1, b = a + W2;                             // (x, y-1), (x, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(u_flow_y_in[index_y(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(FLOW_Y_IN(index_y(f)), s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(u_flow_y_in[index_y(f)], f - ivec2(0, 1), f, boundary_y(f));
+            q = accelerate(FLOW_Y_IN(index_y(f)), f - ivec2(0, 1), f, boundary_y(f));
         s_qy[i] = q;
     }
 #if HEX
@@ -174,9 +160,9 @@ void main() {
         int a = l.y * W2 + l.x + 1, b = (l.y + 1) * W2 + l.x;               // (x, y-1), (x-1, y)
         float q = 0.0;
         if (interior)
-            q = interior_flow(u_flow_z_in[index_z(f)], s_z[a], s_h[a], s_z[b], s_h[b]);
+            q = interior_flow(FLOW_Z_IN(index_z(f)), s_z[a], s_h[a], s_z[b], s_h[b]);
         else if (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y)
-            q = accelerate(u_flow_z_in[index_z(f)], f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
+            q = accelerate(FLOW_Z_IN(index_z(f)), f - ivec2(0, 1), f - ivec2(1, 0), boundary_z(f));
         s_qz[i] = q;
     }
 #endif

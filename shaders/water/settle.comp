@@ -8,29 +8,13 @@
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_water_out;
-layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowX { float u_flow_x[]; };
-layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow_y[]; };
-#if HEX
-layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZ { float u_flow_z[]; };
-#endif
-
-// The stored faces of cell c.
-Faces faces_of(ivec2 c) {
-    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
-    Faces f;
-    f.left = u_flow_x[index_x(c)];
-    f.right = u_flow_x[index_x(c + dx)];
-    f.bottom = u_flow_y[index_y(c)];
-    f.top = u_flow_y[index_y(c + dy)];
-#if HEX
-    f.z_in = u_flow_z[index_z(c + dx)];
-    f.z_out = u_flow_z[index_z(c + dy)];
-#endif
-    return f;
-}
+#define FLOWS_IN_X B_FLOW_X
+#define FLOWS_IN_Y B_FLOW_Y
+#define FLOWS_IN_Z B_FLOW_Z
+#include "common/flows_in.glsl"
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
     if (!inside(c)) return;
-    imageStore(u_water_out, c, vec4(moved(imageLoad(u_water_in, c).r, move_rate(), net_inflow(faces_of(c)))));
+    imageStore(u_water_out, c, vec4(moved(imageLoad(u_water_in, c).r, move_rate(), net_inflow(stored_faces(c)))));
 }
