@@ -91,26 +91,27 @@ def test_dig_channel_script_is_deterministic(ctx, small_world):
     assert not np.array_equal(runs[0][0], small_world.terrain), "the script dug"
 
 
-def _valley(script):
-    """The cells past a scripted crossing's end, in a band of rows about it."""
+def _play(g, script):
+    """Plays a scripted crossing until it is done, from a dry valley. Returns the valley (the cells past
+    the crossing's end, in a band of rows about it) and the frames it took."""
     beyond = np.zeros((N, N), bool)
     x, y = int(script.stop[0]), int(script.stop[1])
     columns = slice(x, N) if script.stop[0] > script.start[0] else slice(0, x + 1)
     beyond[max(0, y - N // 8):y + N // 8, columns] = True
-    return beyond
-
-
-@pytest.mark.parametrize("seed", [1, 2, 7])          # the lake west of the ridge (2) and east (1, 7)
-def test_dig_channel_drains_the_lake_into_the_valley_on_any_layout(ctx, seed):
-    g = Game(ctx, world.build(N, seed))
-    script = DigChannel(g)
-    beyond = _valley(script)
     assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
     frame = 0
     while not script.done:
         script.before_frame(g, frame)
         g.advance(STEP)
         frame += 1
+    return beyond, frame
+
+
+@pytest.mark.parametrize("seed", [1, 2, 7])          # the lake west of the ridge (2) and east (1, 7)
+def test_dig_channel_drains_the_lake_into_the_valley_on_any_layout(ctx, seed):
+    g = Game(ctx, world.build(N, seed))
+    script = DigChannel(g)
+    beyond, frame = _play(g, script)
     assert script.cut(g.grid.terrain) and script.passes < script.MAX_PASSES, (seed, script.passes)
     for _ in range(300):
         g.advance(STEP)
@@ -286,13 +287,7 @@ def test_the_model_switch_keeps_the_water_and_refuses_a_bad_name(game):
 def test_dam_break_floods_the_valley_through_the_breach(ctx, small_world):
     g = Game(ctx, small_world, model=DamBreak.MODEL)
     script = DamBreak(g)
-    beyond = _valley(script)
-    assert g.grid.water[beyond].sum() == 0.0, "the valley starts dry"
-    frame = 0
-    while not script.done:
-        script.before_frame(g, frame)
-        g.advance(STEP)
-        frame += 1
+    beyond, frame = _play(g, script)
     assert frame == script.START + 1, "the dam goes in one frame"
     (x0, y0), (x1, y1) = script.start, script.stop
     middle = g.grid.terrain[int(round((y0 + y1) / 2)), int(round((x0 + x1) / 2))]
