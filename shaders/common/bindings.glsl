@@ -64,7 +64,7 @@
 #define B_SMOKE_CENTRE_OUT 5
 #define B_SMOKE_IMPULSE_X 6       // splats' velocity impulses, held until the next step adds them
 #define B_SMOKE_IMPULSE_Y 7
-#define B_SMOKE_SHADE_OUT 8       // hydro.smoke_render: the gas's colour at each cell
+#define B_SMOKE_SHADE_OUT 0       // hydro.smoke_render: the gas's colour at each cell (its own pass)
 // shader storage buffers
 #define B_SMOKE_PARTIALS 10
 #define B_SMOKE_NORMS 11

@@ -16,10 +16,16 @@ vec3 scalar_phi(vec4 s, float ambient) { return s.rgb - vec3(0.0, ambient, 0.0);
 
 // w per scalar: 0 where nothing is left to scale; at least -1 (density and fuel stay >= 0) and, for
 // the heat, at most 1 (each cell keeps its sign).
+// Component by component, not a loop writing w[k]: a double vector written at a loop index does not
+// compile on every driver.
+double conserve_weight(double kept, double decay, double after, double absolute) {
+    return absolute > 0.0 ? (kept * decay - after) / absolute : 0.0;
+}
+
 vec3 conserve_weights(ScalarSums t, dvec3 decay) {
-    dvec3 w = dvec3(0.0);
-    for (int k = 0; k < 3; ++k)
-        if (t.absolute[k] > 0.0) w[k] = (t.kept[k] * decay[k] - t.after[k]) / t.absolute[k];
+    dvec3 w = dvec3(conserve_weight(t.kept.x, decay.x, t.after.x, t.absolute.x),
+                    conserve_weight(t.kept.y, decay.y, t.after.y, t.absolute.y),
+                    conserve_weight(t.kept.z, decay.z, t.after.z, t.absolute.z));
     return vec3(clamp(w, dvec3(-1.0), dvec3(1e30, 1.0, 1e30)));
 }
 
