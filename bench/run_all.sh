@@ -10,12 +10,14 @@ run() { local name=$1; shift; echo "## $*" | tee "$out/$name.txt"; "$py" "$@" 2>
 date -u +"%Y-%m-%d %H:%M UTC" | tee "$out/date.txt"
 run gpu_check bench/gpu_check.py
 run bandwidth bench/bandwidth.py --mb 1024
-run water bench/water.py --sizes 256 512 1024 2048 4096 --seconds 0.3 --copy-mb 1024 --json "$out/water.json"
-for spc in 1 4; do
-    run "water_per_call_$spc" bench/water.py --sizes 512 2048 4096 --paths fused --substeps-per-call $spc --seconds 0.3 --copy-mb 64
-done
+run water bench/water.py --sizes 256 512 1024 4096 --calls 1 4 64 --seconds 0.25 --copy-mb 512 --json "$out/water.json"
+run water_kernels bench/water.py --sizes 256 512 1024 4096 --calls 1 4 64 --seconds 0.25 --copy-mb 512 --kernels cells fused blocked
+run water_inertia bench/water.py --sizes 512 4096 --calls 4 64 --seconds 0.25 --copy-mb 64 --inertia --manning 0.03
+run game_calls bench/game_calls.py
+run replay bench/replay.py --size 512 --frames 240
 run peers bench/peers/run.py --sizes 256 512 1024 4096 --steps 400
 run smoke bench/smoke.py --sizes 256 512 1024 2048 --steps 30
+run smoke_1e3 bench/smoke.py --sizes 1024 --steps 30 --configs 1e-3 --conserve both
 run smoke_source bench/smoke.py --sizes 1024 --steps 20 --scene source
 run smoke_profile bench/smoke.py --sizes 1024 --profile --configs 1e-3
 run smoke_open_top bench/smoke.py --sizes 1024 --steps 20 --open-top --configs 1e-3 1e-4
