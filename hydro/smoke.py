@@ -52,10 +52,8 @@ from .smoke_state import SmokeState
 FIXED_SLACK = 1e-6             # with fixed_step: frame times that sum to whole steps but for rounding count as whole
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
-# start's terms, and its last group folds one record per group (divergence.comp). H100, 2026-12-06
-# 07:38 UTC, 1024^2, GPU us a pass with / without the warm start's sums, one process each (4 rows: two,
-# alike): 1 row 36.4 / 10.6, 2 rows 33.3 / 11.0, 4 rows 34.5 / 12.5, 8 rows 33.6 / 14.4, 16 rows 49.6 /
-# 16.5; the pass before (one cell an invocation, its sums kept apart) 36.8 / 18.7.
+# start's terms, and its last group folds one record per group (divergence.comp); 2 measured fastest
+# (docs/benchmarks-log.md, "Where the smoke tuning values came from").
 DIVERGENCE_ROWS = 2
 
 
@@ -137,8 +135,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             key = name + "_scalars" * scalars + "_totals" * totals
             defines = {"SCALARS": scalars, "TOTALS": totals, **({"SCALAR_ROWS": SCALAR_ROWS} if totals else {})}
             self._programs[key] = _gl.program(ctx, f"smoke/{name}.comp", defines)
-        # the passes that see the boundaries, found once: a regex over the source per dispatch cost
-        # ~40 us of Python, more than the dispatch itself on a GPU
+        # the passes that see the boundaries, found once: a regex over the source per dispatch would
+        # cost more Python than the dispatch itself
         self._with_bc = {prog for prog in self._programs.values() if _gl.declares(prog, "u_bc_kind")}
         fx, fy, cells = (nx + 1, ny), (nx, ny + 1), (nx, ny)
         ambient = (0.0, self.params.ambient_temperature, 0.0, 0.0)     # a new grid: gas at rest, ambient

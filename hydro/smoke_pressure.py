@@ -32,7 +32,7 @@ scalars' advection too (set_aside;
 level 0's q and right-hand side alternate between two textures, begin(), so a solve set aside can
 still be finished). The GPU copies the record into a persistently mapped ring and the CPU polls its fence
 (_native.FencedReadback; a buffer read where GL cannot map persistently): with the step's submissions
-that measured faster on the H200 than the driver's buffer read (docs/benchmarks-log.md;
+that measured faster on GPUs than the driver's buffer read (docs/benchmarks-log.md;
 llvmpipe runs the passes inside the dispatch calls, so there it makes no difference). The solve
 does not check after every cycle: it first runs, back to back, the cycles the previous solve needed
 (Pressure.predicted) and reads the residual once; only if that is still above the tolerance does it
@@ -60,15 +60,12 @@ COARSE_SIDE = 32           # levels with both sides <= this run in one workgroup
                            # the 32768 bytes of shared memory GL guarantees; 8 and 16 fit too)
 # (block side, workgroup side) of the tiled passes (tile.glsl: TILE, GROUP_SIDE), by device kind, largest
 # first: a level takes the first shape that cuts it into at least LEVEL_TILES blocks, else the last one.
-# On the H200 (16, 32) on the levels of 256^2 and below took a V-cycle at 1024^2 from 322 to 288 us
-# against (32, 32) there; (16, 16), (18, 32) and (24, 32) were slower, and so was (16, 32) at 512^2.
+# The shapes measured fastest, and those tried and not kept: docs/benchmarks-log.md.
 TILE_SHAPES = {"gpu": ((64, 32), (32, 32), (16, 32)), "cpu": ((32, 16),)}
 LEVEL_TILES = 256
 # Smoothing: SWEEPS red-black sweeps before and after the coarse correction, each half-sweep over-relaxed
-# by OMEGA (hydro.reference.smoke.smooth). On the benchmark scene's right-hand sides V(3,3) with 1.2 cuts
-# the residual ~35x a cycle against ~12x for V(2,2) Gauss-Seidel and ~25x for V(2,2) with 1.2: 1e-3 at
-# 1024^2 in 2 cycles with a margin (3.7e-4; V(2,2) with 1.2 reaches 9.7e-4, and a step now and then
-# needs a third), each cycle ~30 % dearer (docs/benchmarks-log.md).
+# by OMEGA (hydro.reference.smoke.smooth): fewer, dearer cycles that reach 1e-3 in two with a margin
+# (the residual cut a cycle of each variant tried: docs/benchmarks-log.md).
 SWEEPS = 3
 OMEGA = 1.2
 # self.norms: the last cycle's Norms (offset 0), prolong_smooth.comp's group count (24), and the
@@ -87,7 +84,7 @@ FLOOR_CUT = 2.0
 # solve's last checked residual was at most RUN_AHEAD * tolerance: a check that then fails costs the
 # step's forces, advection and projection again, not only its forces and velocity advection, and near the
 # tolerance (1024^2 to 1e-4: 0.6-1.0 of it after three cycles) checks fail now and then. In the
-# benchmark scenes on the H200 the two ways measured the same within the spread (docs/benchmarks-log.md).
+# benchmark scenes the two ways measured the same within the spread (docs/benchmarks-log.md).
 RUN_AHEAD = 0.5
 SHARED_BYTES = 32768       # shared memory GL guarantees a compute workgroup
 SHARED_NORMS = 6148        # norms.glsl's arrays and prolong_smooth.comp's flag
