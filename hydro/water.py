@@ -114,7 +114,7 @@ class _PipeGrid(_owner.Simulation):
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
         self._lowest_bed = float(terrain.min())       # a bound on it, for the walled blocked calls
-        self._tuning = plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal, self.params.inertia)
+        self._set_tuning(plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal, self.params.inertia))
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's slot of the volume taken by drains,
         self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it
@@ -168,7 +168,14 @@ class _PipeGrid(_owner.Simulation):
             self._stats = StatsReduction(self._state, tuning)
             self._stats.queue()
             self._sync_next, self._ends = True, []
+        self._set_tuning(tuning)
+
+    def _set_tuning(self, tuning: plan.Tuning) -> None:
+        """Plan calls from `tuning`; whether the blocked kernel's state fits a texture depends only on it
+        and the grid, so it is found here, not every call."""
         self._tuning = tuning
+        size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
+        self._state_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
     # ------------------------------------------------------------------------------------ state access
 
@@ -596,8 +603,7 @@ class _PipeGrid(_owner.Simulation):
         inertia, de Almeida's weighting is scaled for water `depth` deep."""
         tuning, p = self._tuning, self.params
         walled = plan.walled(p.depth_area, self._all_walls, self._lowest_bed, p.inertia)
-        size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
-        fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
+        fits = self._state_fits
         kernel = self._kernel
         if not fits and p.inertia:
             kernel = "cells"                          # the fused kernel, the blocked one's stand-in, has none

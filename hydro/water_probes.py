@@ -135,8 +135,7 @@ class Sampler(_Held):
         s, b = self.state, _gl.BINDINGS
         s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
         s.water.bind_to_image(b["B_WATER"], read=True, write=False)
-        for name, buf in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), s.flows):
-            buf.bind_to_storage_buffer(b[name])
+        s.bind_flows()
         self.points.bind_to_storage_buffer(b["B_SAMPLE_POINTS"])
         self.values.bind_to_storage_buffer(b["B_SAMPLE_VALUES"])
         _gl.set_uniforms(self.program, u_size=s.size, u_count=count, **self.uniforms)
@@ -329,8 +328,7 @@ class Gauges(_Held):
         s, b = self.state, _gl.BINDINGS
         prog = self.programs[packed is not None]
         if packed is None:
-            for name, buf in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), s.flows):
-                buf.bind_to_storage_buffer(b[name])
+            s.bind_flows()
         else:
             texture, margin = packed
             texture.bind_to_image(b["B_PACKED_IN"], read=True, write=False)
