@@ -1,5 +1,6 @@
 """The lifetime of a grid or renderer (`Owner`: release, context manager, the GL context it was made
-on) and of a grid that steps (`Simulation`: its clock and guarded attributes)."""
+on), of a grid that steps (`Simulation`: its clock and guarded attributes), and of the parts a grid
+owns that hold GPU objects in named attributes (`Held`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +10,22 @@ from . import _validate
 from ._gl import HydroGLError
 from ._native import current_context
 
-__all__ = ["Owner", "Simulation"]
+__all__ = ["Held", "Owner", "Simulation"]
+
+
+class Held:
+    """GPU objects held in the attributes `held` names: objects() lists them, release() frees them."""
+
+    held = ()
+
+    def objects(self) -> list:
+        return [obj for obj in (getattr(self, name) for name in self.held) if obj is not None]
+
+    def release(self) -> None:
+        for obj in self.objects():
+            obj.release()
+        for name in self.held:
+            setattr(self, name, None)
 
 
 class Owner:

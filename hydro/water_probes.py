@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _gl, _native
 from . import _validate as check
+from ._owner import Held
 
 SAMPLE_DRY_DEPTH = 1e-3     # cells: columns no deeper than this (times cell_size) have no velocity,
                             # the renderer's default dry depth (hydro.render.RenderStyle.dry_depth)
@@ -53,21 +54,6 @@ def check_points(name: str, points, nx: int, ny: int) -> np.ndarray:
     return arr
 
 
-class _Held:
-    """GPU objects held in the attributes `held` names: objects() lists them, release() frees them."""
-
-    held = ()
-
-    def objects(self) -> list:
-        return [obj for obj in (getattr(self, name) for name in self.held) if obj is not None]
-
-    def release(self) -> None:
-        for obj in self.objects():
-            obj.release()
-        for name in self.held:
-            setattr(self, name, None)
-
-
 class Sample:
     """The water at some points as it was when they were asked for, on its way back from the GPU.
 
@@ -95,7 +81,7 @@ class Sample:
         return f"Sample({self._count} points, {'ready' if self._values is not None else 'queued'})"
 
 
-class Sampler(_Held):
+class Sampler(Held):
     """A grid's sample pass and its readback ring (made on the grid's first sample). A ring record holds
     `capacity` points; a request of more grows it (after taking every request still in it)."""
 
@@ -263,7 +249,7 @@ class Gauge:
         return f"Gauge(({x0}, {y0}) -> ({x1}, {y1}), {len(self.faces[0])} faces)"
 
 
-class Gauges(_Held):
+class Gauges(Held):
     """A grid's gauges: their faces on the GPU, the per-substep pass and the ring of per-call records.
     A record holds, per gauge slot, the volume since added and the volume over the call (fp64)."""
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _gl, _native
+from ._owner import Held
 
 STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4"), ("max_speed", "<f4"),
                         ("unused", "<f4")])
 
 
-class StatsReduction:
+class StatsReduction(Held):
     """The reduction of one grid (`state`: a water_kernels.WaterState) with its tuning's shape."""
+
+    held = ("partials", "buffer", "ring")
 
     def __init__(self, state, tuning):
         ctx, self.state, self.ctx = state.ctx, state, state.ctx
@@ -41,14 +44,6 @@ class StatsReduction:
         except BaseException:
             self.release()
             raise
-
-    def objects(self) -> list:
-        return [obj for obj in (self.partials, self.buffer, self.ring) if obj is not None]
-
-    def release(self) -> None:
-        for obj in self.objects():
-            obj.release()
-        self.partials = self.buffer = self.ring = None
 
     def queue(self, push: bool = False) -> int:
         """Dispatch the reduction of the state as it is; with `push`, into the ring too. Returns the
