@@ -9,9 +9,12 @@ What it draws (shaders/render/):
   `grid.terrain_texture` / `grid.water_texture` (no vertex buffer, no per-frame CPU readback), closed
   by a skirt along the edges of the world like a diorama;
 - terrain lit by a sun and a sky/ground hemisphere, coloured by height (sand, grass, highland, rock,
-  snow) and slope (rock), darkened where wet;
+  snow) and slope (rock); ground under a thin film of water (rain, run-off) is drawn soaked, darker,
+  deeper in colour and faintly glossy, as is a damp band just above the waterline;
 - water whose colour and opacity follow its depth (1 - exp(-d/D)), with a Fresnel sky reflection, a
-  sun glint, foam along the shore and streaks on fast water carried along a velocity texture;
+  sun glint, and foam streaks on fast water (and where moving water meets the shore) carried along a
+  velocity texture; the water's whole look fades in with depth up to `film_depth`, so a film reads as
+  wet ground and foam never shows on water merely because it is thin;
 - the velocity texture (`velocity_texture`, rg32f, world units/s) comes from the grid's face flows in
   a small compute pass (`velocity.comp`) run at every draw: mean face flow / (depth * face width).
 
@@ -56,14 +59,18 @@ __all__ = ["Renderer", "RenderStyle", "perspective", "look_at", "orbit_eye"]
 
 @dataclass(frozen=True)
 class RenderStyle:
-    """How the world looks. Lengths are in cells (multiplied by the grid's cell_size) unless noted."""
+    """How the world looks. Lengths, depths included, are in cells (multiplied by the grid's cell_size)
+    unless noted, so the depth thresholds keep their proportions to one another at any cell size."""
     sun_direction: tuple = (-0.70, 0.35, 0.62)      # toward the sun, world axes; normalised
     sun_color: tuple = (1.05, 0.98, 0.88)            # linear RGB; > 1 allowed
     sky_color: tuple = (0.62, 0.76, 0.90)            # ambient from above, water reflection and fog
     ground_color: tuple = (0.30, 0.26, 0.22)         # ambient from below
     fog_density: float = 0.0                         # per cell of distance from the camera; 0 = no fog
     depth_scale: float = 2.5                         # water depth at which it is 63 % opaque
-    foam_depth: float = 0.12                         # shore foam fades out by this depth
+    foam_depth: float = 0.12                         # surf on a shore of moving water fades out by this depth
+    wet_depth: float = 0.003                         # soaking takes a few mm: this film looks fully wet
+    film_depth: float = 0.05                         # thinner water shows no colour or foam of its own:
+                                                     # drawn as wet ground, the water fading in up to here
     streak_speed: float = 3.0                        # cells/s at which flow streaks are fully formed
     dry_depth: float = 1e-3                          # shallower columns are drawn dry
     skirt_depth: float = 2.0                         # skirt bottom, below the lowest terrain at creation
@@ -76,7 +83,8 @@ class RenderStyle:
         if np.linalg.norm(self.sun_direction) == 0.0:
             raise ValueError("sun_direction: must not be zero")
         check.real("fog_density", self.fog_density, low=0.0)
-        for name in ("depth_scale", "foam_depth", "streak_speed", "dry_depth", "skirt_depth"):
+        for name in ("depth_scale", "foam_depth", "wet_depth", "film_depth", "streak_speed", "dry_depth",
+                     "skirt_depth"):
             check.positive(name, getattr(self, name))
 
 
@@ -350,9 +358,10 @@ class Renderer(_owner.Owner):
                       u_ground_color=tuple(s.ground_color), u_eye=tuple(eye4), u_fog_density=s.fog_density / cs)
         for prog in (self._terrain_prog, self._water_prog):
             _set(prog, **shared)
-        _set(self._terrain_prog, u_base=self.base, u_height_range=self.height_range, u_dry_depth=s.dry_depth * cs)
+        _set(self._terrain_prog, u_base=self.base, u_height_range=self.height_range, u_dry_depth=s.dry_depth * cs,
+             u_wet_depth=s.wet_depth * cs)
         _set(self._water_prog, u_dry_depth=s.dry_depth * cs, u_time=time, u_depth_scale=s.depth_scale * cs,
-             u_foam_depth=s.foam_depth * cs, u_streak_speed=s.streak_speed * cs)
+             u_foam_depth=s.foam_depth * cs, u_film_depth=s.film_depth * cs, u_streak_speed=s.streak_speed * cs)
 
         # Bound by hand: moderngl 5.13's scope(textures=...) raises GL_INVALID_ENUM.
         for tex, unit in zip((self.grid.terrain_texture, self.grid.water_texture, self.velocity_texture),

@@ -54,6 +54,54 @@ def test_draws_terrain_and_water(ctx):
     assert np.median(cols) > pixels.shape[1] / 2
 
 
+def _luminance(pixels):
+    return pixels @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def _saturation(pixels):
+    high, low = pixels.max(axis=-1), pixels.min(axis=-1)
+    return (high - low) / np.maximum(high, 1)
+
+
+def test_a_thin_film_draws_as_wet_ground_and_a_lake_as_water(ctx):
+    """Rain leaves millimetres to centimetres of water over the land: it must read as wet ground (darker,
+    no greyer, never whitened by foam, even running fast) while a pond keeps its look as water."""
+    nx, ny = 32, 24
+    x = np.arange(nx)[None, :] * np.ones((ny, 1))
+    terrain = (4.0 * (1.0 - x / (nx - 1)) + 0.3 * np.sin(np.arange(ny)[:, None] / 3.0)).astype(np.float32)
+    pond = np.where(x > 2 * nx / 3, np.maximum(1.2 - terrain, 0.0), 0.0).astype(np.float32)
+
+    def draw(film, speed):
+        """The scene with `film` world units (1 m cells) of water over the land, sheeting downhill at
+        `speed` over the upper slope (running into the pond it would break, and foam there is right)."""
+        water = np.where(pond > 0.0, pond, film).astype(np.float32)
+        with hydro.WaterGrid(ctx, terrain, water=water) as grid, render.Renderer(ctx, grid) as renderer:
+            flow = np.zeros(grid.flow_x.shape, np.float32)
+            flow[:, 1:nx // 2] = film * grid.geometry.face_width * speed
+            grid.flow_x = flow
+            return _draw(ctx, renderer).astype(float)
+
+    dry = draw(0.0, 0.0)
+    dry_terrain, dry_water, _ = classify(dry)
+    assert dry_terrain.mean() > 0.2 and dry_water.mean() > 0.04
+    # (film, speed: twice the streaks' full speed, least saturation kept: at 2 cm the water's own
+    # colour starts to show through, so a little of the ground's hue goes)
+    for film, speed, saturation_kept in ((0.005, 0.0, 1.0), (0.005, 6.0, 1.0), (0.02, 6.0, 0.9)):
+        name = f"{film * 1000:g} mm at {speed:g} m/s"
+        wet = draw(film, speed)
+        ground = dry_terrain & ~classify(wet)[2]
+        dry_l, wet_l = _luminance(dry[ground]), _luminance(wet[ground])
+        assert wet_l.mean() < 0.85 * dry_l.mean(), f"{name}: wet ground should be darker than dry"
+        assert _saturation(wet[ground]).mean() >= saturation_kept * _saturation(dry[ground]).mean(), \
+            f"{name}: wet ground should be no greyer than dry"
+        assert (wet_l - dry_l).max() < 24, f"{name}: the film whitens the ground (foam or glare)"
+        lake = classify(wet)[1] & dry_water
+        assert lake.sum() > 0.9 * dry_water.sum(), f"{name}: the pond should still be drawn as water"
+        assert np.abs(wet[lake] - dry[lake]).mean() < 6, f"{name}: the pond should look as it did"
+        water, land = wet[lake].mean(axis=0), wet[ground].mean(axis=0)          # RGB means
+        assert water[2] > water[0] + 25 and water[2] > land[2] + 20, f"{name}: the pond should be bluish, unlike land"
+
+
 def test_drawing_keeps_nothing_and_release_frees_everything(ctx, gl_objects):
     """A frame's draw leaves no object behind (a game draws for hours), and release() frees the
     renderer's own objects, not the grid's."""
@@ -239,6 +287,8 @@ def test_invalid_inputs_raise_before_drawing(ctx):
         assert renderer.style.fog_density == 0.5 and renderer.nx == grid.nx
         with pytest.raises(ValueError, match="sun_direction"):
             render.RenderStyle(sun_direction=(0, 0, 0))
+        with pytest.raises(ValueError, match="film_depth"):
+            render.RenderStyle(film_depth=0.0)
     with pytest.raises(RuntimeError, match="release"):
         renderer.draw(np.eye(4))
 

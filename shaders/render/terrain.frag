@@ -1,10 +1,12 @@
 #version 430
-// Renderer terrain pass: colour by height (sand, grass, highland, snow) and slope (rock), soil
-// darkened where wet; the skirt shows layered soil. Lambert sun + hemisphere ambient + fog.
+// Renderer terrain pass: colour by height (sand, grass, highland, snow) and slope (rock); ground
+// under a thin film of water, or damp just above the waterline, drawn soaked (darker, deeper colour,
+// faint gloss); the skirt shows layered soil. Lambert sun + hemisphere ambient + fog.
 #include "render/shading.glsl"
 
 uniform vec2 u_height_range;           // (low, high) terrain heights that span the colour bands
 uniform float u_cell_size;
+uniform float u_wet_depth;             // a film this deep soaks the ground's look fully, world units
 
 in vec3 v_position;
 in vec3 v_normal;
@@ -20,9 +22,22 @@ const vec3 ROCK = vec3(0.47, 0.43, 0.39);
 const vec3 SNOW = vec3(0.93, 0.94, 0.96);
 const vec3 SOIL = vec3(0.42, 0.30, 0.20);
 
+// Wet ground: water filling the pores and coating the surface leaves less light scattered back out,
+// and the dim channels lose most, so the colour darkens and deepens rather than greying.
+const float WET_DEEPEN = 1.25;         // exponent on the albedo: darkens dim channels most (saturates)
+const float WET_DARKEN = 0.82;         // then an even darkening, so bright sand and rock darken too
+const float WET_GLOSS = 0.10;          // sun highlight of a film: faint, so wet never reads whiter than dry
+const float WET_SHININESS = 60.0;      // a film is smooth but follows the ground's bumps: a broad lobe
+const float WET_SKY = 0.30;            // share of the Fresnel sky reflection a film shows (water's is 0.8)
+
+vec3 soaked(vec3 albedo, float wetness) {
+    return mix(albedo, pow(albedo, vec3(WET_DEEPEN)) * WET_DARKEN, wetness);
+}
+
 void main() {
     vec3 n = normalize(v_normal);
     vec3 color;
+    float film = 0.0;                  // a film of water on the ground: 0 dry, 1 soaked
     vec2 q = v_position.xy / u_cell_size;
     float grain = 0.6 * value_noise(q * 0.35) + 0.4 * value_noise(q * 0.9 + 17.1);
     if (v_skirt > 1e-4) {
@@ -41,12 +56,21 @@ void main() {
         float steep = smoothstep(0.80, 0.62, n.z + 0.08 * (grain - 0.5));   // n.z = cos(slope)
         color = mix(color, ROCK, steep);
         color *= 0.88 + 0.24 * grain;
-        // Under water: darker, browner bed; just above the waterline: a band of damp ground.
+        // Under water: darker, browner bed; under a film and in a band just above the waterline: soaked.
         float under = smoothstep(-0.02, 0.25, v_water_depth / u_cell_size);
         float damp = smoothstep(-0.35, 0.0, v_water_depth / u_cell_size) * (1.0 - under);
         color = mix(color, mix(color, SOIL, 0.45) * 0.6, under);
-        color *= 1.0 - 0.25 * damp;
+        color = soaked(color, damp);
+        film = smoothstep(0.0, u_wet_depth, v_water_depth) * (1.0 - under);
     }
     vec3 light = u_sun_color * max(dot(n, u_sun_direction), 0.0) + ambient(n);
-    f_color = vec4(apply_fog(color * light, v_position), 1.0);
+    vec3 lit = color * light;
+    if (film > 0.0) {
+        // The film's own gloss: a faint sun highlight and a little sky at grazing angles.
+        vec3 view = view_direction(v_position);
+        float fresnel = 0.02 + 0.98 * pow(1.0 - clamp(dot(n, view), 0.0, 1.0), 5.0);
+        float highlight = pow(max(dot(n, normalize(u_sun_direction + view)), 0.0), WET_SHININESS);
+        lit = mix(lit, u_sky_color, film * WET_SKY * fresnel) + film * WET_GLOSS * highlight * u_sun_color;
+    }
+    f_color = vec4(apply_fog(lit, v_position), 1.0);
 }
