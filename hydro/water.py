@@ -30,6 +30,7 @@ from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
 from .params import ADVECTIVE_COURANT, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
+from .water_cycle import Cycle, Source
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
@@ -38,6 +39,7 @@ AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable 
 DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
+CYCLE_FOLD = 64            # substeps the water cycle's records sum what it took over, at most
 
 
 def check_kernel(kernel, inertia=False):
@@ -117,10 +119,11 @@ class _PipeGrid(_owner.Simulation):
         self._set_tuning(plan.Tuning.for_device(_gl.device_kind(ctx), self._hexagonal, self.params.inertia))
         self._kernels = {}                           # name -> water_kernels.Kernel, made on first use
         self._drain_slot = self._layout.size          # the ledger's slot of the volume taken by drains,
-        self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it
-        self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = None
+        self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it,
+        self._evaporation_slot = self._kind_slot + len(bnd.KINDS)     # then what evaporation took
+        self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = self._cycle = None
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
-                                 self._kind_slot + len(bnd.KINDS))
+                                 self._evaporation_slot + 1)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
@@ -137,6 +140,7 @@ class _PipeGrid(_owner.Simulation):
         self._planned = None
         self._sync_next = True
         self._ledger_edits = {"brushes": 0.0, "assigned": 0.0}
+        self._cycle_books = {"rain": 0.0, "sources": 0.0}     # what rain and springs added (water_cycle)
         self._stats.queue()
         self._initial_volume = self._read_stats()["volume"]
         self._seal()
@@ -171,8 +175,12 @@ class _PipeGrid(_owner.Simulation):
         self._set_tuning(tuning)
 
     def _set_tuning(self, tuning: plan.Tuning) -> None:
-        """Plan calls from `tuning`; whether the blocked kernel's state fits a texture depends only on it
-        and the grid, so it is found here, not every call."""
+        """Plan calls from `tuning` (with the water cycle on, less the climb, which has no cycle); whether
+        the blocked kernel's state fits a texture depends only on it and the grid, so it is found here,
+        not every call."""
+        self._base_tuning = tuning
+        if getattr(self, "_state", None) is not None and self._state.defines["CYCLE"]:
+            tuning = tuning.replace(climb_from=None, climb_walled_from=None, wide=())
         self._tuning = tuning
         size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
         self._state_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
@@ -300,7 +308,8 @@ class _PipeGrid(_owner.Simulation):
 
     def ledger(self) -> dict:
         """Where the water came from: the start volume, what crossed each kind of boundary (+ in,
-        - out), what brushes, drains and assignments added; `expected` is their sum, which volume()
+        - out), what brushes, drains (remove_water and sources' drains) and assignments added, what rain
+        and springs added and evaporation took; `expected` is their sum, which volume()
         matches to float precision. Reads the GPU's fp64 ledger once, waiting for the work queued so far."""
         self._alive()
         slots = np.frombuffer(self._state.ledger.read(), np.float64)
@@ -309,7 +318,9 @@ class _PipeGrid(_owner.Simulation):
                   for kind, code in bnd.KINDS.items() if kind != "wall"}
         edits = {"brushes": self._ledger_edits["brushes"], "drains": float(slots[self._drain_slot]),
                  "assigned": self._ledger_edits["assigned"]}
-        out = {"initial": self._initial_volume, **totals, **edits}
+        cycle = {"rain": self._cycle_books["rain"], "evaporation": float(slots[self._evaporation_slot]),
+                 "sources": self._cycle_books["sources"]}
+        out = {"initial": self._initial_volume, **totals, **edits, **cycle}
         out["expected"] = math.fsum(out.values())
         return out
 
@@ -488,6 +499,85 @@ class _PipeGrid(_owner.Simulation):
                         u_cell_area=self.geometry.cell_area)
         self._edited()
 
+    # ------------------------------------------------------------------------------------ water cycle
+
+    @property
+    def rain(self):
+        """Rain: m/s of water over every cell (a float), or per cell (a float32 (ny, nx) array, a copy);
+        0 stops it. Added on the GPU at every substep, with no per-frame calls, and booked in ledger()
+        under "rain" as rate x area x time."""
+        self._alive()
+        rain = 0.0 if self._cycle is None else self._cycle.rain
+        return rain.copy() if isinstance(rain, np.ndarray) else rain
+
+    @rain.setter
+    def rain(self, value):
+        self._alive()
+        if np.ndim(value) == 0:
+            check.real32("rain", value, low=0.0)
+        else:
+            check.field("rain", value, self.shape, nonnegative=True)
+        self._cycle_of().set_rain(value)
+        self._cycle_changed()
+
+    @property
+    def evaporation(self) -> float:
+        """m/s of water taken from every wet cell at every substep, never more than is there; booked in
+        ledger() under "evaporation" (negative)."""
+        self._alive()
+        return 0.0 if self._cycle is None else self._cycle.evaporation
+
+    @evaporation.setter
+    def evaporation(self, value):
+        self._alive()
+        check.real32("evaporation", value, low=0.0)
+        self._cycle_of().set_evaporation(value)
+        self._cycle_changed()
+
+    def add_source(self, x, y, radius, rate) -> Source:
+        """A spring (rate > 0: adds `rate` m^3/s exactly) or a drain (rate < 0: takes up to |rate| m^3/s
+        while water is there, never more) under a smooth round brush of `radius` cells around grid point
+        (x, y) (as add_water); it works on the GPU at every substep until `source.remove()`, and
+        `source.rate` may be changed at any time. Booked in ledger() under "sources" (springs) and
+        "drains"."""
+        self._alive()
+        x, y = check.real32("x", x), check.real32("y", y)
+        radius = check.real32("radius", radius, low=0.0, low_open=True)
+        rate = check.real32("rate", rate)
+        source = self._cycle_of().add(x, y, radius, rate)
+        self._cycle_changed()
+        return source
+
+    @property
+    def sources(self) -> tuple:
+        """The live sources (add_source), oldest first."""
+        self._alive()
+        return () if self._cycle is None else tuple(self._cycle.sources.values())
+
+    def _cycle_of(self) -> Cycle:
+        """The grid's water cycle, made on first use; the stats pass then adds what it took to the ledger."""
+        if self._cycle is None:
+            self._cycle = Cycle(self, self._state)
+            self._state.cycle = self._cycle
+            self._stats.release()
+            self._stats = None
+            self._stats = StatsReduction(self._state, self._tuning)
+            self._stats.queue()
+            self._sync_next, self._ends = True, []
+        return self._cycle
+
+    def _cycle_changed(self) -> None:
+        """The cycle's rates changed: where the kernels' programs change with them (the cycle on or off, a
+        rain field, sources), they are made again on next use."""
+        defines = self._cycle.defines
+        if all(self._state.defines.get(k) == v for k, v in defines.items()):
+            return
+        self._state.defines.update(defines)
+        for made in self._kernels.values():
+            made.release()
+        self._kernels = {}
+        self._set_tuning(self._base_tuning)
+
     # --------------------------------------------------------------------------------------- stepping
 
     def _coupling(self, stats, dt, margin=1.0) -> float:
@@ -499,6 +589,8 @@ class _PipeGrid(_owner.Simulation):
         depth = stats["max_depth"] * margin
         # water an inflow can pile into one cell during dt
         depth += self._max_cell_inflow * dt / geo.cell_area
+        if self._cycle is not None:                   # and what rain and springs add to one
+            depth += self._cycle.max_supply * dt
         if self._max_level is not None:   # a level face's pipe: the outside surface over the lowest edge bed
             depth = max(depth, self._max_level - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
@@ -600,7 +692,18 @@ class _PipeGrid(_owner.Simulation):
 
     def _run(self, sub: float, n: int, depth: float = 0.0) -> None:
         """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back; with
-        inertia, de Almeida's weighting is scaled for water `depth` deep."""
+        inertia, de Almeida's weighting is scaled for water `depth` deep. With the water cycle on, in
+        runs of at most CYCLE_FOLD substeps, each followed by the stats pass, which adds what the cycle
+        took (summed in float32 in each cell's record) to the ledger, so that sum stays short."""
+        if not self._state.defines["CYCLE"]:
+            self._run_chunk(sub, n, depth)
+            return
+        for first in range(0, n, CYCLE_FOLD):
+            if first:
+                self._stats.queue()
+            self._run_chunk(sub, min(CYCLE_FOLD, n - first), depth)
+
+    def _run_chunk(self, sub: float, n: int, depth: float) -> None:
         tuning, p = self._tuning, self.params
         walled = plan.walled(p.depth_area, self._all_walls, self._lowest_bed, p.inertia)
         fits = self._state_fits
@@ -614,6 +717,10 @@ class _PipeGrid(_owner.Simulation):
         self._kernel_object(call.kernel).run(sub, call, hook)
         self._last_call = call
         self._iteration += n
+        if self._state.defines["CYCLE"]:              # the substeps of the float32 length the GPU takes
+            seconds = float(np.float32(sub)) * n
+            self._cycle_books["rain"] += seconds * self._cycle.rain_rate
+            self._cycle_books["sources"] += seconds * self._cycle.spring_rate
 
     def _end_gauges(self, seconds: float) -> None:
         """A call advanced the water by `seconds`: the gauges record their sums (water_probes.Gauges)."""
@@ -663,6 +770,8 @@ class _PipeGrid(_owner.Simulation):
             objects.extend(self._stats.objects())
         if getattr(self, "_brush_buffer", None) is not None:
             objects.append(self._brush_buffer)
+        if getattr(self, "_cycle", None) is not None:
+            objects.extend(self._cycle.objects())
         for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None)):
             if probe is not None:
                 objects.extend(probe.objects())

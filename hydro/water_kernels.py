@@ -31,7 +31,8 @@ class WaterState:
         self.ctx, self.hexagonal, self.params, self.geometry = ctx, hexagonal, params, geometry
         self.ny, self.nx = terrain.shape
         self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0,
-                        "INERTIA": params.inertia}
+                        "INERTIA": params.inertia, "CYCLE": False, "RAIN_FIELD": False, "SOURCES": False}
+        self.cycle = None               # the grid's hydro.water_cycle.Cycle, once it has one
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
         self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
@@ -77,6 +78,8 @@ class WaterState:
         self.bind_flows()
         self.boundary.bind_to_storage_buffer(b["B_BOUNDARY"])
         self.ledger.bind_to_storage_buffer(b["B_LEDGER"])
+        if self.defines["CYCLE"]:
+            self.cycle.bind()
 
     def bind_flows(self) -> None:
         for name, buf, tmp in zip(("B_FLOW_X", "B_FLOW_Y", "B_FLOW_Z"), self.flows, self.flows_tmp):
@@ -86,13 +89,20 @@ class WaterState:
     def swap_flows(self) -> None:
         self.flows, self.flows_tmp = self.flows_tmp, self.flows
 
+    def cycle_written(self) -> None:
+        """A dispatch with halos ran the water cycle: each cell's owner wrote its record to the other
+        buffer, which is now the records (water_cycle.Cycle.swap_records)."""
+        if self.defines["CYCLE"]:
+            self.cycle.swap_records()
+
     def model_uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
         """The uniforms of common/model.glsl for a substep of dt: its constants worked out on the CPU in
         float64 (the pipe equation's dt g / l times the face width, or times the constant area); with
         inertia, de Almeida's weight `smoothing` (params.smoothing_weight)."""
         p, geo = self.params, self.geometry
         gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
-        return dict(u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
+        cycle = self.cycle.uniforms() if self.defines["CYCLE"] else {}
+        return dict(**cycle, u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
                     u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
                     u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
                     u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self.hexagonal else 1.0),
@@ -173,6 +183,8 @@ class CellWise(Kernel):
         for prog in self.boundary_programs.values():
             _gl.set_uniforms(prog, u_count=self.faces)
         s.bind()
+        if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
+            s.cycle.bind(in_place=True)
         self._bind()
         self._boundary(book=False, accelerate=True)
         for k in range(call.substeps):
@@ -241,6 +253,8 @@ class Fused(Kernel):
             s.bind_flows()
             _gl.dispatch(self.ctx, self.program, s.nx, s.ny, local=self.tile[:2])
             s.swap_flows()
+            if k > 0:                       # the pending move and the cycle ran
+                s.cycle_written()
             if hook is not None:            # the substep's scaled flows are in s.flows now
                 hook(dt)
             depth_in = depth_out
@@ -248,6 +262,7 @@ class Fused(Kernel):
         s.water.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         s.bind_flows()
         _gl.dispatch(self.ctx, self.settle_program, s.nx, s.ny)
+        s.cycle_written()
 
 
 class Blocked(Kernel):
@@ -365,6 +380,7 @@ class Blocked(Kernel):
             if lay.inner[0] > 0:            # (0, 0) where there is no interior rectangle
                 interior.run(*lay.inner, 1)
         self.ctx.memory_barrier()
+        self.state.cycle_written()
 
     def _unpack(self, launches: int):
         b, s = _gl.BINDINGS, self.state

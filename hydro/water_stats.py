@@ -10,8 +10,10 @@ import numpy as np
 from . import _gl, _native
 from ._owner import Held
 
-STATS_DTYPE = np.dtype([("depth_sum", "<f8"), ("max_depth", "<f4"), ("min_terrain", "<f4"), ("max_speed", "<f4"),
-                        ("unused", "<f4")])
+# common/stats.glsl's Stats in std430: `taken` (a dvec2) aligned to 16 bytes
+STATS_DTYPE = np.dtype({"names": ["depth_sum", "max_depth", "min_terrain", "max_speed", "unused", "taken"],
+                        "formats": ["<f8", "<f4", "<f4", "<f4", "<f4", ("<f8", 2)],
+                        "offsets": [0, 8, 12, 16, 20, 32], "itemsize": 48})
 
 
 class StatsReduction(Held):
@@ -24,9 +26,11 @@ class StatsReduction(Held):
         self.rows = tuning.stats_rows
         # with inertia the planner bounds the substep by the fastest water too
         self.speed = state.params.inertia
-        defines = {"STATS_ROWS": self.rows, "SPEED": self.speed, "HEX": state.hexagonal}
+        # with a water cycle it adds what the cycle took to the ledger (water_cycle)
+        self.cycle = state.cycle
+        defines = {"STATS_ROWS": self.rows, "SPEED": self.speed, "HEX": state.hexagonal, "CYCLE": self.cycle is not None}
         self.tiles_program = _gl.program(ctx, "water/stats.comp", defines)
-        self.final_program = _gl.program(ctx, "water/stats_final.comp")
+        self.final_program = _gl.program(ctx, "water/stats_final.comp", {"CYCLE": self.cycle is not None})
         # GPUs: each workgroup walks up enough tiles that the records stay at most stats_records
         tiles_x, tiles_y = -(-state.nx // _gl.LOCAL_SIZE), -(-state.ny // _gl.LOCAL_SIZE)
         self.walk = 1
@@ -56,9 +60,16 @@ class StatsReduction(Held):
         _gl.set_uniforms(self.tiles_program, u_size=s.size, u_walk=self.walk, u_face_width=s.geometry.face_width)
         if self.speed:
             s.bind_flows()
+        if self.cycle is not None:
+            self.cycle.record.bind_to_storage_buffer(b["B_CYCLE_RECORD"])
+            s.ledger.bind_to_storage_buffer(b["B_LEDGER"])
+            grid = self.cycle.grid
+            _gl.set_uniforms(self.final_program, u_evaporation_slot=grid._evaporation_slot,
+                             u_drain_slot=grid._drain_slot, u_cell_area=s.geometry.cell_area)
         self.tiles_program.run(*self.groups, 1)
         self.ctx.memory_barrier()
         _gl.set_uniforms(self.final_program, u_count=self.records)
+
         self.final_program.run(1, 1, 1)
         self.ctx.memory_barrier()
         if not (push and self.ring is not None):

@@ -51,6 +51,14 @@ class State:
     table: np.ndarray | None = None                     # boundary table (hydro.boundary's format)
     ledger: np.ndarray | None = None                    # volume into the grid per boundary face
     params: WaterParams = field(default_factory=WaterParams)
+    # the water cycle: rain (m/s, a number or (ny, nx)), evaporation (m/s), sources [(x, y, radius,
+    # rate m^3/s)]; `owed` what the column is owed (cycled()); `cycle_ledger` what each part added
+    rain: float | np.ndarray = 0.0
+    evaporation: float = 0.0
+    sources: list = field(default_factory=list)
+    owed: np.ndarray | None = None
+    cycle_ledger: dict = field(default_factory=lambda: {"rain": 0.0, "sources": 0.0, "evaporation": 0.0,
+                                                        "drains": 0.0})
 
     @property
     def hexagonal(self) -> bool:
@@ -360,9 +368,55 @@ def move(s: State, flows, dt: float) -> np.ndarray:
     return np.maximum(s.water + dt / s.lattice.cell_area * net, 0.0)
 
 
+# ------------------------------------------------------------------------------------------ water cycle
+
+def source_rates(s: State) -> tuple[np.ndarray, np.ndarray]:
+    """(springs, drains): m/s of depth per cell from s.sources, each a brush (brush_weights) scaled to
+    sum to its |rate| over the cell area."""
+    springs, drains = np.zeros_like(s.water), np.zeros_like(s.water)
+    for x, y, radius, rate in s.sources:
+        w = brush_weights(s.water.shape, x, y, radius, s.hexagonal)
+        (springs if rate > 0 else drains)[...] += w / w.sum() * abs(rate) / s.lattice.cell_area
+    return springs, drains
+
+
+def cycled(water, dt, supply, evaporation, drain, owed):
+    """The water cycle after a substep's move: supply * dt added, then up to evaporation * dt and up to
+    drain * dt taken, never more than is there. `owed` (supply, evaporation), what earlier substeps
+    could not add or take, joins this one's (float64 adds the supply whole; what evaporation could not
+    take is owed, as in float32). Returns (water, evaporated, drained, owed)."""
+    total = water + dt * supply + owed[0]
+    wet = np.maximum(total, 0.0)
+    owed_supply = total - wet
+    demand = owed[1] + dt * evaporation
+    evaporated = np.minimum(wet, demand)
+    left = wet - evaporated
+    owed_evaporation = np.where(left > 0, demand - evaporated, 0.0)
+    drained = np.minimum(left, dt * drain)
+    return left - drained, evaporated, drained, np.stack([owed_supply, owed_evaporation])
+
+
+def cycle(s: State, dt: float) -> None:
+    """One substep of the water cycle on `s`, booked in s.cycle_ledger."""
+    springs, drains = source_rates(s)
+    rain = np.broadcast_to(np.asarray(s.rain, np.float64), s.water.shape)
+    if s.owed is None:
+        s.owed = np.zeros((2,) + s.water.shape)
+    s.water, evaporated, drained, s.owed = cycled(s.water, dt, rain + springs, s.evaporation, drains, s.owed)
+    area, book = s.lattice.cell_area, s.cycle_ledger
+    book["rain"] += dt * rain.sum() * area
+    book["sources"] += dt * springs.sum() * area
+    book["evaporation"] -= evaporated.sum() * area
+    book["drains"] -= drained.sum() * area
+
+
+def has_cycle(s: State) -> bool:
+    return bool(np.any(np.asarray(s.rain) > 0)) or s.evaporation > 0 or bool(s.sources)
+
+
 def step(s: State, dt: float, substeps: int = 1, smoothing: float | None = None) -> State:
     """Advance `s` in place by dt in `substeps` equal substeps (no stability check here); `smoothing`:
-    accelerate's."""
+    accelerate's. A substep: accelerate, scale_outflow, move, then the water cycle."""
     h = dt / substeps
     for _ in range(substeps):
         flows, crossed = scale_outflow(s, accelerate(s, h, smoothing), h)
@@ -371,6 +425,8 @@ def step(s: State, dt: float, substeps: int = 1, smoothing: float | None = None)
         if s.hexagonal:
             s.flow_z = flows[2]
         s.ledger = s.ledger + crossed
+        if has_cycle(s):
+            cycle(s, h)
     return s
 
 

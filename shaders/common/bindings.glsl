@@ -36,6 +36,11 @@
 #define B_SAMPLE_VALUES 16
 #define B_GAUGE_FACES 17     // a grid's gauges: their faces, and what crossed them (water/gauge.comp)
 #define B_GAUGE_VOLUMES 18
+#define B_CYCLE_RECORD 10    // the water cycle: what it took from each cell and owes it (common/cycle.glsl),
+#define B_CYCLE_RECORD_OUT 11  // read from one and written to the other by dispatches with halos
+// texture units: the water cycle's rates, fetched with texelFetch (common/cycle.glsl)
+#define B_RAIN_FIELD 0
+#define B_SOURCES 1
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

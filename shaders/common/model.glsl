@@ -220,6 +220,49 @@ float moved(float h, float rate, float net) {
     return max(after, 0.0);
 }
 
+// The rounding error of float sum s = a + b (Knuth's TwoSum): s + error is a + b exactly.
+float sum_error(float a, float b, float s) {
+    precise float b_part = s - a;
+    precise float error = (a - (s - b_part)) + (b - b_part);
+    return error;
+}
+
+// What moved(h, rate, net) = `after` lost to rounding, the clamp included: after + error is h + the
+// float rate * net exactly. With the water cycle on, the column is owed it (cycled()).
+float moved_error(float h, float rate, float net, float after) {
+    precise float change = rate * net;
+    precise float sum = h + change;
+    precise float error = sum_error(h, change, sum) + (sum - after);
+    return error;
+}
+
+// The water cycle over a substep, after the move (docs/design.md, "The water cycle"): rain and springs
+// add `supply`, then evaporation takes up to `evaporation` and drains up to `drain` (each m/s of
+// depth), never more than the column holds. A float32 column cannot take a change below half its last
+// bit (2e-7 m of rain rounds away on a 10 m lake): what rounding kept from the column is owed to it and
+// added at the next substep, so over time it gets its rates to a bit. `owed` (supply, evaporation)
+// carries it: the supply's exactly, with the move's (moved_error) added by the caller, so that a
+// column holds what its flows and rates brought, less what it is owed, and the water equals its
+// ledger to the rounding of the amounts moved. Returns (depth, evaporated, drained): each taken
+// amount is the float difference of the column before and after it is taken, exact by Sterbenz's
+// lemma, so the ledger books what the column lost.
+vec3 cycled(float h, float supply, float evaporation, float drain, inout vec2 owed) {
+    precise float rained = u_dt * supply;
+    precise float fresh = h + rained;
+    precise float sum = fresh + owed.x;
+    precise float wet = max(sum, 0.0);          // what is owed may be negative: no more than is there
+    owed.x = sum_error(h, rained, fresh) + sum_error(fresh, owed.x, sum) + (sum - wet);
+    precise float demand = owed.y + u_dt * evaporation;
+    precise float left = wet - min(wet, demand);
+    precise float evaporated = wet - left;
+    owed.y = left > 0.0 ? demand - evaporated : 0.0;         // a dry column owes the air nothing
+    precise float after = left - min(left, u_dt * drain);
+    precise float drained = left - after;
+    return vec3(after, evaporated, drained);
+}
+
 // What a boundary face carried into the grid this substep, as a volume rate: q where positive flow
 // enters, else -q.
 float entering(float q, bool enters) { return enters ? q : -q; }
+
+#include "common/cycle.glsl"

@@ -40,6 +40,9 @@
 #if HEX
 #error "blocked_climb.comp is the square lattice's: its columns have no z faces"
 #endif
+#if CYCLE
+#error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
+#endif
 
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;

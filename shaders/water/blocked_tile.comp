@@ -240,6 +240,12 @@ void main() {
     }
 #endif
     barrier();
+#if CYCLE
+    // the water cycle's rates of this texel's cell (0 for ghosts) and its record, brought up to date
+    // at each substep as cells_move.comp does, stored at the end where the tile owns the cell
+    vec3 rates = cycle_rates(c);
+    vec4 record = cycle_record(c);
+#endif
 
     // Substep s reads the texels at least m = REACH s from the region's edge (all of it for the first)
     // and settles those at least m + REACH from it: the last substep, the tile's.
@@ -312,7 +318,13 @@ void main() {
 #endif
             }
 #endif
-            if (cell) h = moved(h, rate, net_inflow(f));
+            if (cell) {
+                float before = h, net = net_inflow(f);
+                h = moved(before, rate, net);
+#if CYCLE
+                h = cycle_step(h, moved_error(before, rate, net, h), rates, record);
+#endif
+            }
 #if HEX
             t = vec4(h, f.left, f.bottom, qz);
 #else
@@ -327,6 +339,9 @@ void main() {
             barrier();
         } else if (owned && texel) {
             imageStore(u_state_out, c + MARGIN, t);
+#if CYCLE
+            if (inside(c)) u_cycle_record_out[record_index(c)] = record;
+#endif
         }
     }
 }

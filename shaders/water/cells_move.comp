@@ -1,7 +1,8 @@
 #version 430
 // CellWise._move, the second pass of the cell-wise kernel: each cell scales each of its accelerated
 // faces by the outflow scale of the face's upwind cell (common/model.glsl's upwind_scaled), stores the
-// faces it owns and moves its own column by all of them (net_inflow, moved). Boundary faces are
+// faces it owns and moves its own column by all of them (net_inflow, moved), then through the water
+// cycle (CYCLE: cycle_cell). Boundary faces are
 // stored and booked by cells_boundary.comp after this pass.
 #include "common/grid.glsl"
 #include "common/water.glsl"
@@ -52,7 +53,12 @@ void main() {
         f.z_out = upwind_scaled(FLOW_Z_IN(index_z(c + dy)), k, scale_at(c - dx + dy));
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
-        imageStore(u_water, c, vec4(moved(imageLoad(u_water, c).r, rate, net_inflow(f))));
+        float before = imageLoad(u_water, c).r, net = net_inflow(f);
+        float h = moved(before, rate, net);
+#if CYCLE
+        h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
+#endif
+        imageStore(u_water, c, vec4(h));
         bottom = f.top;
         k = k_above;
     }

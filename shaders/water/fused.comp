@@ -6,7 +6,7 @@
 // depth and flows once and writes depth and flows once, 28 B a cell on the square grid (the floor of
 // docs/design.md, "Kernels"). A workgroup of THREADS invocations takes a tile of TILE_X x TILE_Y cells
 // and works in shared memory:
-//   1. depth after the pending move, and bed, for the tile and a two-cell halo;
+//   1. depth after the pending move (and the water cycle), and bed, for the tile and a two-cell halo;
 //   2. accelerated flow of every face of the tile and a one-cell halo;
 //   3. outflow scale K of every cell of the tile and a one-cell halo;
 //   4. each cell writes its depth (before this substep's move) and its own faces (left, bottom; hex:
@@ -127,7 +127,15 @@ void main() {
         ivec2 c = g_origin - 2 + ivec2(i % W2, i / W2);
         bool valid = interior || inside(c);
         float h = valid ? imageLoad(u_water_in, c).r : 0.0;
-        if (valid && u_pending) h = moved(h, move_rate(), net_inflow(stored_faces(c)));
+        if (valid && u_pending) {
+            float before = h, rate = move_rate(), net = net_inflow(stored_faces(c));
+            h = moved(before, rate, net);
+#if CYCLE
+            // every tile works out its halo's cycle too; a cell's own tile books what it took
+            bool own = all(greaterThanEqual(c, g_origin)) && all(lessThan(c, g_origin + ivec2(TILE_X, TILE_Y)));
+            h = cycle_cell(c, h, moved_error(before, rate, net, h), own);
+#endif
+        }
         s_h[i] = h;
         s_z[i] = valid ? terrain_at(c) : 0.0;
     }

@@ -40,10 +40,25 @@ float speed_at(ivec2 c, float h) {
 float speed_at(ivec2 c, float h) { return 0.0; }
 #endif
 
+#if CYCLE
+layout(std430, binding = B_CYCLE_RECORD) restrict buffer CycleRecord { vec4 u_cycle_record[]; };
+
+// What the water cycle took from cell c since the last pass (common/cycle.glsl's record), cleared.
+dvec2 take(ivec2 c) {
+    int k = c.y * u_size.x + c.x;
+    vec4 rec = u_cycle_record[k];
+    u_cycle_record[k] = vec4(0.0, 0.0, rec.zw);
+    return dvec2(rec.xy);
+}
+#else
+dvec2 take(ivec2 c) { return dvec2(0.0); }
+#endif
+
 #if STATS_ROWS
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * STATS_ROWS);
     double total = 0.0;
+    dvec2 taken = dvec2(0.0);
     float hi = 0.0, lo = 3.0e38, fast = 0.0;
     if (inside(c)) {
         int stop = min(c.y + STATS_ROWS, u_size.y);
@@ -53,18 +68,25 @@ void main() {
             hi = max(hi, h);
             lo = min(lo, on_edge(c) ? z : 3.0e38);      // where level faces are
             fast = max(fast, speed_at(c, h));
+            taken += take(c);
         }
     }
     uint width = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    u_partials[gl_GlobalInvocationID.y * width + gl_GlobalInvocationID.x] = Stats(total, hi, lo, fast, 0.0);
+    u_partials[gl_GlobalInvocationID.y * width + gl_GlobalInvocationID.x] = Stats(total, hi, lo, fast, 0.0, taken);
 }
 #else
+#if CYCLE
+#define TAKEN_SUM s_taken[0]
+#else
+#define TAKEN_SUM dvec2(0.0)
+#endif
 uniform int u_walk;                 // tiles each workgroup walks up the grid
 
 void main() {
     uint i = gl_LocalInvocationIndex;
     ivec2 c = ivec2(gl_GlobalInvocationID.x, int(gl_WorkGroupID.y) * LOCAL_SIZE * u_walk + int(gl_LocalInvocationID.y));
     double total = 0.0;
+    dvec2 taken = dvec2(0.0);
     float hi = 0.0, lo = 3.0e38, fast = 0.0;
     for (int k = 0; k < u_walk; ++k, c.y += LOCAL_SIZE) {
         if (!inside(c)) continue;
@@ -73,13 +95,17 @@ void main() {
         hi = max(hi, h);
         if (on_edge(c)) lo = min(lo, imageLoad(u_terrain, c).r);      // where level faces are
         fast = max(fast, speed_at(c, h));
+        taken += take(c);
     }
     s_sum[i] = total;
+#if CYCLE
+    s_taken[i] = taken;
+#endif
     s_max[i] = hi;
     s_min[i] = lo;
     s_speed[i] = fast;
     reduce_shared(i);
     if (i == 0)
-        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0], s_speed[0], 0.0);
+        u_partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = Stats(s_sum[0], s_max[0], s_min[0], s_speed[0], 0.0, TAKEN_SUM);
 }
 #endif

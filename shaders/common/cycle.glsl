@@ -1,0 +1,59 @@
+// The water cycle's inputs, and each cell's record of what it took and is owed (hydro/water_cycle.py); its arithmetic is
+// common/model.glsl's cycled() (which includes this file at its end). Everything here is under CYCLE (off: the kernels have no cycle at all);
+// RAIN_FIELD: rain is a per-cell field; SOURCES: the grid has springs or drains.
+#if CYCLE
+uniform float u_rain;               // m/s of depth over every cell
+uniform float u_evaporation;        // m/s of depth, where water is
+#if RAIN_FIELD
+layout(binding = B_RAIN_FIELD) uniform sampler2D u_rain_field;      // m/s a cell
+#endif
+#if SOURCES
+layout(binding = B_SOURCES) uniform sampler2D u_sources;            // (springs, drains) m/s a cell
+#endif
+// Each cell's record, a vec4, row-major: the depth it lost to evaporation and to drains since the
+// stats pass last added them to the ledger (water/stats.comp, which clears them), and what the cycle
+// owes it (cycled()'s `owed`). A dispatch reads the records at B_CYCLE_RECORD and a cell's owner
+// writes its record at B_CYCLE_RECORD_OUT: another tile's halo may read the cell's record while the
+// owner updates it, so kernels with halos take two buffers in turn (the cell-wise kernel, one bound
+// at both points: no restrict).
+layout(std430, binding = B_CYCLE_RECORD) buffer CycleRecord { vec4 u_cycle_record[]; };
+layout(std430, binding = B_CYCLE_RECORD_OUT) buffer CycleRecordOut { vec4 u_cycle_record_out[]; };
+
+// Cell c's rates, (supply, evaporation, drain) m/s of depth; 0 outside the grid (ghost columns).
+vec3 cycle_rates(ivec2 c) {
+    if (!inside(c)) return vec3(0.0);
+    float supply = u_rain, drain = 0.0;
+#if RAIN_FIELD
+    supply += texelFetch(u_rain_field, c, 0).r;
+#endif
+#if SOURCES
+    vec2 s = texelFetch(u_sources, c, 0).rg;
+    supply += s.x;
+    drain = s.y;
+#endif
+    return vec3(supply, u_evaporation, drain);
+}
+
+int record_index(ivec2 c) { return c.y * u_size.x + c.x; }
+
+// Cell c's column of depth h, as the substep's move left it with rounding error `move_error`
+// (moved_error()), through the substep's cycle; its record `rec` (as cycle_record() read it) brought up
+// to date: what it took added, what it is owed carried.
+float cycle_step(float h, float move_error, vec3 rates, inout vec4 rec) {
+    vec2 owed = vec2(rec.z + move_error, rec.w);
+    vec3 done = cycled(h, rates.x, rates.y, rates.z, owed);
+    rec = vec4(rec.xy + done.yz, owed);
+    return done.x;
+}
+
+vec4 cycle_record(ivec2 c) { return inside(c) ? u_cycle_record[record_index(c)] : vec4(0.0); }
+
+// The same on the record in memory, where `owner` (the cell's one owner, once a substep); a copy of
+// the cell's column elsewhere (another tile's halo) takes the same step without writing it.
+float cycle_cell(ivec2 c, float h, float move_error, bool owner) {
+    vec4 rec = cycle_record(c);
+    h = cycle_step(h, move_error, cycle_rates(c), rec);
+    if (owner) u_cycle_record_out[record_index(c)] = rec;
+    return h;
+}
+#endif
