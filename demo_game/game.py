@@ -1,6 +1,8 @@
 """The demo's game state, free of any window: grid, renderer, camera, tools, the fixed-step clock, and
 what a game asks of the water between frames: a log drifting with the water (`sample_async`), a water
-wheel turned by what its gauge reads (`add_gauge`), a floodgate on the spillway (`set_terrain`).
+wheel turned by what its gauge reads (`add_gauge`), a floodgate on the spillway (`set_terrain`). Rain,
+evaporation and springs are the grid's water cycle (`grid.rain`, `grid.evaporation`,
+`grid.add_source`): set once, they run on the GPU with no per-step calls.
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -40,9 +42,12 @@ TOOLS = {                       # name -> (key, what it does)
 DIG_DEPTH = 0.25                # world units per tool use (at the brush centre), times n/128
 POUR_VOLUME = 12.0              # volume per tool use, times (n/128)^2
 SPRING_RATE = 3.0               # volume/s per spring, times (n/128)^2
+SPRING_RADIUS = 1.5             # cells: the brush a spring wells up under (saves keep x, y and rate only)
 DRAIN_RATE = 0.6                # depth removed per second at the brush centre, times n/128
-RAIN_RATE = 0.02                # depth per simulated second over the whole map, times n/128
-RAIN_DROPS = 6                  # brushes per fixed step
+# Rain: depth per simulated second on every cell, at any map size. A few seconds wet the ground (the
+# renderer draws a film of a few mm as wet) and leave puddles in hollows; slopes run off: no quick flood.
+RAIN_RATE = 1.5e-3
+EVAPORATION = 4e-4              # depth/s where water lies: a shower's 5 cm puddles dry in two simulated minutes
 LOG_SIZE = (4.0, 0.9, 0.6)      # the floating log's length, width and height, in cells
 AFLOAT = 0.005                  # world units, times n/128: shallower water leaves the log aground
 WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it, times (128/n)^2
@@ -95,8 +100,9 @@ class Game:
         self.model = model
         self.grid = None
         self.renderer = None
-        self.springs: list[tuple[float, float, float]] = []      # (x, y, volume/s)
-        self.rain = False
+        self._springs: list[tuple[float, float, float]] = []     # (x, y, volume/s): the record saves keep
+        self._sources = []                # the grid's source for each spring, made again with the grid
+        self._rain = False
         self.paused = False
         self.tool = "dig"
         self.brush_radius = 2.5 * max(1.0, world.n / 128)
@@ -104,7 +110,6 @@ class Game:
         self.steps = 0                    # fixed steps taken
         self.sim_ms = 0.0                 # wall milliseconds of simulation in the last frame
         self.message = ""
-        self._rain_rng = np.random.default_rng(world.seed + 1)
         self._surface = None              # CPU copy for mouse picking, refreshed after edits
         self.gate_closed = False          # the floodgate across the spillway (world.gate)
         self.wheel = None                 # the water wheel's gauge (world.wheel)
@@ -133,22 +138,30 @@ class Game:
     def scale(self) -> float:
         return self.world.n / 128.0
 
-    def rebuild(self, terrain, water, *, hexagonal: bool, boundaries=None) -> None:
+    def rebuild(self, terrain, water, *, hexagonal: bool, boundaries=None, springs=None) -> None:
         """Replace the grid with one on `terrain` holding `water` ((ny, nx) arrays), on the hex lattice
         or the square one, with `boundaries` ((side, kind, value, span) tuples; default: the world's,
-        which they then become). The springs and rain stay; the camera looks at the new grid's centre.
-        A grid that rejects the arrays or boundaries raises and leaves the running one as it was."""
+        which they then become) and `springs` ((x, y, volume/s) each; default: the game's, which they
+        then become). The rain, evaporation and springs are set on the new grid; the camera looks at its
+        centre. A grid that rejects the arrays, boundaries or springs raises and leaves the running one
+        as it was."""
         boundaries = self.world.boundaries if boundaries is None else list(boundaries)
-        self._make_grid(terrain, water, hexagonal, boundaries)
+        self._make_grid(terrain, water, hexagonal, boundaries, self._springs if springs is None else springs)
         self.world.boundaries = boundaries
         self.camera.target = self._world_center()
 
-    def _make_grid(self, terrain, water, hexagonal, boundaries):
+    def _make_grid(self, terrain, water, hexagonal, boundaries, springs=()):
+        """The one place a grid is made (the first, and every rebuild): with the game's water cycle on it,
+        since a new grid starts with none."""
         grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water,
                                                                      **MODELS[self.model])
         try:
             for side, kind, value, span in boundaries:
                 grid.set_boundary(side, kind, value, span)
+            springs = [(float(x), float(y), float(rate)) for x, y, rate in springs]
+            sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
+            grid.rain = RAIN_RATE if self._rain else 0.0
+            grid.evaporation = EVAPORATION
         except Exception:
             grid.release()                 # a rejected world leaves the running one as it was
             raise
@@ -157,6 +170,7 @@ class Game:
         if self.grid is not None:
             self.grid.release()
         self.grid = grid
+        self._springs, self._sources = springs, sources
         self.renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
         self._surface = None
         self._asked = None
@@ -220,8 +234,8 @@ class Game:
         elif tool == "water":
             self.grid.add_water(x, y, r, POUR_VOLUME * s * s)
         elif tool == "spring":
-            self.springs.append((float(x), float(y), SPRING_RATE * s * s))
-            self.message = f"spring {len(self.springs)} placed"
+            self.add_spring(x, y, SPRING_RATE * s * s)
+            self.message = f"spring {len(self._springs)} placed ({SPRING_RATE * s * s:g} m^3/s)"
         elif tool == "drain":
             self._drain(x, y, r, DRAIN_RATE * s * seconds)
         self._surface = None
@@ -231,8 +245,49 @@ class Game:
         there and books it in the ledger. The brush integral of (1 - r^2/R^2)^2 is pi R^2 / 3."""
         self.grid.remove_water(x, y, radius, depth * math.pi * (radius * self.cell_size) ** 2 / 3.0)
 
-    def clear_springs(self):
-        self.springs.clear()
+    # ---------------------------------------------------------------------------- water cycle
+
+    @property
+    def springs(self) -> tuple:
+        """The springs placed, (x, y, volume/s) each, oldest first: the record a save keeps. Each is a
+        lasting grid.add_source, made again on every new grid; assigning replaces them all."""
+        return tuple(self._springs)
+
+    @springs.setter
+    def springs(self, springs) -> None:
+        springs = [(float(x), float(y), float(rate)) for x, y, rate in springs]
+        made = []
+        try:                                # all or none: a rejected spring leaves the old ones
+            for x, y, rate in springs:
+                made.append(self.grid.add_source(x, y, SPRING_RADIUS, rate))
+        except Exception:
+            for source in made:
+                source.remove()
+            raise
+        for source in self._sources:
+            source.remove()
+        self._springs, self._sources = springs, made
+
+    def add_spring(self, x, y, rate) -> None:
+        """A spring at grid point (x, y) adding `rate` volume/s from now on, on the GPU, until cleared."""
+        x, y, rate = float(x), float(y), float(rate)
+        self._sources.append(self.grid.add_source(x, y, SPRING_RADIUS, rate))
+        self._springs.append((x, y, rate))
+
+    def clear_springs(self) -> None:
+        for source in self._sources:
+            source.remove()
+        self._springs, self._sources = [], []
+
+    @property
+    def rain(self) -> bool:
+        """Whether it rains: RAIN_RATE over every cell of the grid (grid.rain), kept across rebuilds."""
+        return self._rain
+
+    @rain.setter
+    def rain(self, on) -> None:
+        self.grid.rain = RAIN_RATE if on else 0.0
+        self._rain = bool(on)
 
     def set_gate(self, closed: bool) -> None:
         """Close the floodgate across the spillway (its rectangle of ground raised above the lake, one
@@ -271,16 +326,8 @@ class Game:
         return n
 
     def fixed_step(self) -> None:
-        """One fixed step: springs and rain add their exact volumes, then the grid steps."""
+        """One fixed step of the grid; rain, evaporation and the springs work within it, on the GPU."""
         dt = STEP * self.time_scale
-        for x, y, rate in self.springs:
-            self.grid.add_water(x, y, 1.5, rate * dt)
-        if self.rain:
-            ny, nx = self.grid.shape
-            area = nx * ny * self.grid.geometry.cell_area
-            volume = RAIN_RATE * self.scale * dt * area / RAIN_DROPS
-            for gx, gy in self._rain_rng.uniform((0, 0), (nx - 1, ny - 1), (RAIN_DROPS, 2)):
-                self.grid.add_water(gx, gy, 3.0, volume)
         self.grid.step(dt)
         self.steps += 1
         self._surface = None
@@ -400,7 +447,7 @@ class Game:
             f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}"
             + ("   PAUSED" if self.paused else "") + ("   RAIN" if self.rain else ""),
             f"tool: {self.tool} ({TOOLS[self.tool][1]}), radius {self.brush_radius:.1f}   [{keys}]   "
-            f"springs: {len(self.springs)}",
+            f"springs: {len(self._springs)}",
             "left drag: tool   right drag: orbit   middle/shift+right drag: pan   wheel: zoom   [ ]: radius   "
             "R rain   P pause   N step   H hex/square   C clear springs   F5 save   F9 load",
             f"{wheel}floodgate {'closed' if self.gate_closed else 'open'} (G)   "

@@ -2,7 +2,9 @@
 
 A save holds the lattice, the terrain, water and face flows (float32, exactly as the grid has them),
 the boundaries, springs, rain flag, floodgate, simulated time and seed. `load` checks every field and raises
-`SaveError` (a ValueError) naming what is wrong with a corrupt or foreign file.
+`SaveError` (a ValueError) naming what is wrong with a corrupt or foreign file. Springs are kept as
+(x, y, rate) and rain as a flag, not as the grid's sources and rate: the game makes those again on the
+loaded grid (Game.rebuild), so the format is the same as before the grid had a water cycle.
 """
 from __future__ import annotations
 
@@ -110,6 +112,10 @@ def read(path) -> dict:
     springs = arrays["springs"]
     if springs.ndim != 2 or springs.shape[1] != 3 or not np.all(np.isfinite(springs)):
         raise SaveError(f"{path}: springs must be an (n, 3) array of x, y, rate")
+    x, y, rate = springs.T                     # each becomes a grid source, which must reach the grid
+    if not (np.all((0 <= x) & (x <= nx - 1) & (0 <= y) & (y <= ny - 1)) and np.all(rate > 0)):
+        raise SaveError(f"{path}: springs must lie on the {nx} x {ny} grid (x 0 .. {nx - 1}, y 0 .. {ny - 1}) "
+                        f"with rates > 0")
     try:
         boundaries = json.loads(str(arrays["boundaries"]))
         boundaries = [(str(side), str(kind), float(value), tuple(int(i) for i in span))
@@ -128,15 +134,14 @@ def load(game, path) -> None:
     state = read(path)
     if state["cell_size"] != game.cell_size:
         raise SaveError(f"{path}: cell_size {state['cell_size']} differs from the game's {game.cell_size}")
-    try:
+    try:                                       # the saved springs become the new grid's sources
         game.rebuild(state["terrain"], state["water"], hexagonal=state["lattice"] == "hex",
-                     boundaries=state["boundaries"])
+                     boundaries=state["boundaries"], springs=state["springs"])
     except (ValueError, TypeError) as exc:
         raise SaveError(f"{path}: the grid rejected the saved world ({exc})") from None
     grid = game.grid
     for name, flow in zip(("flow_x", "flow_y", "flow_z"), state["flows"]):
         setattr(grid, name, flow)
     grid.sim_time = state["sim_time"]
-    game.springs = state["springs"]
-    game.rain = state["rain"]
+    game.rain = state["rain"]                           # sets the new grid's rain
     game.gate_closed = state["gate_closed"]             # the saved terrain holds the gate as it was

@@ -1,5 +1,6 @@
-"""demo_game without a window: world generation, the fixed-step clock, tools, the scripted scenario,
-saves (exact round trip; clear errors for corrupt or foreign files) and the headless capture."""
+"""demo_game without a window: world generation, the fixed-step clock, tools, rain and springs (the
+grid's water cycle), the scripted scenario, saves (exact round trip; clear errors for corrupt or
+foreign files) and the headless capture."""
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ import pytest
 
 import hydro
 from demo_game import saves, world
-from demo_game.game import MAX_STEPS_PER_FRAME, STEP, Game
+from demo_game.game import EVAPORATION, MAX_STEPS_PER_FRAME, RAIN_RATE, SPRING_RADIUS, SPRING_RATE, STEP, Game
 from hydro.image import read_png, write_png
 from demo_game.scripts import DamBreak, DigChannel
 
@@ -63,7 +64,7 @@ def test_tools_edit_the_world_and_keep_the_ledger(game):
     game.use_tool("water", x, y)
     assert game.grid.volume() > before_v
     game.use_tool("spring", x, y)
-    assert len(game.springs) == 1
+    assert len(game.springs) == 1 and len(game.grid.sources) == 1
     lx, ly = game.world.landmarks["lake"]
     lake_before = game.grid.water[int(ly), int(lx)]
     game.use_tool("drain", lx, ly, seconds=1.0)
@@ -75,6 +76,132 @@ def test_tools_edit_the_world_and_keep_the_ledger(game):
     assert game.grid.volume() == pytest.approx(ledger["expected"], rel=1e-5)
     with pytest.raises(ValueError, match="tool"):
         game.use_tool("teleport", x, y)
+
+
+def _rain_steps(game, steps):
+    """Steps the game; returns the rain the ledger booked over them and the simulated seconds they took."""
+    rain, t = game.grid.ledger()["rain"], game.grid.sim_time
+    for _ in range(steps):
+        game.fixed_step()
+    return game.grid.ledger()["rain"] - rain, game.grid.sim_time - t
+
+
+def test_rain_is_the_grids_rain_and_arrives_with_no_per_step_calls(game):
+    """R sets grid.rain (on the GPU every substep, no add_water brushes): the ledger books it as rate x
+    map area x time and the volume follows; off, it stops; a rebuild keeps it raining."""
+    assert not game.rain and game.grid.rain == 0.0
+    for _ in range(30):
+        game.fixed_step()
+    game.rain = True
+    assert game.grid.rain == np.float32(RAIN_RATE) > 0 and "RAIN" in game.hud_lines(60.0)[0]
+    area = game.grid.nx * game.grid.ny * game.grid.geometry.cell_area
+    rained, seconds = _rain_steps(game, 40)
+    assert rained == pytest.approx(float(np.float32(RAIN_RATE)) * area * seconds, rel=1e-6)
+    ledger = game.grid.ledger()
+    assert ledger["brushes"] == 0.0, "rain comes from the grid's water cycle, not from brushes"
+    assert game.grid.volume() == pytest.approx(ledger["expected"], rel=1e-5)
+    game.rain = False
+    assert game.grid.rain == 0.0 and _rain_steps(game, 5)[0] == 0.0
+    game.rain = True
+    game.set_hexagonal(True)
+    assert game.rain and game.grid.rain == np.float32(RAIN_RATE)
+    assert _rain_steps(game, 5)[0] > 0.0, "the rebuilt grid rains"
+
+
+def test_a_few_seconds_of_rain_wet_the_land_without_flooding_it(ctx, small_world):
+    """Three real seconds of rain: a good share of the land is wet enough for the renderer to draw it
+    as wet ground, puddles collect in hollows, but little of the land is under water deeper than a film
+    (drawn as water). Land: cells a twin game without rain, stepped alike, keeps dry."""
+    style = hydro.render.RenderStyle()
+    rainy, dry = Game(ctx, small_world), Game(ctx, small_world)
+    rainy.rain = True
+    for _ in range(180):
+        rainy.fixed_step()
+        dry.fixed_step()
+    land = dry.grid.water < style.dry_depth * dry.cell_size
+    depth = rainy.grid.water[land]
+    soaked = np.mean(depth > style.wet_depth * rainy.cell_size)
+    flooded = np.mean(depth > style.film_depth * rainy.cell_size)
+    assert soaked > 0.08, f"wet land {soaked:.3f}"
+    assert 0.005 < flooded < 0.08, f"land under water {flooded:.3f}"
+    # evaporation, on every grid, dries the shower's puddles once it stops
+    rainy.rain = False
+    before = rainy.grid.water
+    for _ in range(1800):
+        rainy.fixed_step()
+        dry.fixed_step()
+    land &= dry.grid.water < style.dry_depth * dry.cell_size          # where the river has not reached
+    assert rainy.grid.evaporation == np.float32(EVAPORATION) > 0 and rainy.grid.ledger()["evaporation"] < 0
+    assert rainy.grid.water[land].sum() < 0.4 * before[land].sum(), "runoff alone leaves about half"
+    for g in (rainy, dry):
+        g.release()
+
+
+def test_a_spring_is_a_lasting_grid_source_through_rebuilds_saves_and_clear(game, tmp_path):
+    """The spring tool places one grid.add_source: it adds its rate x time with no per-step calls
+    (ledger "sources", no brushes), is made again on every rebuilt grid (lattice, model, load) and
+    kept in saves as (x, y, rate); C removes them all."""
+    x, y = game.world.landmarks["valley"]
+    game.use_tool("spring", x, y)
+    rate = SPRING_RATE * game.scale ** 2
+    assert game.springs == ((x, y, rate),)
+
+    def check_springs(steps=20):
+        (source,) = game.grid.sources
+        assert (source.x, source.y, source.radius, source.rate) == (x, y, SPRING_RADIUS, rate)
+        before, t = game.grid.ledger()["sources"], game.grid.sim_time
+        for _ in range(steps):
+            game.fixed_step()
+        ledger = game.grid.ledger()
+        assert ledger["sources"] - before == pytest.approx(rate * (game.grid.sim_time - t), rel=1e-6)
+        assert ledger["brushes"] == 0.0, "springs well up on the GPU, not from brushes"
+        assert game.grid.volume() == pytest.approx(ledger["expected"], rel=1e-5)
+
+    check_springs()
+    game.set_hexagonal(True)
+    check_springs()
+    game.set_model("inertia")
+    check_springs()
+    path = tmp_path / "springs.npz"
+    saves.save(game, path)
+    game.clear_springs()
+    assert game.springs == () and game.grid.sources == () and "springs: 0" in game.hud_lines(60.0)[1]
+    sources, t = game.grid.ledger()["sources"], game.grid.sim_time
+    game.fixed_step()
+    assert game.grid.ledger()["sources"] == sources and game.grid.sim_time > t
+    game.set_hexagonal(False)
+    assert game.grid.sources == (), "cleared springs stay cleared on a new grid"
+    saves.load(game, path)
+    assert game.springs == ((x, y, rate),) and game.hexagonal
+    check_springs()
+    game.springs = [(x, y, 2.0 * rate), (x + 3.0, y, rate)]         # assigning replaces them all
+    assert [s.rate for s in game.grid.sources] == [2.0 * rate, rate]
+    with pytest.raises(ValueError):
+        game.springs = [(x, y, rate), (-50.0, y, rate)]            # off the grid: the old ones stay
+    assert [s.rate for s in game.grid.sources] == [2.0 * rate, rate] and len(game.springs) == 2
+
+
+def test_saves_of_the_format_before_the_water_cycle_load(game, tmp_path):
+    """A save holds the same entries as before the grid had a water cycle (a rain flag, springs as an
+    (n, 3) array of x, y, rate, nothing of the grid's sources); one written entry by entry in that
+    format loads, raining and with its springs as grid sources."""
+    x, y = game.world.landmarks["valley"]
+    state = saves.state_of(game)
+    assert set(state) == {"format", "version", "lattice", "cell_size", "seed", "sim_time", "rain", "gate_closed",
+                          "terrain", "water", "springs", "boundaries", "flow_x", "flow_y"}
+    state["rain"] = np.array(True)
+    state["springs"] = np.array([[x, y, 0.75], [x, y + 4.0, 1.5]])
+    path = tmp_path / "old.npz"
+    np.savez_compressed(path, **state)
+    saves.load(game, path)
+    assert game.rain and game.grid.rain == np.float32(RAIN_RATE)
+    assert game.springs == ((x, y, 0.75), (x, y + 4.0, 1.5))
+    assert [(s.x, s.y, s.rate) for s in game.grid.sources] == [(x, y, 0.75), (x, y + 4.0, 1.5)]
+    state["springs"] = np.array([[x, game.grid.ny + 5.0, 0.75]])    # off the grid: refused, game unchanged
+    np.savez_compressed(path, **state)
+    with pytest.raises(saves.SaveError, match="springs"):
+        saves.load(game, path)
+    assert len(game.grid.sources) == 2
 
 
 def test_dig_channel_script_is_deterministic(ctx, small_world):
@@ -179,7 +306,7 @@ def test_save_load_round_trips_exactly(game, tmp_path):
     saves.save(game, path)
     before = saves.state_of(game)
     game.use_tool("dig", *game.world.landmarks["lake"])
-    game.springs.clear()
+    game.clear_springs()
     game.rain = False
     game.fixed_step()
     saves.load(game, path)
@@ -187,12 +314,12 @@ def test_save_load_round_trips_exactly(game, tmp_path):
     assert set(before) == set(after)
     for key in before:
         assert np.array_equal(before[key], after[key]), key
-    # and a loaded world runs on deterministically: two loads, stepped alike, agree to the bit
-    game.rain = False                               # the rain's random stream is not part of a save
+    assert game.rain and game.grid.rain == np.float32(RAIN_RATE) and len(game.grid.sources) == 1
+    # and a loaded world runs on deterministically, rain and spring included: two loads, stepped alike,
+    # agree to the bit
     runs = []
     for _ in range(2):
         saves.load(game, path)
-        game.rain = False
         for _ in range(5):
             game.fixed_step()
         runs.append((game.grid.water, game.grid.flow_x, game.grid.ledger()["expected"]))
