@@ -6,12 +6,12 @@
     grid.step(1 / 60)
 """
 from ._gl import HydroGLError, ShaderError, create_context
-from .params import WaterParams
+from .params import Erosion, WaterParams
 from .water import WaterGrid
 from .hex import HexWaterGrid
 from .smoke import SmokeGrid
 from .smoke_params import SmokeParams
 from . import render
 
-__all__ = ["create_context", "WaterGrid", "HexWaterGrid", "SmokeGrid", "SmokeParams", "WaterParams", "render", "HydroGLError", "ShaderError"]
+__all__ = ["create_context", "WaterGrid", "HexWaterGrid", "SmokeGrid", "SmokeParams", "WaterParams", "Erosion", "render", "HydroGLError", "ShaderError"]
 __version__ = "0.1.0"

@@ -64,6 +64,33 @@ class WaterParams:
 
 
 @dataclass(frozen=True)
+class Erosion:
+    """Terrain that the water shapes (grid.erosion = hydro.Erosion(...)), validated on creation; frozen.
+    After Mei et al. 2007 and Stava et al. 2008, made conservative (docs/design.md, "Erosion"): material
+    (terrain + suspended sediment) only moves, and leaves only through open sides.
+
+    capacity: s; the sediment the water carries, as settled height, is capacity x speed x max(sin slope,
+        0.01), no more than its depth; >= 0
+    dissolve: 1/s; the bed dissolves at dissolve x (capacity - sediment) where the water carries less;
+        >= 0
+    deposit: 1/s; sediment settles at deposit x (sediment - capacity) where it carries more; >= 0
+    talus: degrees in (0, 90); beds steeper than this slump, wet or dry
+    slump: 1/s; the share of a slope's excess height over the talus angle that moves down it a second;
+        >= 0
+    """
+    capacity: float = 0.05
+    dissolve: float = 0.3
+    deposit: float = 0.3
+    talus: float = 40.0
+    slump: float = 0.5
+
+    def __post_init__(self):
+        for name in ("capacity", "dissolve", "deposit", "slump"):
+            check.real32(name, getattr(self, name), low=0.0)
+        check.real32("talus", self.talus, low=0.0, low_open=True, high=90.0, high_open=True)
+
+
+@dataclass(frozen=True)
 class Geometry:
     """Per-lattice constants of the pipe network (square grid or triangular lattice)."""
     cell_area: float                # S, world units^2

@@ -30,7 +30,9 @@ from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
 from .params import ADVECTIVE_COURANT, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
+from .params import Erosion
 from .water_cycle import Cycle, Source
+from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
@@ -122,6 +124,7 @@ class _PipeGrid(_owner.Simulation):
         self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it,
         self._evaporation_slot = self._kind_slot + len(bnd.KINDS)     # then what evaporation took
         self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = self._cycle = None
+        self._erosion = None                        # water_erosion.ErosionState, once asked for
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._evaporation_slot + 1)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
@@ -310,7 +313,9 @@ class _PipeGrid(_owner.Simulation):
         """Where the water came from: the start volume, what crossed each kind of boundary (+ in,
         - out), what brushes, drains (remove_water and sources' drains) and assignments added, what rain
         and springs added and evaporation took; `expected` is their sum, which volume()
-        matches to float precision. Reads the GPU's fp64 ledger once, waiting for the work queued so far."""
+        matches to float precision. Also "sediment_out", apart from the water's: the sediment that crossed
+        the sides (negative: carried out; material()). Reads the GPU's fp64 ledgers, waiting for the
+        work queued so far."""
         self._alive()
         slots = np.frombuffer(self._state.ledger.read(), np.float64)
         faces, kinds, folded = slots[:self._drain_slot], self._table["kind"], slots[self._kind_slot:]
@@ -322,6 +327,7 @@ class _PipeGrid(_owner.Simulation):
                  "sources": self._cycle_books["sources"]}
         out = {"initial": self._initial_volume, **totals, **edits, **cycle}
         out["expected"] = math.fsum(out.values())
+        out["sediment_out"] = 0.0 if self._erosion is None else self._erosion.sediment_entered()
         return out
 
     # ------------------------------------------------------------------------------ asking the water
@@ -578,6 +584,96 @@ class _PipeGrid(_owner.Simulation):
         self._kernels = {}
         self._set_tuning(self._base_tuning)
 
+    # ---------------------------------------------------------------------------------------- erosion
+
+    @property
+    def erosion(self):
+        """None (the terrain stays as it is), or a hydro.Erosion: after every substep the water carries
+        sediment with its own face flows, dissolves the bed where it carries less than it can and drops
+        it where it carries more, and beds steeper than the talus angle slump (hydro.water_erosion).
+        Material (terrain + sediment, material()) only moves, and leaves through open sides (ledger()
+        "sediment_out"). With erosion on, calls run the cell-wise kernel (whatever `kernel` says),
+        erosion's three passes after each substep."""
+        self._alive()
+        return None if self._erosion is None else self._erosion.params
+
+    @erosion.setter
+    def erosion(self, value):
+        self._alive()
+        if value is not None and not isinstance(value, Erosion):
+            raise TypeError(f"erosion: expected a hydro.Erosion or None, got {type(value).__name__} {value!r}")
+        if value is None and self._erosion is None:
+            return
+        self._erosion_of().params = value
+
+    @property
+    def sediment(self) -> np.ndarray:
+        """(ny, nx) float32: the sediment the water carries, as the height it would settle to (world
+        units). Settable (>= 0), like terrain: a game's own edit of the material."""
+        self._alive()
+        if self._erosion is None:
+            return np.zeros(self.shape, np.float32)
+        return self._read_texture(self._erosion.sediment)
+
+    @sediment.setter
+    def sediment(self, value):
+        self._alive()
+        value = check.field("sediment", value, self.shape, nonnegative=True)
+        self._erosion_of().sediment.write(value.tobytes())
+
+    @property
+    def bedrock(self):
+        """(ny, nx) float32 heights nothing erodes or slumps below, or None (no floor, the default)."""
+        self._alive()
+        if self._erosion is None or not self._erosion.has_bedrock:
+            return None
+        return self._read_texture(self._erosion.bedrock)
+
+    @bedrock.setter
+    def bedrock(self, value):
+        self._alive()
+        if value is None:
+            if self._erosion is not None:
+                self._erosion.bedrock.write(np.full(self.shape, -3.0e38, np.float32).tobytes())
+                self._erosion.has_bedrock = False
+            return
+        value = check.field("bedrock", value, self.shape)
+        state = self._erosion_of()
+        state.bedrock.write(value.tobytes())
+        state.has_bedrock = True
+
+    @property
+    def sediment_texture(self):
+        """The sediment as an r32f (nx, ny) texture, for a game's own shaders (fresh deposits); valid
+        until release(). Made on first use."""
+        self._alive()
+        return self._erosion_of().sediment
+
+    def material(self) -> float:
+        """Sum of (terrain + sediment) x cell area, world units^3, in fp64 on the GPU (with what rounding
+        owes each float32 bed: water_erosion). Erosion only moves material: it changes by what leaves
+        through open sides (ledger()["sediment_out"]) and by the game's own edits. Waits for the GPU."""
+        self._alive()
+        return self._erosion_of().material()
+
+    def _erosion_of(self) -> ErosionState:
+        if self._erosion is None:
+            self._erosion = ErosionState(self._state, self._layout.size)
+        return self._erosion
+
+    def _erosion_hook(self, hook):
+        """The cell-wise kernel's hook with erosion on: its passes after each substep, then `hook`'s."""
+        erosion = self._erosion
+
+        def after_substep(dt, **kwargs):
+            erosion.substep(dt)
+            if hook is not None:
+                hook(dt, **kwargs)
+        return after_substep
+
+    def _read_texture(self, tex) -> np.ndarray:
+        return np.frombuffer(tex.read(), np.float32).reshape(self.ny, self.nx).copy()
+
     # --------------------------------------------------------------------------------------- stepping
 
     def _coupling(self, stats, dt, margin=1.0) -> float:
@@ -712,6 +808,10 @@ class _PipeGrid(_owner.Simulation):
             kernel = "cells"                          # the fused kernel, the blocked one's stand-in, has none
         smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
         hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
+        if self._erosion is not None and self._erosion.params is not None:
+            # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows
+            # and water as they are (water_erosion)
+            kernel, hook = "cells", self._erosion_hook(hook)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
                               per_substep=hook is not None, smoothing=smoothing)
         self._kernel_object(call.kernel).run(sub, call, hook)
@@ -772,6 +872,8 @@ class _PipeGrid(_owner.Simulation):
             objects.append(self._brush_buffer)
         if getattr(self, "_cycle", None) is not None:
             objects.extend(self._cycle.objects())
+        if getattr(self, "_erosion", None) is not None:
+            objects.extend(self._erosion.objects())
         for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None)):
             if probe is not None:
                 objects.extend(probe.objects())

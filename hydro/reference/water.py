@@ -59,6 +59,12 @@ class State:
     owed: np.ndarray | None = None
     cycle_ledger: dict = field(default_factory=lambda: {"rain": 0.0, "sources": 0.0, "evaporation": 0.0,
                                                         "drains": 0.0})
+    # erosion (hydro.reference.erosion): the hydro.Erosion record or None, the suspended sediment and
+    # bedrock (ny, nx), and the sediment that entered through the sides (negative: left)
+    erosion: object = None
+    sediment: np.ndarray | None = None
+    bedrock: np.ndarray | None = None
+    sediment_out: float = 0.0
 
     @property
     def hexagonal(self) -> bool:
@@ -416,7 +422,8 @@ def has_cycle(s: State) -> bool:
 
 def step(s: State, dt: float, substeps: int = 1, smoothing: float | None = None) -> State:
     """Advance `s` in place by dt in `substeps` equal substeps (no stability check here); `smoothing`:
-    accelerate's. A substep: accelerate, scale_outflow, move, then the water cycle."""
+    accelerate's. A substep: accelerate, scale_outflow, move, then the water cycle, then erosion
+    (hydro.reference.erosion)."""
     h = dt / substeps
     for _ in range(substeps):
         flows, crossed = scale_outflow(s, accelerate(s, h, smoothing), h)
@@ -427,6 +434,11 @@ def step(s: State, dt: float, substeps: int = 1, smoothing: float | None = None)
         s.ledger = s.ledger + crossed
         if has_cycle(s):
             cycle(s, h)
+        if s.erosion is not None:
+            from . import erosion
+            if s.sediment is None:
+                s.sediment = np.zeros_like(s.water)
+            s.sediment_out += erosion.erode(s, s.erosion, h)
     return s
 
 

@@ -41,6 +41,14 @@
 // texture units: the water cycle's rates, fetched with texelFetch (common/cycle.glsl)
 #define B_RAIN_FIELD 0
 #define B_SOURCES 1
+// erosion (water/erode*.comp, water/slump.comp), which runs between the cell-wise kernel's substeps:
+// texture units for what a pass reads of its neighbours, image units the cell-wise kernel leaves free
+#define B_CONCENTRATION 2       // texture unit: each cell's sediment concentration (erode_mix.comp)
+#define B_BEDROCK 3             // texture unit
+#define B_ERODED 4              // texture unit: the bed after erode.comp, before slumping
+#define B_SEDIMENT 4            // image unit (the blocked kernel's B_PACKED_IN)
+#define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
+#define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

@@ -11,7 +11,7 @@ uniform float u_max_face_depth;     // the deepest pipe the substep is stable fo
 uniform float u_manning_gain;       // dt g n^2 / w (MANNING)
 uniform float u_smoothing;          // 1 - theta of de Almeida et al. 2012, scaled to the substep (INERTIA)
 uniform float u_advection_gain;     // dt / l, times 2/3 on the hex lattice (its axes' tight frame) (INERTIA)
-uniform float u_face_width;         // w (INERTIA)
+uniform float u_face_width;         // w (INERTIA; erosion's speeds)
 uniform float u_speed_cap;          // ADVECTIVE_COURANT l / dt: the fastest a face's momentum moves (INERTIA)
 
 // A face's flow depth: the water above the higher bed, on the side of the higher surface (Bates et al.

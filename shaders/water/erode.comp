@@ -1,0 +1,72 @@
+#version 430
+// ErosionState, pass 2 of 3: each cell's suspended sediment carried by the substep's face flows (each
+// face's sediment_flow, its upwind cell's concentration; clear water enters through the sides), booked
+// where it crosses a side, then the exchange with the bed (transport_capacity, exchanged): the bed
+// after it goes to the scratch bed (B_OUT_IMAGE), which slump.comp reads.
+#include "common/grid.glsl"
+#include "common/water.glsl"
+#include "common/model.glsl"
+#include "common/erosion.glsl"
+#include "common/velocity.glsl"
+
+layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
+layout(binding = B_SEDIMENT, r32f) uniform restrict image2D u_sediment;           // own texel only
+layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
+layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_terrain_out;
+layout(binding = B_CONCENTRATION) uniform sampler2D u_concentration;
+layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { double u_sediment_ledger[]; };
+uniform float u_pipe_length;
+uniform float u_speed_depth;        // velocities only in water deeper than this
+
+// A cell's concentration; 0 outside the grid (clear water comes in through the sides).
+float conc_at(ivec2 c) { return inside(c) ? texelFetch(u_concentration, c, 0).r : 0.0; }
+
+// A neighbour's bed; the cell's own where the neighbour is off the grid.
+float bed_at(ivec2 c, float own) { return inside(c) ? terrain_at(c) : own; }
+
+// The sediment face from -> to (boundary table entry b) carries; where it is one of the grid's sides,
+// what crossed it is booked (`enters`: positive flow comes into the grid).
+float carried(float q, ivec2 from, ivec2 to, int b, bool enters) {
+    float g = sediment_flow(q, conc_at(from), conc_at(to));
+    if (b >= 0 && !(inside(from) && inside(to)))
+        u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
+    return g;
+}
+
+// The bed's gradient at c (central differences; HEX: the least-squares gradient of the three axes).
+vec2 gradient(ivec2 c, float z) {
+    float span = 2.0 * u_pipe_length;
+    float dx = (bed_at(c + ivec2(1, 0), z) - bed_at(c - ivec2(1, 0), z)) / span;
+    float dy = (bed_at(c + ivec2(0, 1), z) - bed_at(c - ivec2(0, 1), z)) / span;
+#if HEX
+    float dz = (bed_at(c + ivec2(-1, 1), z) - bed_at(c + ivec2(1, -1), z)) / span;
+    return (2.0 / 3.0) * vec2(dx + 0.5 * dy - 0.5 * dz, 0.8660254037844386 * (dy + dz));
+#else
+    return vec2(dx, dy);
+#endif
+}
+
+void main() {
+    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+    if (!inside(c)) return;
+    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
+    float h = imageLoad(u_water, c).r, z = terrain_at(c), s = imageLoad(u_sediment, c).r;
+    Faces g;
+    g.left = carried(u_flow_x[index_x(c)], c - dx, c, boundary_x(c), true);
+    g.right = carried(u_flow_x[index_x(c + dx)], c, c + dx, boundary_x(c + dx), false);
+    g.bottom = carried(u_flow_y[index_y(c)], c - dy, c, boundary_y(c), true);
+    g.top = carried(u_flow_y[index_y(c + dy)], c, c + dy, boundary_y(c + dy), false);
+#if HEX
+    g.z_in = carried(u_flow_z[index_z(c + dx)], c + dx - dy, c, boundary_z(c + dx), true);
+    g.z_out = carried(u_flow_z[index_z(c + dy)], c, c - dx + dy, boundary_z(c + dy), false);
+#endif
+    float suspended = moved(s, move_rate(), net_inflow(g));
+    float speed = length(cell_velocity(c, h, u_face_width, u_speed_depth));
+    float cap = transport_capacity(speed, slope_sine(gradient(c, z)), h);
+    float e = exchanged(suspended, cap, z, texelFetch(u_bedrock, c, 0).r);
+    float owed = imageLoad(u_owed, c).r;
+    imageStore(u_terrain_out, c, vec4(terrain_changed(z, -e, owed)));
+    imageStore(u_owed, c, vec4(owed));
+    imageStore(u_sediment, c, vec4(suspended + e));
+}

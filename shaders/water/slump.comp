@@ -1,0 +1,43 @@
+#version 430
+// ErosionState, pass 3 of 3: thermal slumping. Every face between two cells carries slump_flow of the
+// bed (common/erosion.glsl), worked out alike by both cells from the bed erode.comp left; each cell's
+// bed changes by its faces' net (net_inflow), what rounding drops owed to it (terrain_changed).
+#include "common/grid.glsl"
+#include "common/bindings.glsl"
+#include "common/model.glsl"
+#include "common/erosion.glsl"
+
+layout(binding = B_TERRAIN, r32f) uniform restrict writeonly image2D u_terrain_out;
+layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
+layout(binding = B_ERODED) uniform sampler2D u_eroded;
+layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+#if HEX
+#define FACES 6.0
+#else
+#define FACES 4.0
+#endif
+
+// The face from -> to: what slumps across it; nothing where either cell is off the grid.
+float slumped(ivec2 from, ivec2 to) {
+    if (!(inside(from) && inside(to))) return 0.0;
+    return slump_flow(texelFetch(u_eroded, from, 0).r, texelFetch(u_eroded, to, 0).r,
+                      texelFetch(u_bedrock, from, 0).r, texelFetch(u_bedrock, to, 0).r, FACES);
+}
+
+void main() {
+    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+    if (!inside(c)) return;
+    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
+    Faces t;
+    t.left = slumped(c - dx, c);
+    t.right = slumped(c, c + dx);
+    t.bottom = slumped(c - dy, c);
+    t.top = slumped(c, c + dy);
+#if HEX
+    t.z_in = slumped(c + dx - dy, c);
+    t.z_out = slumped(c, c - dx + dy);
+#endif
+    float owed = imageLoad(u_owed, c).r;
+    imageStore(u_terrain_out, c, vec4(terrain_changed(texelFetch(u_eroded, c, 0).r, net_inflow(t), owed)));
+    imageStore(u_owed, c, vec4(owed));
+}
