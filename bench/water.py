@@ -15,6 +15,13 @@ planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e
     python bench/water.py --sizes 256 512 1024 4096 --calls 1 4 64 --json out.json     # the kernel table
     python bench/water.py --sizes 1024 --kernels blocked --tuning "wide=()"             # without the wide climb
     python bench/water.py --sizes 512 1024 --sides open    # inflow, a level, an outflow
+    python bench/water.py --sizes 1024 4096 --cycle --erosion   # rain, springs and drains; erosion
+
+`--cycle` turns the water cycle on (rain, evaporation, a spring and a drain: common/cycle.glsl's record
+adds 32 B a cell a substep to the cells and fused kernels, none to blocked's launches but the
+record's load and store); `--erosion` turns erosion on, whose three passes follow each substep of the
+cell-wise kernel (about 84 B a cell: erode_mix 20, erode 44, slump 20; the floor of water + sediment +
+erosion in one pass would be about 48 B, square).
 """
 import argparse
 import ast
@@ -34,6 +41,7 @@ KERNELS = ("auto", "cells", "fused", "blocked")
 KERNEL_BYTES = {("square", "fused"): 28, ("hex", "fused"): 36, ("square", "cells"): 56, ("hex", "cells"): 72,
                 ("square", "blocked"): 32, ("hex", "blocked"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
+EROSION_BYTES = 84              # erosion's three passes, a cell a substep (see above)
 
 
 def copy_bandwidths(ctx, megabytes, repeats=20):
@@ -58,7 +66,8 @@ OPEN_SIDES = (("left", "inflow", 4e-4), ("right", "level", 1.0), ("top", "outflo
 OPEN_MAX_BATCH = 4096
 
 
-def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="walls", model=None):
+def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="walls", model=None,
+              cycle=False, erosion=False):
     """(seconds a substep, the kernel that ran, volume == ledger) for one grid and kernel; `per_call`
     substeps a call (a game's calls), else calls long enough to fill a quarter of `seconds`."""
     cls = hydro.HexWaterGrid if kind == "hex" else hydro.WaterGrid
@@ -68,6 +77,12 @@ def time_grid(ctx, kind, n, seconds, kernel, per_call=None, tuning=None, sides="
         g._retune(g._tuning.replace(**tuning))
     for side, bc, value in OPEN_SIDES if sides == "open" else ():
         g.set_boundary(side, bc, value * (n if bc in ("inflow", "outflow") else 1))
+    if cycle:                                 # a light rain and evaporation, a spring and a drain
+        g.rain, g.evaporation = 1e-5, 2e-6
+        g.add_source(n / 4, n / 4, 3.0, 0.5)
+        g.add_source(3 * n / 4, 3 * n / 4, 3.0, -0.5)
+    if erosion:
+        g.erosion = hydro.Erosion()
     h = 0.5 * g.max_stable_dt()
     g.step(h * 4, substeps=4)                 # compile, warm up
     ctx.finish()
@@ -121,6 +136,8 @@ def main():
                     help="walls all round, or open: inflow left, a level right, outflow at the top")
     ap.add_argument("--inertia", action="store_true", help="grids with inertia=True")
     ap.add_argument("--manning", type=float, default=0.0, help="Manning's n of the grids")
+    ap.add_argument("--cycle", action="store_true", help="the water cycle on: rain, evaporation, a spring, a drain")
+    ap.add_argument("--erosion", action="store_true", help="erosion on (its passes follow the cell-wise kernel)")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
@@ -133,8 +150,9 @@ def main():
     info = {"renderer": ctx.info["GL_RENDERER"], "version": ctx.info["GL_VERSION"],
             "machine": platform.node(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "tuning": args.tuning,
-            "inertia": args.inertia, "manning": args.manning}
-    print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}  {info['date']}")
+            "inertia": args.inertia, "manning": args.manning, "cycle": args.cycle, "erosion": args.erosion}
+    print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}  {info['date']}"
+          + ("  cycle on" if args.cycle else "") + ("  erosion on" if args.erosion else ""))
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
     info.update(sides=args.sides, copy_GBps=copy, buffer_copy_GBps=buffer_gbs, image_copy_GBps=image_gbs)
@@ -150,10 +168,12 @@ def main():
                     if args.inertia and kernel == "fused":
                         continue
                     per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides,
-                                             {"inertia": args.inertia, "manning": args.manning})
+                                             {"inertia": args.inertia, "manning": args.manning}, args.cycle,
+                                             args.erosion)
                     rate = n * n / per
-                    gbs = rate * KERNEL_BYTES[kind, ran] / 1e9
-                    floor = rate * FLOOR_BYTES[kind] / 1e9 / copy
+                    extra = EROSION_BYTES if args.erosion else 0
+                    gbs = rate * (KERNEL_BYTES[kind, ran] + extra) / 1e9
+                    floor = rate * (FLOOR_BYTES[kind] + (20 if args.erosion else 0)) / 1e9 / copy
                     label = kernel if kernel != "auto" else f"auto ({ran})"
                     rows.append({"grid": kind, "kernel": kernel, "ran": ran, "size": n, "substeps_per_call": per_call,
                                  "cell_steps_per_s": rate, "us_per_substep": per * 1e6, "GBps": gbs,
