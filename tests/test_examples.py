@@ -41,6 +41,18 @@ def test_readme_first_example_pours_water_into_the_pit():
     assert float(volume) == 400.0 and float(depth) > 0.5
 
 
+def test_readme_hydrology_example_books_its_rain_springs_and_sediment():
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("<!-- hydrology-example -->")[1].split("```python")[1].split("```")[0]
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    water, ledger, rain, spring, evaporated, moved, out = (float(v) for v in re.fullmatch(
+        r"water ([\d.]+) = ledger ([\d.]+); rain ([\d.]+), spring ([\d.]+), evaporated ([\d.]+) m\^3\n"
+        r"material moved ([-+\d.]+) = sediment out ([-+\d.]+) m\^3\n", result.stdout).groups())
+    assert water == ledger and spring == 10.0 and rain > 0 and evaporated > 0
+    assert moved == out < 0                       # sediment carried out to the sea, to the printed digits
+
+
 @pytest.mark.parametrize("lattice", [[], ["--hex"]], ids=["square", "hex"])
 def test_pyglet_game_runs_in_a_window(xvfb_display, tmp_path, lattice):
     out = tmp_path / "game.png"
