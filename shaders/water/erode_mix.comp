@@ -9,10 +9,7 @@
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_SEDIMENT, r32f) uniform restrict readonly image2D u_sediment;
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_concentration_out;
-#define FLOWS_IN_X B_FLOW_X
-#define FLOWS_IN_Y B_FLOW_Y
-#define FLOWS_IN_Z B_FLOW_Z
-#include "common/flows_in.glsl"
+#include "common/flows_stored.glsl"
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
