@@ -280,6 +280,11 @@ _CURRENT = {}          # glcontext backend module -> its "current context" funct
 def current_context(ctx):
     """The handle of the GL context current on this thread, asked of the window system moderngl made
     `ctx` through (EGL or GLX); None where that cannot be asked (another platform or backend)."""
+    return current_function(ctx)()
+
+
+def current_function(ctx):
+    """A function of no arguments that returns current_context(ctx)."""
     backend = type(getattr(ctx.mglo, "_context", None)).__module__
     if backend not in _CURRENT:
         library, name = {"egl": ("libEGL.so.1", "eglGetCurrentContext"),
@@ -292,4 +297,8 @@ def current_context(ctx):
             fn.restype, fn.argtypes = ctypes.c_void_p, []
         _CURRENT[backend] = fn
     fn = _CURRENT[backend]
-    return None if fn is None else fn()
+    return _no_context if fn is None else fn
+
+
+def _no_context():
+    return None

@@ -8,7 +8,7 @@ import difflib
 
 from . import _validate
 from ._gl import HydroGLError
-from ._native import current_context
+from ._native import current_context, current_function
 
 __all__ = ["Held", "Owner", "Simulation"]
 
@@ -52,11 +52,12 @@ class Owner:
         work, and are not refused."""
         if getattr(getattr(self.ctx.mglo, "_context", None), "standalone", False):
             self._context_handle = current_context(self.ctx)
+            self._current = current_function(self.ctx)      # asked again at every call: found once
 
     def _check_context(self) -> None:
         """GL calls go to the current context: with another one current they would read its objects and
         overwrite them (GL names coincide between contexts), with no error from the driver."""
-        if self._context_handle is not None and current_context(self.ctx) != self._context_handle:
+        if self._context_handle is not None and self._current() != self._context_handle:
             raise HydroGLError(f"{self._kind}: its GL context is not current (another context was made current "
                                f"since, or none is): make it current first (`with ctx:`, or the game window's "
                                f"switch_to()); GL would otherwise work on the current context's objects")

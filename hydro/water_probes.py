@@ -339,14 +339,16 @@ class Gauges(Held):
 
     def read(self, gauge: Gauge) -> tuple[float, float, float]:
         """(discharge, volume, sim_time) of a gauge as of the record before the newest (read out of the
-        ring once, for every gauge)."""
-        self.owner._alive()
+        ring once, for every gauge: the other gauges' reads touch no GL, so they skip the context check)."""
+        if self.owner._released:
+            self.owner._alive()                     # raises
         if self.live.get(gauge.slot) is not gauge:
             raise RuntimeError(f"{gauge!r} was removed: it counts nothing any more")
         seq = self.seq - 1
         if seq <= gauge._since:         # no call both after it was added and before the latest
             return 0.0, 0.0, 0.0
         if self.last is None or self.last[0] != seq:
+            self.owner._alive()
             kept = self.kept[seq]
             data = kept[2] if self.ring is None else self.ring.record(seq)
             self.last = (seq, np.frombuffer(data, np.float64).tolist(), *kept[:2])
