@@ -4,6 +4,7 @@
     python -m demo_game --script dig-channel --frames 900 # watch the canonical scenario, then close
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
     python -m demo_game --headless --frames 450 --script dam-break --out dam.png
+    python -m demo_game --headless --script erode --out erosion.png   # before | after, side by side
     python -m demo_game smoke ...                         # the smoke demo (demo_game/smoke_scene.py)
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ water scene controls:
   1 2 3 4 5                 tool: dig, raise, pour water, spring, drain
   [ ]                       brush radius
   R                         rain on/off
+  E                         erosion on/off (fresh sediment drawn as silt)
   P or space, N             pause, one step
   H                         square / hex lattice
   C                         remove the springs
@@ -111,10 +113,12 @@ def parse_args(argv):
                    help="water model: classic pipes, or inertia with Manning's friction (default: classic; "
                         "the dam-break script takes inertia)")
     p.add_argument("--load", metavar="FILE.npz", help="start from a saved world")
+    p.add_argument("--erosion", action="store_true",
+                   help="start with erosion on: the water carves its bed and lays silt down (E toggles it)")
     p.add_argument("--headless", action="store_true", help="render offscreen (no display needed) and exit")
     p.add_argument("--frames", type=_number(int, 0),
                    help=f"frames to run, then close the window or write the picture (headless default "
-                        f"{HEADLESS_FRAMES}; the window runs until closed)")
+                        f"{HEADLESS_FRAMES}, or the script's own; the window runs until closed)")
     p.add_argument("--out", type=_png_path, default="shot.png", help="headless: PNG to write (default shot.png)")
     p.add_argument("--every", type=_number(int, 0), default=0,
                    help="headless: also write every Nth frame as OUT-NNNNN.png")

@@ -2,7 +2,9 @@
 what a game asks of the water between frames: a log drifting with the water (`sample_async`), a water
 wheel turned by what its gauge reads (`add_gauge`), a floodgate on the spillway (`set_terrain`). Rain,
 evaporation and springs are the grid's water cycle (`grid.rain`, `grid.evaporation`,
-`grid.add_source`): set once, they run on the GPU with no per-step calls.
+`grid.add_source`): set once, they run on the GPU with no per-step calls. Erosion (`game.erosion`) is
+the grid's too (`grid.erosion`): the water carves its bed and lays the sediment down where it slows,
+and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -51,6 +53,10 @@ EVAPORATION = 4e-4              # depth/s where water lies: a shower's 5 cm pudd
 LOG_SIZE = (4.0, 0.9, 0.6)      # the floating log's length, width and height, in cells
 AFLOAT = 0.005                  # world units, times n/128: shallower water leaves the log aground
 WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it, times (128/n)^2
+# Erosion at the demo's scale: the river cuts its bed a metre deep and builds a delta into the lake
+# within a simulated minute. Banks steeper than the talus angle slump, so carved ones do not stand as
+# cliffs, while the world as built has only a few faces that steep, so nothing slumps unprovoked.
+EROSION = hydro.Erosion(capacity=0.1, dissolve=0.5, deposit=0.5, talus=50.0, slump=0.5)
 
 
 class Camera:
@@ -93,7 +99,8 @@ MODELS = {"classic": {}, "inertia": {"inertia": True, "manning": 0.03, "friction
 class Game:
     """One world on one grid, with the tools and the fixed-step clock. No window, no pyglet."""
 
-    def __init__(self, ctx, world: worlds.World, *, hexagonal=False, time_scale=TIME_SCALE, model="classic"):
+    def __init__(self, ctx, world: worlds.World, *, hexagonal=False, time_scale=TIME_SCALE, model="classic",
+                 erosion=False):
         if model not in MODELS:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
         self.ctx, self.world, self.time_scale = ctx, world, float(time_scale)
@@ -103,6 +110,7 @@ class Game:
         self._springs: list[tuple[float, float, float]] = []     # (x, y, volume/s): the record saves keep
         self._sources = []                # the grid's source for each spring, made again with the grid
         self._rain = False
+        self._erosion = False
         self.paused = False
         self.tool = "dig"
         self.brush_radius = 2.5 * max(1.0, world.n / 128)
@@ -119,7 +127,7 @@ class Game:
         self.log_speed = 0.0              # world units/s
         self._afloat = (0.0, 0.0)         # the water's surface at the log and at the wheel, last asked
         self._asked = None                # a hydro Sample of them, asked the step before
-        self._make_grid(world.terrain, world.water, hexagonal, world.boundaries)
+        self._make_grid(world.terrain, world.water, hexagonal, world.boundaries, erosion=bool(erosion))
         self.props = Props(ctx)
         n = world.n
         self.camera = Camera(self._world_center(), 1.25 * n * self.cell_size)
@@ -138,23 +146,30 @@ class Game:
     def scale(self) -> float:
         return self.world.n / 128.0
 
-    def rebuild(self, terrain, water, *, hexagonal: bool, boundaries=None, springs=None) -> None:
+    def rebuild(self, terrain, water, *, hexagonal: bool, boundaries=None, springs=None, sediment=None,
+                deposits=None, erosion=None) -> None:
         """Replace the grid with one on `terrain` holding `water` ((ny, nx) arrays), on the hex lattice
         or the square one, with `boundaries` ((side, kind, value, span) tuples; default: the world's,
         which they then become) and `springs` ((x, y, volume/s) each; default: the game's, which they
-        then become). The rain, evaporation and springs are set on the new grid; the camera looks at its
-        centre. A grid that rejects the arrays, boundaries or springs raises and leaves the running one
-        as it was."""
+        then become), the water carrying `sediment` ((ny, nx) settled heights; default none), and
+        `erosion` on or off (default: as the game has it, which it then becomes). The rain, evaporation,
+        springs and erosion are set on the new grid; the renderer draws as silt the ground above
+        `deposits` ((ny, nx) heights; default: where erosion is on, the terrain given); the camera looks
+        at its centre. A grid that rejects the arrays, boundaries or springs raises and leaves
+        the running one as it was."""
         boundaries = self.world.boundaries if boundaries is None else list(boundaries)
-        self._make_grid(terrain, water, hexagonal, boundaries, self._springs if springs is None else springs)
+        self._make_grid(terrain, water, hexagonal, boundaries, self._springs if springs is None else springs,
+                        sediment, deposits, self._erosion if erosion is None else bool(erosion))
         self.world.boundaries = boundaries
         self.camera.target = self._world_center()
 
-    def _make_grid(self, terrain, water, hexagonal, boundaries, springs=()):
-        """The one place a grid is made (the first, and every rebuild): with the game's water cycle on it,
-        since a new grid starts with none."""
+    def _make_grid(self, terrain, water, hexagonal, boundaries, springs=(), sediment=None, deposits=None,
+                   erosion=False):
+        """The one place a grid is made (the first, and every rebuild): with the game's water cycle and
+        erosion on it, since a new grid starts with neither, and its renderer."""
         grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water,
                                                                      **MODELS[self.model])
+        renderer = None
         try:
             for side, kind, value, span in boundaries:
                 grid.set_boundary(side, kind, value, span)
@@ -162,16 +177,26 @@ class Game:
             sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
             grid.rain = RAIN_RATE if self._rain else 0.0
             grid.evaporation = EVAPORATION
+            grid.erosion = EROSION if erosion else None
+            if sediment is not None and np.any(np.asarray(sediment) != 0):   # none: no erosion state made
+                grid.sediment = sediment
+            renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
+            if deposits is not None:
+                renderer.track_deposits(deposits)
+            elif erosion:
+                renderer.track_deposits()
         except Exception:
+            if renderer is not None:
+                renderer.release()
             grid.release()                 # a rejected world leaves the running one as it was
             raise
         if self.renderer is not None:
             self.renderer.release()
         if self.grid is not None:
             self.grid.release()
-        self.grid = grid
+        self.grid, self.renderer = grid, renderer
         self._springs, self._sources = springs, sources
-        self.renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
+        self._erosion = erosion
         self._surface = None
         self._asked = None
         self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None
@@ -185,7 +210,7 @@ class Game:
             return
         before, self.model = self.model, model
         try:
-            self.rebuild(self.grid.terrain, self.grid.water, hexagonal=self.hexagonal)
+            self.rebuild(self.grid.terrain, self.grid.water, hexagonal=self.hexagonal, **self._sediment_record())
         except Exception:
             self.model = before
             raise
@@ -195,8 +220,13 @@ class Game:
         """Rebuild the world on the other lattice (same heights, per lattice point) with its water."""
         if hexagonal == self.hexagonal:
             return
-        self.rebuild(self.grid.terrain, self.grid.water, hexagonal=hexagonal)
+        self.rebuild(self.grid.terrain, self.grid.water, hexagonal=hexagonal, **self._sediment_record())
         self.message = "hex grid" if hexagonal else "square grid"
+
+    def _sediment_record(self) -> dict:
+        """The sediment the water carries and the heights the renderer measures deposits from, for a
+        new grid on the same heights (rebuild's keywords): the material and the silt go with the world."""
+        return {"sediment": self.grid.sediment, "deposits": self.renderer.deposit_reference}
 
     def _world_center(self):
         ny, nx = self.grid.shape
@@ -238,7 +268,18 @@ class Game:
             self.message = f"spring {len(self._springs)} placed ({SPRING_RATE * s * s:g} m^3/s)"
         elif tool == "drain":
             self._drain(x, y, r, DRAIN_RATE * s * seconds)
+        if tool in ("dig", "raise"):
+            self._not_deposits(x, y, r)
         self._surface = None
+
+    def _not_deposits(self, x, y, radius) -> None:
+        """Ground the player dug or raised is no deposit: the renderer's reference for silt takes the
+        ground as it is now under the brush (a box around it; a hex brush reaches further in x)."""
+        if not self.renderer.tracking_deposits:
+            return
+        rx, ry = (1.6 * radius, 1.2 * radius) if self.hexagonal else (radius, radius)
+        self.renderer.track_deposits(region=(math.floor(x - rx) - 1, math.floor(y - ry) - 1,
+                                             math.ceil(x + rx) + 2, math.ceil(y + ry) + 2))
 
     def _drain(self, x, y, radius, depth):
         """Remove up to `depth` of water at the brush centre: the grid's GPU drain, which takes what is
@@ -289,6 +330,20 @@ class Game:
         self.grid.rain = RAIN_RATE if on else 0.0
         self._rain = bool(on)
 
+    @property
+    def erosion(self) -> bool:
+        """Whether the water shapes the terrain (grid.erosion = EROSION), kept across rebuilds. Turned
+        on, the renderer draws what the water lays down from then on as silt; turned off, the sediment
+        the water carries stays suspended where it is (the material is kept) until it is on again."""
+        return self._erosion
+
+    @erosion.setter
+    def erosion(self, on) -> None:
+        self.grid.erosion = EROSION if on else None
+        self._erosion = bool(on)
+        if on and not self.renderer.tracking_deposits:
+            self.renderer.track_deposits()
+
     def set_gate(self, closed: bool) -> None:
         """Close the floodgate across the spillway (its rectangle of ground raised above the lake, one
         set_terrain() call) or open it (the ground as the world was built); the water is kept."""
@@ -296,6 +351,8 @@ class Game:
             return
         x0, y0, heights, top = self.world.gate
         self.grid.set_terrain(np.maximum(heights, top) if closed else heights, origin=(x0, y0))
+        if self.renderer.tracking_deposits:         # the gate is no deposit
+            self.renderer.track_deposits(region=(x0, y0, x0 + heights.shape[1], y0 + heights.shape[0]))
         self.gate_closed = bool(closed)
         self.message = "floodgate closed" if closed else "floodgate open"
         self._surface = None
@@ -445,11 +502,12 @@ class Game:
         return [
             f"{fps:5.1f} fps   sim {self.sim_ms:5.2f} ms/frame   volume {self.grid.volume():10.1f}   "
             f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}"
-            + ("   PAUSED" if self.paused else "") + ("   RAIN" if self.rain else ""),
+            + ("   PAUSED" if self.paused else "") + ("   RAIN" if self.rain else "")
+            + ("   EROSION" if self.erosion else ""),
             f"tool: {self.tool} ({TOOLS[self.tool][1]}), radius {self.brush_radius:.1f}   [{keys}]   "
             f"springs: {len(self._springs)}",
             "left drag: tool   right drag: orbit   middle/shift+right drag: pan   wheel: zoom   [ ]: radius   "
-            "R rain   P pause   N step   H hex/square   C clear springs   F5 save   F9 load",
+            "R rain   E erosion   P pause   N step   H hex/square   C clear springs   F5 save   F9 load",
             f"{wheel}floodgate {'closed' if self.gate_closed else 'open'} (G)   "
             f"log {self.log_speed:4.2f} m/s (L: launch it again)   model: {self.model} (M)",
         ] + ([self.message] if self.message else [])

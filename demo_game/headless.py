@@ -1,9 +1,11 @@
 """Offscreen capture: run the demo scene with no window (EGL, no display) and write a PNG.
 
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
+    python -m demo_game --headless --script erode --out erosion.png
 
 Every frame feeds exactly one fixed step's worth of real time (STEP) to the game, so a capture is
-deterministic and independent of how fast the machine renders.
+deterministic and independent of how fast the machine renders. A script's `PANELS` (frames) are
+pictures taken along the way and written left of the last one, in one image (before | after).
 """
 from __future__ import annotations
 
@@ -43,13 +45,25 @@ def render_frame(game, size, samples=4) -> np.ndarray:
     return pixels[::-1].copy()
 
 
+def side_by_side(pictures, gap=8) -> np.ndarray:
+    """Pictures of one size in a row, left to right, `gap` pixels of white between them."""
+    if len(pictures) == 1:
+        return pictures[0]
+    height = pictures[0].shape[0]
+    space = np.full((height, gap, 3), 255, np.uint8)
+    return np.concatenate([part for picture in pictures for part in (space, picture)][1:], axis=1)
+
+
 def run(args) -> int:
     ctx = hydro.create_context()
     print(f"headless: {ctx.info['GL_RENDERER']} (OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10})")
-    game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model)
+    game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model,
+                erosion=args.erosion)
     if args.load:
         from .saves import load
         load(game, args.load)
+        if args.erosion:                     # --erosion wins over the save's flag
+            game.erosion = True
     script = SCRIPTS[args.script](game) if args.script else None
     if args.yaw is not None:
         game.camera.yaw = args.yaw
@@ -57,9 +71,13 @@ def run(args) -> int:
         game.camera.pitch = args.pitch
     if args.zoom is not None:
         game.camera.zoom(args.zoom)
-    frames = FRAMES if args.frames is None else args.frames
+    frames = getattr(script, "FRAMES", FRAMES) if args.frames is None else args.frames
+    panels = getattr(script, "PANELS", ())
+    pictures = []
     start = time.perf_counter()
     for frame in range(frames):
+        if frame in panels:
+            pictures.append(render_frame(game, args.resolution))
         if script is not None:
             script.before_frame(game, frame)
         game.advance(STEP)
@@ -68,10 +86,12 @@ def run(args) -> int:
             write_png(f"{stem}-{frame + 1:05d}.png", render_frame(game, args.resolution))
     game.ctx.finish()               # the steps are queued, not done, until the GPU has run them
     sim_seconds = time.perf_counter() - start
-    write_png(args.out, render_frame(game, args.resolution))
+    write_png(args.out, side_by_side(pictures + [render_frame(game, args.resolution)]))
     ledger = game.grid.ledger()
+    erosion = f"; erosion on, sediment out {-ledger['sediment_out']:.3f}" if game.erosion else ""
     print(f"headless: {frames} frames ({game.steps} steps, t = {game.grid.sim_time:.2f} s simulated) in "
-          f"{sim_seconds:.2f} s; volume {game.grid.volume():.3f} (ledger {ledger['expected']:.3f}); wrote {args.out}")
+          f"{sim_seconds:.2f} s; volume {game.grid.volume():.3f} (ledger {ledger['expected']:.3f}){erosion}; "
+          f"wrote {args.out}")
     game.release()
     ctx.release()
     return 0

@@ -5,6 +5,9 @@ the boundaries, springs, rain flag, floodgate, simulated time and seed. `load` c
 `SaveError` (a ValueError) naming what is wrong with a corrupt or foreign file. Springs are kept as
 (x, y, rate) and rain as a flag, not as the grid's sources and rate: the game makes those again on the
 loaded grid (Game.rebuild), so the format is the same as before the grid had a water cycle.
+Erosion adds optional entries, so saves from before it load as they did (erosion as the game has it):
+the erosion flag, and where erosion was used the sediment the water carries and the heights the
+renderer draws silt above ("deposits"); the terrain, which holds what the water carved, is saved anyway.
 """
 from __future__ import annotations
 
@@ -34,7 +37,13 @@ def state_of(game) -> dict:
         "terrain": grid.terrain, "water": grid.water,
         "springs": np.array(game.springs, np.float64).reshape(-1, 3),
         "boundaries": np.array(json.dumps(_boundaries(grid))),
+        "erosion": np.array(bool(game.erosion)),
     }
+    deposits = game.renderer.deposit_reference          # None unless erosion was used
+    if deposits is not None or game.erosion:
+        arrays["sediment"] = grid.sediment
+    if deposits is not None:
+        arrays["deposits"] = deposits
     for name in ("flow_x", "flow_y", "flow_z"):
         if hasattr(grid, name):
             arrays[name] = getattr(grid, name)
@@ -116,6 +125,20 @@ def read(path) -> dict:
     if not (np.all((0 <= x) & (x <= nx - 1) & (0 <= y) & (y <= ny - 1)) and np.all(rate > 0)):
         raise SaveError(f"{path}: springs must lie on the {nx} x {ny} grid (x 0 .. {nx - 1}, y 0 .. {ny - 1}) "
                         f"with rates > 0")
+    optional = {}
+    for name, nonnegative in (("sediment", True), ("deposits", False)):
+        a = arrays.get(name)
+        if a is None:
+            continue
+        if a.dtype != np.float32 or a.shape != terrain.shape or not np.all(np.isfinite(a)):
+            raise SaveError(f"{path}: {name} must be finite float32 of shape {terrain.shape}")
+        if nonnegative and (a < 0).any():
+            raise SaveError(f"{path}: {name} has negative heights")
+        optional[name] = a
+    if "erosion" in arrays:
+        if arrays["erosion"].shape != () or arrays["erosion"].dtype != np.bool_:
+            raise SaveError(f"{path}: erosion must be a flag (a boolean)")
+        optional["erosion"] = bool(arrays["erosion"])
     try:
         boundaries = json.loads(str(arrays["boundaries"]))
         boundaries = [(str(side), str(kind), float(value), tuple(int(i) for i in span))
@@ -126,7 +149,8 @@ def read(path) -> dict:
             "sim_time": sim_time, "rain": bool(arrays["rain"]), "terrain": terrain,
             "gate_closed": bool(arrays["gate_closed"]) if "gate_closed" in arrays else False,
             "water": water, "springs": [tuple(map(float, s)) for s in springs], "boundaries": boundaries,
-            "flows": [arrays[k] for k in shapes]}
+            "flows": [arrays[k] for k in shapes], "erosion": optional.get("erosion"),
+            "sediment": optional.get("sediment"), "deposits": optional.get("deposits")}
 
 
 def load(game, path) -> None:
@@ -136,7 +160,8 @@ def load(game, path) -> None:
         raise SaveError(f"{path}: cell_size {state['cell_size']} differs from the game's {game.cell_size}")
     try:                                       # the saved springs become the new grid's sources
         game.rebuild(state["terrain"], state["water"], hexagonal=state["lattice"] == "hex",
-                     boundaries=state["boundaries"], springs=state["springs"])
+                     boundaries=state["boundaries"], springs=state["springs"], sediment=state["sediment"],
+                     deposits=state["deposits"], erosion=state["erosion"])     # None (older saves): the game's
     except (ValueError, TypeError) as exc:
         raise SaveError(f"{path}: the grid rejected the saved world ({exc})") from None
     grid = game.grid

@@ -9,11 +9,22 @@ tool back and forth across the ridge between the lake and the dry valley until t
 the lake's surface; the lake then drains through it into the valley and down to the sea. Where to dig
 is found in the world itself (`find_crossing`), so the scenario plays on every seed's layout.
 Deterministic: the same world and frames always give the same edits at the same grid points.
+
+erode: erosion on (Game.erosion), springs high on the hills (`find_springs`) and the river running
+into the lake, whose overflow the spillway carries to the sea; after two simulated minutes the springs
+stop and the land drains. The streams cut gullies down the slopes, the river and the spillway deepen
+their beds, and what they carry settles where they slow, as fans on the valley floor and deltas in the
+lake and the sea, drawn as silt. Headless, it writes the world before and after side by side
+(`PANELS`), after three minutes of game time (`FRAMES`).
+
+A script may name `FRAMES`, the frames a headless run takes where --frames is not given, and `PANELS`,
+frames whose picture (taken before that frame's edits) a headless run puts left of the last one.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .game import SPRING_RATE
 from .world import flood
 
 
@@ -124,4 +135,44 @@ class DamBreak:
         game.message = "the dam broke"
 
 
-SCRIPTS = {DigChannel.name: DigChannel, DamBreak.name: DamBreak}
+def find_springs(terrain, count, spacing):
+    """Grid points (x, y) for `count` springs high on the hills: the highest cells between 0.35 and 0.85
+    of the map's height (north of the sea, south of the river's edge), off the sides, each at least
+    `spacing` cells from the others, highest first. Their water runs down the slopes from there."""
+    terrain = np.asarray(terrain, np.float64)
+    ny, nx = terrain.shape
+    y, x = np.mgrid[0:ny, 0:nx]
+    free = (y >= 0.35 * ny) & (y < 0.85 * ny) & (x >= 4) & (x < nx - 4)
+    points = []
+    while len(points) < count and free.any():
+        py, px = np.unravel_index(np.argmax(np.where(free, terrain, -np.inf)), terrain.shape)
+        points.append((float(px), float(py)))
+        free &= np.hypot(x - px, y - py) >= spacing
+    return points
+
+
+class Erode:
+    name = "erode"
+    MODEL = "classic"
+    FRAMES = 5400               # three simulated minutes (90 real seconds at 60 frames a second)
+    SPRINGS_FRAMES = 3600       # the springs run this long, then stop, so the land drains and shows its silt
+    SPRINGS = 3
+    PANELS = (0,)               # the world as it was, beside the last picture
+    PITCH = 50.0                # the camera a little higher than the game's: the valley floors in view
+
+    def __init__(self, game):
+        game.erosion = True
+        self.springs = find_springs(game.grid.terrain, self.SPRINGS, game.world.n / 4)
+        game.camera.pitch = self.PITCH
+
+    def before_frame(self, game, frame) -> None:
+        if frame == 0:
+            for x, y in self.springs:
+                game.add_spring(x, y, SPRING_RATE * game.scale ** 2)
+            game.message = "erosion on: springs on the hills, the river into the lake"
+        elif frame == self.SPRINGS_FRAMES:
+            game.clear_springs()
+            game.message = "the springs have stopped"
+
+
+SCRIPTS = {DigChannel.name: DigChannel, DamBreak.name: DamBreak, Erode.name: Erode}

@@ -2,8 +2,8 @@
 
 Mouse: left drag uses the tool, right drag orbits, middle drag (or shift + right drag) pans, the wheel
 zooms. Keys: 1-5 pick the tool (dig, raise, water, spring, drain), [ and ] size the brush, R rain,
-P or space pause, N one step, H square/hex, C clear springs, G open/close the floodgate, L launch the
-log again, F5 save, F9 load, Esc quit.
+E erosion, P or space pause, N one step, H square/hex, C clear springs, G open/close the floodgate,
+L launch the log again, F5 save, F9 load, Esc quit.
 The window only translates input into Game calls (game.py) and draws; `DemoWindow.tick` runs one
 frame by hand, which is how the Xvfb test drives it. With `--frames N` it closes itself after N frames.
 """
@@ -37,9 +37,12 @@ class DemoWindow(GL43Window):
                          vsync=kwargs.pop("vsync", True), **kwargs)
         # gc_mode stays None: every GPU object is released explicitly (ctx.gc() trips on objects that
         # were released already, moderngl#695).
-        self.game = Game(self.ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model)
+        self.game = Game(self.ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model,
+                         erosion=args.erosion)
         if args.load:
             saves.load(self.game, args.load)
+            if args.erosion:                         # --erosion wins over the save's flag
+                self.game.erosion = True
         self.script = SCRIPTS[args.script](self.game) if args.script else None
         self.frame = 0
         self.frames = args.frames                    # close after this many frames (None: run until closed)
@@ -154,6 +157,10 @@ class DemoWindow(GL43Window):
             game.brush_radius = min(40.0, game.brush_radius * 1.25)
         elif symbol == key.R:
             game.rain = not game.rain
+        elif symbol == key.E:
+            game.erosion = not game.erosion
+            game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
+                            if game.erosion else "erosion off")
         elif symbol in (key.P, key.SPACE):
             game.paused = not game.paused
         elif symbol == key.N:

@@ -16,7 +16,12 @@ What it draws (shaders/render/):
   velocity texture; the water's whole look fades in with depth up to `film_depth`, so a film reads as
   wet ground and foam never shows on water merely because it is thin;
 - the velocity texture (`velocity_texture`, rg32f, world units/s) comes from the grid's face flows in
-  a small compute pass (`velocity.comp`) run at every draw: mean face flow / (depth * face width).
+  a small compute pass (`velocity.comp`) run at every draw: mean face flow / (depth * face width);
+- fresh sediment, once asked (`track_deposits()`: a grid with erosion on, hydro.Erosion): ground the
+  water has raised above the terrain as it was then, or carries sediment over, drawn as silt, and
+  sediment-laden water drawn muddy, from a small compute pass (`deposits.comp`) run at every draw
+  over the terrain, a copy of it taken on the GPU (the reference) and `grid.sediment_texture`. A
+  renderer that tracks no deposits reads none of this and draws as before.
 
 Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
 a define, not a second shader tree.
@@ -36,9 +41,9 @@ viewport, scissor, the enable flags (DEPTH_TEST, BLEND, CULL_FACE, ...), the ble
 equation, the depth and colour write masks and the active texture unit are as GL had them. The depth function is the game's (it goes
 with the game's projection: a reversed-depth game sets GREATER), and is not changed.
 Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It cannot restore: the
-textures bound to its three texture units (`texture_units`, default 13, 14, 15), the image unit and
-storage-buffer bindings of the velocity pass (hydro's own binding points, shaders/common/bindings.glsl),
-and the current program and vertex array.
+textures bound to its texture units (`texture_units`, default 13, 14, 15 and, while it tracks deposits,
+12), the image unit and storage-buffer bindings of the velocity and deposits passes (hydro's own
+binding points, shaders/common/bindings.glsl), and the current program and vertex array.
 
 This module imports moderngl and numpy only.
 """
@@ -74,9 +79,14 @@ class RenderStyle:
     streak_speed: float = 3.0                        # cells/s at which flow streaks are fully formed
     dry_depth: float = 1e-3                          # shallower columns are drawn dry
     skirt_depth: float = 2.0                         # skirt bottom, below the lowest terrain at creation
+    # fresh sediment (Renderer.track_deposits): its colour, the depth of it that covers the ground,
+    # and the sediment per depth of water at which the water looks all mud (a ratio, not in cells)
+    silt_color: tuple = (0.74, 0.60, 0.40)
+    silt_depth: float = 0.08
+    mud_concentration: float = 0.08
 
     def __post_init__(self):
-        for name in ("sun_direction", "sun_color", "sky_color", "ground_color"):
+        for name in ("sun_direction", "sun_color", "sky_color", "ground_color", "silt_color"):
             value = getattr(self, name)
             if np.shape(value) != (3,) or not np.all(np.isfinite(np.asarray(value, float))):
                 raise ValueError(f"{name}: expected three finite numbers, got {value!r}")
@@ -84,7 +94,7 @@ class RenderStyle:
             raise ValueError("sun_direction: must not be zero")
         check.real("fog_density", self.fog_density, low=0.0)
         for name in ("depth_scale", "foam_depth", "wet_depth", "film_depth", "streak_speed", "dry_depth",
-                     "skirt_depth"):
+                     "skirt_depth", "silt_depth", "mud_concentration"):
             check.positive(name, getattr(self, name))
 
 
@@ -230,12 +240,15 @@ class Renderer(_owner.Owner):
     grid: the grid to draw; it is read through its textures and flow buffers, never copied.
     style: a RenderStyle. height_range: (low, high) terrain heights spanning the colour bands; by
     default the terrain's range when the renderer is made (one readback, here only).
-    texture_units: three texture units the draw may bind (terrain, water, velocity).
+    texture_units: the texture units the draw may bind (terrain, water, velocity, and the fresh deposits
+    while they are tracked): four, or three where deposits are never tracked.
     Once made, `style` can be set (a RenderStyle); the other attributes are read-only, and a name the
     renderer does not have is refused, as on the grids (`renderer.stlye = ...` would draw nothing new).
     """
 
     _kind = "Renderer"
+    _deposits = None
+
     @property
     def style(self) -> RenderStyle:
         """How the world looks; settable (a RenderStyle), read at every draw."""
@@ -248,7 +261,7 @@ class Renderer(_owner.Owner):
         self._style = value
 
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
-                 texture_units=(13, 14, 15)):
+                 texture_units=(13, 14, 15, 12)):
         self._released = True
         _gl.require_compute(ctx)
         if getattr(type(grid), "flow_buffers", None) is None:
@@ -257,8 +270,9 @@ class Renderer(_owner.Owner):
             raise ValueError("grid: it belongs to another moderngl context than ctx")
         self.style = style if style is not None else RenderStyle()
         units = tuple(texture_units)
-        if len(units) != 3 or len(set(units)) != 3 or not all(isinstance(u, int) and 0 <= u < 32 for u in units):
-            raise ValueError(f"texture_units: expected three distinct ints in [0, 32), got {texture_units!r}")
+        if len(units) not in (3, 4) or len(set(units)) != len(units) or not all(isinstance(u, int) and 0 <= u < 32
+                                                                             for u in units):
+            raise ValueError(f"texture_units: expected three or four distinct ints in [0, 32), got {texture_units!r}")
         self.ctx, self.grid, self.texture_units = ctx, grid, units
         self.hexagonal = bool(getattr(grid, "_hexagonal", False))
         self.nx, self.ny = grid.nx, grid.ny
@@ -284,6 +298,7 @@ class Renderer(_owner.Owner):
         self._terrain_prog = _gl.program(ctx, "render/terrain.vert", defines, fragment="render/terrain.frag")
         self._water_prog = _gl.program(ctx, "render/water.vert", defines, fragment="render/water.frag")
         self._velocity_prog = _gl.program(ctx, "render/velocity.comp", defines)
+        self._deposits = None               # (reference, deposits) textures while deposits are tracked
 
         self.velocity_texture = ctx.texture((self.nx, self.ny), 2, dtype="f4")
         self.velocity_texture.repeat_x = self.velocity_texture.repeat_y = False
@@ -302,6 +317,109 @@ class Renderer(_owner.Owner):
         a = (j * w + i).ravel()
         b, c, d = a + 1, a + w, a + w + 1
         return np.stack([a, b, c, b, d, c], axis=1).ravel()
+
+    # ------------------------------------------------------------------------------ fresh deposits
+
+    @property
+    def tracking_deposits(self) -> bool:
+        """Whether fresh sediment is drawn (track_deposits() called, forget_deposits() not since)."""
+        return self._deposits is not None
+
+    @property
+    def deposit_reference(self) -> np.ndarray | None:
+        """(ny, nx) float32: the heights fresh deposits are measured from (read back), or None where
+        deposits are not tracked. A renderer made for a new grid on the same heights takes it on
+        (`track_deposits(reference)`), so the silt keeps its colour."""
+        self._alive()
+        if self._deposits is None:
+            return None
+        return np.frombuffer(self._deposits[0].read(), np.float32).reshape(self.ny, self.nx).copy()
+
+    def track_deposits(self, reference=None, *, region=None) -> None:
+        """Draw fresh sediment from now on: ground above `reference` ((ny, nx) heights; default: the
+        grid's terrain as it is now, copied on the GPU) as silt, fully at `style.silt_depth` cells of
+        it, and the ground under water that carries sediment too (`grid.sediment_texture`, made on
+        first use), with the water itself drawn muddy by how much it carries. Meant for a grid with
+        erosion on (hydro.Erosion); without it nothing is deposited and nothing changes colour.
+
+        region: (x0, y0, x1, y1) cells, ends excluded, clipped to the grid: while deposits are
+        tracked, take the terrain as it is now as the reference there only (after a game's own edit
+        of the ground, which is no deposit; an empty rectangle does nothing).
+        Needs a fourth texture unit (`texture_units`)."""
+        self._alive()
+        if len(self.texture_units) < 4:
+            raise ValueError("track_deposits: the renderer was made with three texture_units; deposits need a "
+                             "fourth (texture_units=(a, b, c, d))")
+        if region is not None:
+            if reference is not None:
+                raise ValueError("track_deposits: give a reference or a region, not both")
+            if self._deposits is None:
+                raise ValueError("region: no deposits are tracked (call track_deposits() first)")
+            try:
+                x0, y0, x1, y1 = (int(v) for v in region)
+            except (TypeError, ValueError):
+                raise ValueError(f"region: expected (x0, y0, x1, y1) cells, got {region!r}") from None
+            x0, x1 = max(x0, 0), min(x1, self.nx)
+            y0, y1 = max(y0, 0), min(y1, self.ny)
+            if x1 > x0 and y1 > y0:
+                self._take_reference((x0, y0), (x1 - x0, y1 - y0))
+            return
+        if reference is not None:
+            reference = np.asarray(reference, dtype=np.float64)
+            if reference.shape != (self.ny, self.nx) or not np.all(np.isfinite(reference)):
+                raise ValueError(f"reference: expected finite heights of shape {(self.ny, self.nx)} (ny, nx), got "
+                                 f"shape {reference.shape}")
+        if self._deposits is None:
+            made = []
+            try:
+                for components in (1, 2):
+                    tex = self.ctx.texture((self.nx, self.ny), components, dtype="f4")
+                    made.append(tex)
+                    tex.repeat_x = tex.repeat_y = False
+                    tex.write(np.zeros((self.ny, self.nx, components), np.float32).tobytes())
+                _ = self.grid.sediment_texture      # made now, not in the middle of a draw
+            except BaseException:
+                for tex in made:
+                    tex.release()
+                raise
+            self._deposits = tuple(made)
+        if reference is None:
+            self._take_reference((0, 0), (self.nx, self.ny))
+        else:
+            self._deposits[0].write(reference.astype(np.float32).tobytes())
+
+    def forget_deposits(self) -> None:
+        """Stop drawing fresh sediment, and free what tracking it holds."""
+        self._alive()
+        if self._deposits is not None:
+            for tex in self._deposits:
+                tex.release()
+            self._deposits = None
+
+    def _take_reference(self, origin, extent) -> None:
+        """The terrain in the rectangle at `origin` (x0, y0) of `extent` (w, h) cells becomes the
+        reference; B_PACKED_OUT is the deposits passes' B_REFERENCE."""
+        b = _gl.BINDINGS
+        prog = _gl.program(self.ctx, "render/deposit_reference.comp")
+        self.grid.terrain_texture.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+        self._deposits[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        _gl.set_uniforms(prog, u_origin=tuple(origin), u_extent=tuple(extent))
+        _gl.dispatch(self.ctx, prog, *extent)
+
+    def update_deposits(self) -> None:
+        """Recompute the fresh sediment drawn (one compute pass), where deposits are tracked."""
+        self._alive()
+        if self._deposits is None:
+            return
+        grid, b = self.grid, _gl.BINDINGS
+        prog = _gl.program(self.ctx, "render/deposits.comp")
+        grid.terrain_texture.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+        grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
+        grid.sediment_texture.bind_to_image(b["B_SEDIMENT"], read=True, write=False)
+        self._deposits[0].bind_to_image(b["B_PACKED_OUT"], read=True, write=False)
+        self._deposits[1].bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_min_depth=self.style.film_depth * self.cell_size)
+        _gl.dispatch(self.ctx, prog, self.nx, self.ny)
 
     # ------------------------------------------------------------------------------------- drawing
 
@@ -348,6 +466,7 @@ class Renderer(_owner.Owner):
             bound.viewport, bound.scissor = state["viewport"], state["scissor"]
         target = framebuffer if framebuffer is not None else bound
         self.update_velocity()
+        self.update_deposits()
 
         s, cs = self.style, self.cell_size
         sun = np.asarray(s.sun_direction, float)
@@ -355,7 +474,10 @@ class Renderer(_owner.Owner):
                       u_terrain=self.texture_units[0], u_water=self.texture_units[1],
                       u_velocity=self.texture_units[2], u_sun_direction=tuple(sun / np.linalg.norm(sun)),
                       u_sun_color=tuple(s.sun_color), u_sky_color=tuple(s.sky_color),
-                      u_ground_color=tuple(s.ground_color), u_eye=tuple(eye4), u_fog_density=s.fog_density / cs)
+                      u_ground_color=tuple(s.ground_color), u_eye=tuple(eye4), u_fog_density=s.fog_density / cs,
+                      u_track_deposits=self._deposits is not None, u_silt_color=tuple(s.silt_color),
+                      u_silt_depth=s.silt_depth * cs, u_mud_concentration=s.mud_concentration,
+                      u_deposits=self.texture_units[3] if self._deposits is not None else self.texture_units[0])
         for prog in (self._terrain_prog, self._water_prog):
             _set(prog, **shared)
         _set(self._terrain_prog, u_base=self.base, u_height_range=self.height_range, u_dry_depth=s.dry_depth * cs,
@@ -364,8 +486,10 @@ class Renderer(_owner.Owner):
              u_foam_depth=s.foam_depth * cs, u_film_depth=s.film_depth * cs, u_streak_speed=s.streak_speed * cs)
 
         # Bound by hand: moderngl 5.13's scope(textures=...) raises GL_INVALID_ENUM.
-        for tex, unit in zip((self.grid.terrain_texture, self.grid.water_texture, self.velocity_texture),
-                             self.texture_units):
+        textures = [self.grid.terrain_texture, self.grid.water_texture, self.velocity_texture]
+        if self._deposits is not None:
+            textures.append(self._deposits[1])
+        for tex, unit in zip(textures, self.texture_units):
             tex.use(unit)
         bound.use()                     # no change to GL; the scope below comes back to it
         scope = self.ctx.scope(target, enable_only=moderngl.DEPTH_TEST)
@@ -391,7 +515,7 @@ class Renderer(_owner.Owner):
 
     def _gpu_objects(self):
         """The renderer's own resources; the grid is not touched."""
-        return (*self._vaos.values(), self._indices, self.velocity_texture)
+        return (*self._vaos.values(), self._indices, self.velocity_texture, *(self._deposits or ()))
 
     def __repr__(self):
         kind = "hex" if self.hexagonal else "square"

@@ -23,7 +23,8 @@ def test_help_names_the_scenes_and_the_controls():
     assert result.returncode == 0, result.stderr
     text = result.stdout
     for words in ("smoke", "--preset fire|smoke", "left drag", "right drag", "wheel", "1 2 3 4 5", "[ ]", "F5, F9",
-                  "shift", "Esc", "--frames", "--seed", "water model", "dam-break"):
+                  "shift", "Esc", "--frames", "--seed", "water model", "dam-break", "erode", "--erosion",
+                  "erosion on/off"):
         assert words in text, words
 
 
@@ -45,6 +46,15 @@ def test_a_bad_value_is_one_line_naming_the_option(args, option, expected):
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("python -m demo_game: error: argument " + option) and expected in last, last
+
+
+def test_erosion_flag_starts_with_erosion_on(tmp_path):
+    from demo_game.__main__ import parse_args
+    assert parse_args(["--erosion"]).erosion and not parse_args([]).erosion
+    result = _demo("--headless", "--erosion", "--size", "32", "--frames", "30", "--resolution", "64x48", "--out",
+                   str(tmp_path / "shot.png"))
+    assert result.returncode == 0, result.stderr
+    assert "erosion on, sediment out" in result.stdout, result.stdout
 
 
 def test_no_display_falls_back_to_the_offscreen_picture(tmp_path):

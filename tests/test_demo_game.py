@@ -10,9 +10,10 @@ import pytest
 
 import hydro
 from demo_game import saves, world
-from demo_game.game import EVAPORATION, MAX_STEPS_PER_FRAME, RAIN_RATE, SPRING_RADIUS, SPRING_RATE, STEP, Game
+from demo_game.game import (EROSION, EVAPORATION, MAX_STEPS_PER_FRAME, RAIN_RATE, SPRING_RADIUS, SPRING_RATE, STEP,
+                            Game)
 from hydro.image import read_png, write_png
-from demo_game.scripts import DamBreak, DigChannel
+from demo_game.scripts import DamBreak, DigChannel, Erode
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 64
@@ -183,12 +184,14 @@ def test_a_spring_is_a_lasting_grid_source_through_rebuilds_saves_and_clear(game
 
 def test_saves_of_the_format_before_the_water_cycle_load(game, tmp_path):
     """A save holds the same entries as before the grid had a water cycle (a rain flag, springs as an
-    (n, 3) array of x, y, rate, nothing of the grid's sources); one written entry by entry in that
-    format loads, raining and with its springs as grid sources."""
+    (n, 3) array of x, y, rate, nothing of the grid's sources), and erosion's flag (its arrays only once
+    erosion was used); one written entry by entry in the format from before erosion loads, raining and
+    with its springs as grid sources."""
     x, y = game.world.landmarks["valley"]
     state = saves.state_of(game)
     assert set(state) == {"format", "version", "lattice", "cell_size", "seed", "sim_time", "rain", "gate_closed",
-                          "terrain", "water", "springs", "boundaries", "flow_x", "flow_y"}
+                          "terrain", "water", "springs", "boundaries", "flow_x", "flow_y", "erosion"}
+    del state["erosion"]
     state["rain"] = np.array(True)
     state["springs"] = np.array([[x, y, 0.75], [x, y + 4.0, 1.5]])
     path = tmp_path / "old.npz"
@@ -424,6 +427,113 @@ def test_dam_break_floods_the_valley_through_the_breach(ctx, small_world):
     assert g.grid.water[beyond].sum() > 10.0 * (N / 128) ** 2, "the flood ran past the breach"
     assert g.grid.volume() == pytest.approx(g.grid.ledger()["expected"], rel=1e-5)
     g.release()
+
+
+def test_erosion_is_kept_through_rebuilds_and_saves_with_its_sediment_and_silt(game, tmp_path):
+    """Erosion on (the E key's Game.erosion) is the grid's hydro.Erosion and the renderer's tracked
+    deposits; the lattice and model switches make a new grid with both, the sediment the water carries
+    and the silt's reference (so the material is the same); a save keeps them, one from before erosion
+    turns it off, and one from before saves had erosion keeps the game's setting."""
+    assert not game.erosion and game.grid.erosion is None and not game.renderer.tracking_deposits
+    plain = tmp_path / "plain.npz"
+    saves.save(game, plain)
+    assert "sediment" not in saves.state_of(game), "a game that never eroded saves no erosion arrays"
+    game.erosion = True
+    assert game.grid.erosion == EROSION and game.renderer.tracking_deposits
+    assert "EROSION" in game.hud_lines(60.0)[0] and "E erosion" in game.hud_lines(60.0)[2]
+    for _ in range(60):                                  # the river brings sediment down into the lake
+        game.fixed_step()
+    sediment, reference = game.grid.sediment, game.renderer.deposit_reference
+    heights = game.grid.material() / game.grid.geometry.cell_area       # the lattices' cells differ in area
+    assert sediment.max() > 1e-3 and not np.array_equal(game.grid.terrain, reference)
+    for switch in (lambda: game.set_hexagonal(True), lambda: game.set_model("inertia")):
+        switch()
+        assert game.erosion and game.grid.erosion == EROSION
+        assert np.array_equal(game.grid.sediment, sediment)
+        assert np.array_equal(game.renderer.deposit_reference, reference)
+        assert game.grid.material() / game.grid.geometry.cell_area == pytest.approx(heights, rel=1e-7)
+    path = tmp_path / "eroding.npz"
+    saves.save(game, path)
+    before = saves.state_of(game)
+    game.erosion = False
+    assert game.grid.erosion is None and game.renderer.tracking_deposits, "silt stays silt with erosion off"
+    saves.load(game, plain)
+    assert not game.erosion and game.grid.erosion is None and not game.renderer.tracking_deposits
+    assert not game.grid.sediment.any()
+    saves.load(game, path)
+    assert game.erosion and game.grid.erosion == EROSION and game.hexagonal
+    after = saves.state_of(game)
+    assert set(before) == set(after) and {"erosion", "sediment", "deposits"} <= set(after)
+    for key in before:
+        assert np.array_equal(before[key], after[key]), key
+    state = dict(np.load(plain))                          # a save from before erosion: the game's setting
+    del state["erosion"]
+    np.savez(plain, **state)
+    saves.load(game, plain)
+    assert game.erosion and not game.grid.sediment.any()
+    assert np.array_equal(game.renderer.deposit_reference, game.grid.terrain), "silt is measured from the load"
+    state["sediment"] = np.full_like(state["terrain"], -1.0)
+    np.savez(plain, **state)
+    with pytest.raises(saves.SaveError, match="sediment"):
+        saves.load(game, plain)
+
+
+def test_the_players_own_edits_are_not_drawn_as_silt(game):
+    """With erosion on, ground the raise tool builds and the closed floodgate are no deposits: the
+    renderer's reference for silt follows them, on both lattices."""
+    for hexagonal in (False, True):
+        game.set_hexagonal(hexagonal)
+        game.erosion = True
+        x, y = game.world.landmarks["valley"]
+        game.use_tool("raise", x, y)
+        assert game.grid.terrain[int(y), int(x)] > game.world.terrain[int(y), int(x)]
+        np.testing.assert_array_equal(game.renderer.deposit_reference, game.grid.terrain)
+        game.set_gate(True)
+        np.testing.assert_array_equal(game.renderer.deposit_reference, game.grid.terrain)
+        game.set_gate(False)
+        game.erosion = False
+
+
+def test_the_erode_script_carves_where_the_water_runs_and_keeps_the_material(ctx, small_world):
+    """The erode script's springs and river, a short run on a small map: the bed is cut and built up
+    where the water ran, far more than anywhere else (dry ground changes only where it slumps), and the
+    material (terrain + sediment) is its start less what left through the sides, to float precision."""
+    g = Game(ctx, small_world, model=Erode.MODEL)
+    script = Erode(g)
+    start, material = g.grid.terrain, g.grid.material()
+    wet = np.zeros(start.shape, bool)
+    for frame in range(600):
+        script.before_frame(g, frame)
+        g.advance(STEP)
+        if frame % 20 == 19:
+            wet |= g.grid.water > 1e-3
+    assert len(g.springs) == Erode.SPRINGS and g.erosion
+    change = g.grid.terrain - start
+    assert (change[wet] < -0.1).sum() > 30, "no channel was cut"
+    assert (change[wet] > 0.1).sum() > 30, "nothing was laid down"
+    assert np.abs(change[wet]).sum() > 5 * np.abs(change[~wet]).sum()
+    ledger = g.grid.ledger()
+    assert ledger["sediment_out"] < 0
+    assert g.grid.material() == pytest.approx(material + ledger["sediment_out"], rel=0, abs=1e-9 * material)
+    assert g.grid.volume() == pytest.approx(ledger["expected"], rel=1e-5)
+    g.release()
+
+
+def test_headless_erode_writes_the_world_before_and_after(tmp_path):
+    """--script erode writes one picture: the world as it was (as a plain capture at frame 0 with the
+    script's camera draws it, to the bit) left of the world after the run."""
+    out, plain = tmp_path / "erode.png", tmp_path / "plain.png"
+    common = ["--headless", "--size", "32", "--resolution", "96x64"]
+    for extra in (["--script", "erode", "--frames", "120", "--out", str(out)],
+                  ["--frames", "0", "--pitch", str(Erode.PITCH), "--out", str(plain)]):
+        result = subprocess.run([sys.executable, "-m", "demo_game", *common, *extra], cwd=ROOT, capture_output=True,
+                                text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+    pixels = read_png(out)
+    assert pixels.shape == (64, 2 * 96 + 8, 3)
+    before, after = pixels[:, :96], pixels[:, -96:]
+    assert np.array_equal(before, read_png(plain))
+    assert np.abs(before.astype(int) - after).mean() > 1.0
 
 
 def test_png_writer_round_trips(tmp_path):

@@ -1,7 +1,8 @@
 """The real pyglet window under Xvfb: pick the dig tool, drag the mouse across the ridge, run the game
 loop, and check that the terrain was cut, the lake's water reached the dry valley, and the volume
 matches the grid's ledger. Also: the renderer and the props restore GL enable state (queried from GL
-itself), the HUD shows the tool, and the floodgate, save/load, hex and model keys work from the keyboard.
+itself), the HUD shows the tool, and the floodgate, save/load, erosion, hex and model keys work from the
+keyboard.
 
 The window runs in a child process (this file run as a script) with DISPLAY pointing at an Xvfb this
 test starts: pyglet's options are per process, and its GLX context must not mix with the EGL context
@@ -41,6 +42,7 @@ def test_dig_through_the_ridge_in_a_real_window(window_report):
     assert report["saved"] and report["loaded"]
     assert report["hex"] is True
     assert report["model"] == ["inertia", True, True]
+    assert report["erosion"] == [True, True, True, True, True, True]     # E on, kept through H and M, E off
 
 
 def test_frames_closes_the_window_after_that_many(xvfb_display):
@@ -153,12 +155,20 @@ def _scenario():
         window.dispatch_event("on_key_press", key.F9, 0)
         window.tick()
         report["loaded"] = game.message.startswith("loaded")
+    window.dispatch_event("on_key_press", key.E, 0)             # erosion, from the keyboard
+    window.tick()
+    report["erosion"] = [game.erosion, game.grid.erosion is not None, game.renderer.tracking_deposits,
+                         "EROSION" in "\n".join(label.text for label in window.labels)]
     window.dispatch_event("on_key_press", key.H, 0)
     window.tick()
     report["hex"] = game.hexagonal
     window.dispatch_event("on_key_press", key.M, 0)             # the water model, from the keyboard
     window.tick()
     report["model"] = [game.model, game.grid.params.inertia, "model: inertia" in "\n".join(l.text for l in window.labels)]
+    report["erosion"].append(game.erosion and game.grid.erosion is not None)      # kept through both rebuilds
+    window.dispatch_event("on_key_press", key.E, 0)
+    window.tick()
+    report["erosion"].append(not game.erosion and game.grid.erosion is None)
     window.close()
     print(json.dumps(report))
 

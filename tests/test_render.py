@@ -275,6 +275,16 @@ def test_invalid_inputs_raise_before_drawing(ctx):
             renderer.draw(np.eye(4), framebuffer="screen")
         with pytest.raises(ValueError, match="texture_units"):
             render.Renderer(ctx, grid, texture_units=(1, 1, 2))
+        with render.Renderer(ctx, grid, texture_units=(1, 2, 3)) as three:
+            with pytest.raises(ValueError, match="fourth"):
+                three.track_deposits()
+        with pytest.raises(ValueError, match="^region: no deposits are tracked"):
+            renderer.track_deposits(region=(0, 0, 4, 4))
+        with pytest.raises(ValueError, match="^reference: expected finite heights of shape \\(32, 48\\)"):
+            renderer.track_deposits(np.zeros((48, 32)))
+        assert not renderer.tracking_deposits and renderer.deposit_reference is None
+        with pytest.raises(ValueError, match="silt_color"):
+            render.RenderStyle(silt_color=(1.0, 0.5))
         with pytest.raises(TypeError, match="^grid: expected a hydro WaterGrid or HexWaterGrid, got ndarray"):
             render.Renderer(ctx, np.zeros((4, 4)))
         with pytest.raises(AttributeError, match="no attribute 'stlye' \\(did you mean 'style'\\?\\)"):
@@ -352,3 +362,65 @@ def test_hex_velocity_recovers_a_uniform_flow(ctx):
         got = np.frombuffer(renderer.velocity_texture.read(), np.float32).reshape(ny, nx, 2)
     np.testing.assert_allclose(got[..., 0], v[0], rtol=1e-5)
     np.testing.assert_allclose(got[..., 1], v[1], rtol=1e-5)
+
+
+def _chroma_distance(pixels, color):
+    """Mean distance of the pixels' chromaticities (rgb / sum) from `color`'s: 0 means the same hue."""
+    rgb = pixels.reshape(-1, 3).astype(float) + 1.0
+    target = np.asarray(color, float)
+    return float(np.linalg.norm(rgb / rgb.sum(-1, keepdims=True) - target / target.sum(), axis=-1).mean())
+
+
+@pytest.mark.parametrize("kind", ["square", "hex"])
+def test_fresh_deposits_are_drawn_as_silt_and_nothing_changes_without_them(ctx, kind):
+    """A basin in a grassy slope fills with muddy water; with erosion on the sediment settles and raises
+    its bed. Seen from above, a renderer that tracks deposits draws the basin's raised bed in the silt
+    colour and the muddy water toward it, and the ground elsewhere as it was; a renderer that does not
+    track them draws that bed as plain ground, and tracking with nothing deposited changes no pixel."""
+    nx, ny = 32, 24
+    hexagonal = kind == "hex"
+    cls = hydro.HexWaterGrid if hexagonal else hydro.WaterGrid
+    y, x = np.mgrid[0:ny, 0:nx]
+    basin = (abs(x - 12) <= 4) & (abs(y - 12) <= 4)
+    terrain = (1.5 + 0.04 * x - 0.6 * basin).astype(np.float32)
+    height = ny * (np.sqrt(3) / 2 if hexagonal else 1.0)
+    top_down = np.diag([2.0 / (nx + (ny / 2 if hexagonal else 0)), 2.0 / height, -0.05, 1.0])
+    top_down[:2, 3] = -1.0
+    size = (200, 150)
+
+    def pixels_of(image, cells):
+        """The pixels over the centres of `cells` (a mask), from the top-down view."""
+        gx, gy = x[cells].astype(float), y[cells].astype(float)
+        wx, wy = hydro.hex.grid_to_world(gx, gy) if hexagonal else (gx + 0.5, gy + 0.5)
+        ndc = top_down[:2, :2] @ np.stack([wx, wy]) + top_down[:2, 3:4]
+        cols, rows = ((ndc + 1.0) / 2.0 * np.array(size)[:, None]).astype(int)
+        return image[rows, cols]
+
+    inner = (abs(x - 12) <= 2) & (abs(y - 12) <= 2)
+    far = (x >= 22) & (x <= 29) & (y >= 4) & (y <= 19)
+    silt = render.RenderStyle().silt_color
+    with cls(ctx, terrain) as grid, render.Renderer(ctx, grid) as tracked, render.Renderer(ctx, grid) as plain:
+        before = _draw(ctx, plain, size, top_down)
+        tracked.track_deposits()
+        assert tracked.tracking_deposits and not plain.tracking_deposits
+        assert np.array_equal(_draw(ctx, tracked, size, top_down), before), "tracking with no deposit changed pixels"
+        pond = np.where(basin, 0.5, 0.0).astype(np.float32)
+        grid.water = pond
+        grid.erosion = hydro.Erosion(capacity=0.0, dissolve=0.0, deposit=2.0, talus=80.0, slump=0.0)
+        grid.sediment = 0.4 * pond
+        muddy, clear = _draw(ctx, tracked, size, top_down), _draw(ctx, plain, size, top_down)
+        assert _chroma_distance(pixels_of(muddy, inner), silt) < 0.7 * _chroma_distance(pixels_of(clear, inner), silt)
+        bed = grid.terrain
+        grid.step(4.0)                                   # the sediment settles in the still water
+        raised = grid.terrain - bed
+        assert raised[inner].min() > 0.15 and grid.sediment.max() < 0.01
+        grid.water = np.zeros_like(pond)                 # the basin drained: its bed in view
+        after, untinted = _draw(ctx, tracked, size, top_down), _draw(ctx, plain, size, top_down)
+        reference = tracked.deposit_reference
+        tracked.forget_deposits()
+        assert not tracked.tracking_deposits and np.array_equal(_draw(ctx, tracked, size, top_down), untinted)
+    d_before = _chroma_distance(pixels_of(before, inner), silt)
+    assert _chroma_distance(pixels_of(after, inner), silt) < 0.5 * d_before, "the deposit is not drawn as silt"
+    assert _chroma_distance(pixels_of(untinted, inner), silt) > 0.8 * d_before, "untracked, the bed looks silty"
+    assert np.abs(pixels_of(after, far) - pixels_of(before, far)).max() <= 2, "ground with no deposit changed"
+    np.testing.assert_array_equal(reference, terrain)

@@ -1,8 +1,10 @@
 #version 430
 // Renderer terrain pass: colour by height (sand, grass, highland, snow) and slope (rock); ground
 // under a thin film of water, or damp just above the waterline, drawn soaked (darker, deeper colour,
-// faint gloss); the skirt shows layered soil. Lambert sun + hemisphere ambient + fog.
+// faint gloss); fresh sediment, where deposits are tracked, as silt; the skirt shows layered soil.
+// Lambert sun + hemisphere ambient + fog.
 #include "render/shading.glsl"
+#include "render/silt.glsl"
 
 uniform vec2 u_height_range;           // (low, high) terrain heights that span the colour bands
 uniform float u_cell_size;
@@ -56,6 +58,8 @@ void main() {
         float steep = smoothstep(0.80, 0.62, n.z + 0.08 * (grain - 0.5));   // n.z = cos(slope)
         color = mix(color, ROCK, steep);
         color *= 0.88 + 0.24 * grain;
+        // Fresh sediment: silt over the ground, by the depth the water laid down (or carries here).
+        if (u_track_deposits) color = mix(color, u_silt_color * (0.9 + 0.2 * grain), silt_cover(v_uv));
         // Under water: darker, browner bed; under a film and in a band just above the waterline: soaked.
         float under = smoothstep(-0.02, 0.25, v_water_depth / u_cell_size);
         float damp = smoothstep(-0.35, 0.0, v_water_depth / u_cell_size) * (1.0 - under);

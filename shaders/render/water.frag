@@ -6,6 +6,7 @@
 // with the current but never stretches without bound. A film shallower than u_film_depth is the
 // terrain pass's wet ground: all of this fades in with depth, foam included.
 #include "render/shading.glsl"
+#include "render/silt.glsl"
 
 uniform sampler2D u_velocity;          // rg32f, world units/s (velocity.comp)
 uniform float u_time;                  // seconds; drives the streaks
@@ -25,6 +26,9 @@ out vec4 f_color;
 const vec3 SHALLOW = vec3(0.16, 0.58, 0.62);
 const vec3 DEEP = vec3(0.03, 0.19, 0.33);
 const vec3 FOAM = vec3(0.92, 0.96, 0.98);
+const float MUD_SHADE = 0.85;          // muddy water's colour: the silt's, a little darker
+const float MUD_ALPHA = 0.85;          // and its opacity, at any depth
+const float MUD_FOAM = 0.6;            // foam on muddy water takes this much of the silt's colour
 const float PERIOD = 1.5;              // seconds of one flow-map phase
 // Surf needs waves running up the shore: still water at a shore has none, however thin it gets there.
 const vec2 SURF_SPEED = vec2(0.10, 0.40);   // fraction of u_streak_speed where surf starts, is full
@@ -47,6 +51,8 @@ void main() {
     }
     float absorb = 1.0 - exp(-d / u_depth_scale);
     vec3 body = mix(SHALLOW, DEEP, absorb);
+    float muddy = mud(v_uv);            // sediment-laden water: silt-brown and nearly opaque
+    body = mix(body, u_silt_color * MUD_SHADE, muddy);
     body *= 0.75 * ambient(n) + 0.45 * u_sun_color * max(dot(n, u_sun_direction), 0.0);
 
     float cosv = clamp(dot(n, view), 0.0, 1.0);
@@ -54,7 +60,7 @@ void main() {
     vec3 half_vector = normalize(u_sun_direction + view);
     float glint = pow(max(dot(n, half_vector), 0.0), 220.0) * 1.6;
     vec3 color = mix(body, u_sky_color, fresnel * 0.8) + u_sun_color * glint;
-    float alpha = mix(0.25 + 0.7 * absorb, 1.0, fresnel);
+    float alpha = mix(mix(0.25 + 0.7 * absorb, MUD_ALPHA, muddy), 1.0, fresnel);
 
     // Foam: shore band plus streaks on fast water, carried along the current.
     vec2 velocity = texture(u_velocity, v_uv).xy;
@@ -75,7 +81,8 @@ void main() {
     float body_of_water = smoothstep(0.0, u_film_depth, d);
     float breaks = smoothstep(u_film_depth, 2.0 * u_film_depth, d);
     foam = clamp(foam, 0.0, 1.0) * (v_wall > 1e-4 ? 0.0 : 1.0) * breaks;
-    vec3 lit_foam = FOAM * (0.6 * ambient(n) + 0.6 * u_sun_color * max(dot(n, u_sun_direction), 0.0));
+    vec3 lit_foam = mix(FOAM, u_silt_color, MUD_FOAM * muddy)
+                  * (0.6 * ambient(n) + 0.6 * u_sun_color * max(dot(n, u_sun_direction), 0.0));
     color = mix(color, lit_foam, foam);
     alpha = max(alpha, foam);
     if (v_wall > 1e-4) alpha = max(alpha, 0.55 + 0.45 * absorb);
