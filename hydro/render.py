@@ -398,11 +398,11 @@ class Renderer(_owner.Owner):
 
     def _take_reference(self, origin, extent) -> None:
         """The terrain in the rectangle at `origin` (x0, y0) of `extent` (w, h) cells becomes the
-        reference; B_PACKED_OUT is the deposits passes' B_REFERENCE."""
+        reference at B_DEPOSIT_REFERENCE."""
         b = _gl.BINDINGS
         prog = _gl.program(self.ctx, "render/deposit_reference.comp")
         self.grid.terrain_texture.bind_to_image(b["B_TERRAIN"], read=True, write=False)
-        self._deposits[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        self._deposits[0].bind_to_image(b["B_DEPOSIT_REFERENCE"], read=False, write=True)
         _gl.set_uniforms(prog, u_origin=tuple(origin), u_extent=tuple(extent))
         _gl.dispatch(self.ctx, prog, *extent)
 
@@ -416,7 +416,7 @@ class Renderer(_owner.Owner):
         grid.terrain_texture.bind_to_image(b["B_TERRAIN"], read=True, write=False)
         grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
         grid.sediment_texture.bind_to_image(b["B_SEDIMENT"], read=True, write=False)
-        self._deposits[0].bind_to_image(b["B_PACKED_OUT"], read=True, write=False)
+        self._deposits[0].bind_to_image(b["B_DEPOSIT_REFERENCE"], read=True, write=False)
         self._deposits[1].bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_min_depth=self.style.film_depth * self.cell_size)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)

@@ -49,6 +49,8 @@
 #define B_SEDIMENT 4            // image unit (the blocked kernel's B_PACKED_IN)
 #define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
 #define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
+// the renderer's deposits pass (render/deposits.comp): the terrain as it was when tracking began
+#define B_DEPOSIT_REFERENCE 5   // image unit (B_PACKED_OUT)
 
 // smoke (hydro/smoke.py) ------------------------------------------------------------------------
 // texture units: read-only inputs, fetched with texelFetch

@@ -3,11 +3,9 @@
 // deposits are measured from (a copy on the GPU, no readback).
 #include "common/bindings.glsl"
 
-#define B_REFERENCE B_PACKED_OUT        // as in render/deposits.comp
-
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = B_TERRAIN, r32f) uniform restrict readonly image2D u_terrain_in;
-layout(binding = B_REFERENCE, r32f) uniform restrict writeonly image2D u_reference_out;
+layout(binding = B_DEPOSIT_REFERENCE, r32f) uniform restrict writeonly image2D u_reference_out;
 
 uniform ivec2 u_origin;                 // first cell of the rectangle
 uniform ivec2 u_extent;                 // its width and height, cells

@@ -6,12 +6,10 @@
 #include "common/grid.glsl"
 #include "common/bindings.glsl"
 
-#define B_REFERENCE B_PACKED_OUT        // an image unit no other pass of the renderer's uses
-
 layout(binding = B_TERRAIN, r32f) uniform restrict readonly image2D u_terrain_in;
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water_in;
 layout(binding = B_SEDIMENT, r32f) uniform restrict readonly image2D u_sediment_in;
-layout(binding = B_REFERENCE, r32f) uniform restrict readonly image2D u_reference_in;
+layout(binding = B_DEPOSIT_REFERENCE, r32f) uniform restrict readonly image2D u_reference_in;
 layout(binding = B_OUT_IMAGE, rg32f) uniform restrict writeonly image2D u_deposits_out;
 
 uniform float u_min_depth;              // shallower water has no turbidity of its own, world units
