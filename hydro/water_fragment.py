@@ -1,0 +1,524 @@
+"""FragmentWaterGrid and FragmentHexWaterGrid: the classic water model (hydro.water's, square grid and
+triangular lattice) as render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no
+compute shaders, storage buffers or image stores.
+
+The arithmetic is shaders/common/model.glsl's, as the compute kernels run it (docs/design.md, "The
+model"); only the schedule differs. A substep is fragment passes, each writing one texture and
+reading the others with texelFetch (shaders/fragment/): accelerate the faces of each axis (boundary
+faces by their table entry), each cell's outflow scale K, the faces of each axis scaled by their upwind
+cell's K, each column moved by its scaled faces, and what crossed each boundary face booked. Water
+and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
+bytes (common/boundary_table.glsl under FRAGMENT).
+
+A first piece: depth-area pipes, no Manning friction, inertia, water cycle, erosion or probes. step() reads the water back at each call to plan stable substeps (as WaterGrid plans them from
+the deepest water, with no lag). The ledger keeps per boundary face an unevaluated float sum hi + lo on
+the GPU (book.frag), folded into float64 on the CPU when ledger() is asked or before set_boundary()
+changes a face's kind.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import weakref
+
+import moderngl
+import numpy as np
+
+from . import _gl, _owner, lattice
+from . import _validate as check
+from . import boundary as bnd
+from .params import Geometry, WaterParams, max_stable_dt, stable, stable_face_depth
+
+__all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
+
+REQUIRED_VERSION = 410
+AUTO_SAFETY = 0.9           # as hydro.water: automatic substeps stay this far inside the stable limit
+DEPTH_MARGIN = 1.25         # the deepest water may grow this much during one step() call
+MAX_CHUNK = 64              # automatic substeps between two re-measurements of the deepest water
+MAX_SUBSTEPS = 100_000      # per step() call
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+# the defines every model pass takes (and HEX): the classic model, no water cycle
+MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
+MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
+
+_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
+
+
+def _program(ctx, name: str, hexagonal: bool):
+    """The vertex + fragment program of shaders/fragment/<name>.frag, compiled once per context and
+    lattice (hydro._gl.program inserts defines in the vertex stage only; these passes need them in
+    the fragment stage)."""
+    cache = _programs.setdefault(ctx, {})
+    model = name in MODEL_PASSES
+    key = (name, hexagonal and model)
+    prog = cache.get(key)
+    if prog is None:
+        vertex = _gl.source("fragment/pass.vert")
+        fragment = _gl.source(f"fragment/{name}.frag", {**MODEL_DEFINES, "HEX": hexagonal} if model else None)
+        try:
+            prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
+        except Exception as exc:  # moderngl.Error carries the driver's log
+            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(fragment.splitlines(), 1))
+            raise _gl.ShaderError(f"fragment/{name}.frag failed to compile:\n{exc}\n{listing}") from None
+        prog.extra = {"source": vertex + fragment, "inactive": set(), "values": {}}
+        cache[key] = prog
+    return prog
+
+
+def _standalone_context():
+    """A standalone context of GL >= 4.1 (EGL first on Linux)."""
+    attempts = ["egl", None] if sys.platform.startswith("linux") else [None]
+    errors = []
+    for backend in attempts:
+        try:
+            return moderngl.create_standalone_context(require=REQUIRED_VERSION,
+                                                      **({"backend": backend} if backend else {}))
+        except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
+            errors.append(f"{backend or 'default'}: {exc}")
+    raise _gl.HydroGLError("could not create an OpenGL 4.1 context: " + "; ".join(errors))
+
+
+class FragmentWaterGrid(_owner.Simulation):
+    """Virtual-pipes water on a square grid (as hydro.WaterGrid, classic model) as fragment-shader passes,
+    for GL 4.1 core contexts. Cell [y, x] covers world [x, x+1] x [y, y+1] * cell_size.
+
+    ctx: a moderngl.Context with GL >= 4.1, or None for a private standalone one.
+    terrain: (ny, nx) heights in world units; cell_size, gravity, friction: see hydro.params.WaterParams
+    (pipe area "depth", no Manning friction, no inertia). water: optional initial depths (ny, nx), >= 0.
+    The passes render into the grid's own framebuffers with the context's other state as it is: keep
+    blending off while step() runs (moderngl's default). The framebuffer bound before a call is bound
+    again after it.
+    """
+
+    _kind = "FragmentWaterGrid"
+    _hexagonal = False
+
+    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None):
+        self._released = True                     # until every resource exists
+        owns_ctx = ctx is None
+        if not owns_ctx:
+            if not isinstance(ctx, moderngl.Context):
+                raise TypeError(f"ctx: expected a moderngl.Context or None, got {type(ctx).__name__}")
+            if ctx.version_code < REQUIRED_VERSION:
+                raise _gl.HydroGLError(f"ctx: FragmentWaterGrid needs OpenGL 4.1; this context is OpenGL "
+                                       f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}")
+        self.params = WaterParams(cell_size, gravity, friction)
+        terrain = check.field("terrain", terrain)
+        if terrain.ndim != 2 or min(terrain.shape) < 1:
+            raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
+        self.ny, self.nx = terrain.shape
+        water = (np.zeros_like(terrain) if water is None
+                 else check.field("water", water, terrain.shape, nonnegative=True))
+        ctx = _standalone_context() if owns_ctx else ctx
+        self.ctx, self._owns_ctx = ctx, owns_ctx
+        self._made = []
+        try:
+            self._create(terrain, water)
+        except BaseException:
+            self._released = False
+            self.release()
+            raise
+
+    # ------------------------------------------------------------------------------------ resources
+
+    def _texture(self, size, components, data=None, dtype="f4"):
+        tex = self.ctx.texture(size, components, data, dtype=dtype)
+        self._made.append(tex)
+        tex.filter = (moderngl.NEAREST, moderngl.NEAREST)     # integer textures are complete only so
+        tex.repeat_x = tex.repeat_y = False
+        return tex
+
+    def _target(self, size, components=1, data=None):
+        """An f32 texture the passes render into, and its framebuffer."""
+        tex = self._texture(size, components, data)
+        fbo = self.ctx.framebuffer(color_attachments=[tex])
+        self._made.append(fbo)
+        return [tex, fbo]
+
+    def _create(self, terrain, water):
+        ctx, nx, ny = self.ctx, self.nx, self.ny
+        side = ctx.info.get("GL_MAX_TEXTURE_SIZE") or 0
+        if side and max(nx, ny) + 1 > side:
+            raise ValueError(f"terrain: shape {(ny, nx)} is too large for this context: its textures need "
+                             f"{max(nx, ny) + 1} texels a side and GL_MAX_TEXTURE_SIZE is {side}")
+        self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
+        self._layout = bnd.layout(nx, ny, self._hexagonal)
+        self._table = bnd.new_table(self._layout)
+        count = self._layout.size
+        width = min(count, side or count)
+        self._table_size = (width, -(-count // width))
+        zeros = np.zeros(self._table_size[0] * self._table_size[1], bnd.TABLE_DTYPE)
+        zeros[:count] = self._table
+        self._table_texture = self._texture(self._table_size, 2, zeros.tobytes(), dtype="i4")
+        places = np.zeros((len(zeros), 4), "<i4")
+        places[:count, :3] = np.stack([self._layout.array, self._layout.i, self._layout.j], axis=1)
+        self._places = self._texture(self._table_size, 4, places.tobytes(), dtype="i4")
+        self._terrain = [self._target((nx, ny), data=terrain.tobytes()), self._target((nx, ny))]
+        self._water = [self._target((nx, ny), data=water.tobytes()), self._target((nx, ny))]
+        # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z)
+        self._flow_shapes = [(ny, nx + 1), (ny + 1, nx)] + [(ny + 1, nx + 1)] * self._hexagonal
+        sizes = [(cols, rows) for rows, cols in self._flow_shapes]
+        self._flows = [[self._target(size), self._target(size)] for size in sizes]
+        for pair in self._flows:
+            for tex, _ in pair:
+                tex.write(np.zeros(tex.size[0] * tex.size[1], np.float32).tobytes())
+        self._accelerated = [self._target(size) for size in sizes]
+        self._scale = self._target((nx, ny))
+        self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
+        self._clear_ledger()
+        self._passes = {}
+        for name in MODEL_PASSES + ("brush",):
+            prog = _program(ctx, name, self._hexagonal)
+            vao = ctx.vertex_array(prog, [])
+            self._made.append(vao)
+            self._passes[name] = (prog, vao)
+        self._brush_weights = None
+        self._released = False
+
+        self._sim_time = 0.0
+        self._iteration = 0
+        self._lowest_bed = None                     # the lowest bed, read back when a level face needs it
+        self._booked = {kind: 0.0 for kind in bnd.KINDS if kind != "wall"}
+        self._edits = {"brushes": 0.0, "assigned": 0.0}
+        self._note_boundary_bounds()
+        self._initial_volume = self.volume()
+        self._seal()
+
+    def _gpu_objects(self):
+        return list(getattr(self, "_made", []))
+
+    def _clear_ledger(self):
+        zeros = np.zeros(2 * self._table_size[0] * self._table_size[1], np.float32).tobytes()
+        for tex, _ in self._ledger:
+            tex.write(zeros)
+
+    # ------------------------------------------------------------------------------------ state access
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(ny, nx): the shape of terrain, water and every per-cell array."""
+        return (self.ny, self.nx)
+
+    def _read(self, tex, shape) -> np.ndarray:
+        return np.frombuffer(tex.read(), np.float32).reshape(shape).copy()
+
+    @property
+    def water(self) -> np.ndarray:
+        """Water depth (ny, nx), world units; a NumPy copy. Settable (>= 0); booked in ledger() as
+        "assigned"."""
+        self._alive()
+        return self._read(self._water[0][0], self.shape)
+
+    @water.setter
+    def water(self, depth):
+        self._alive()
+        depth = check.field("water", depth, self.shape, nonnegative=True)
+        old = self.volume()
+        self._water[0][0].write(depth.tobytes())
+        self._edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
+
+    @property
+    def terrain(self) -> np.ndarray:
+        """Terrain height (ny, nx), world units; a NumPy copy. Settable; the water depths are kept."""
+        self._alive()
+        return self._read(self._terrain[0][0], self.shape)
+
+    @terrain.setter
+    def terrain(self, height):
+        self._alive()
+        height = check.field("terrain", height, self.shape)
+        self._terrain[0][0].write(height.tobytes())
+        self._lowest_bed = None
+
+    def _flow(self, k) -> np.ndarray:
+        self._alive()
+        return self._read(self._flows[k][0][0], self._flow_shapes[k])
+
+    @property
+    def flow_x(self) -> np.ndarray:
+        """Signed flow (ny, nx+1), volume/s, from cell [y, x-1] to [y, x]; a NumPy copy. Settable."""
+        return self._flow(0)
+
+    @flow_x.setter
+    def flow_x(self, flow):
+        self._set_flow(0, "flow_x", flow)
+
+    @property
+    def flow_y(self) -> np.ndarray:
+        """Signed flow (ny+1, nx), volume/s, from cell [y-1, x] to [y, x]; a NumPy copy. Settable."""
+        return self._flow(1)
+
+    @flow_y.setter
+    def flow_y(self, flow):
+        self._set_flow(1, "flow_y", flow)
+
+    def _set_flow(self, k, name, flow):
+        """Flows are state too (a saved game restores them); they move water only through step()."""
+        self._alive()
+        flow = check.field(name, flow, self._flow_shapes[k])
+        self._flows[k][0][0].write(flow.tobytes())
+
+    def volume(self) -> float:
+        """Total water volume (depth * cell area), world units^3, summed in float64 (reads the water back)."""
+        self._alive()
+        return float(self.water.astype(np.float64).sum()) * self.geometry.cell_area
+
+    # ------------------------------------------------------------------------------------- boundaries
+
+    def set_boundary(self, side, kind, value=0.0, span=None) -> None:
+        """Set what happens at one side of the grid, or at `span=(first, stop)` cells along it, as
+        WaterGrid.set_boundary: "wall", "inflow" / "outflow" (value: total discharge of the span,
+        volume/s), "level" (value: the outside surface height)."""
+        self._alive()
+        table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
+        if not np.array_equal(table["kind"], self._table["kind"]):
+            self._fold_ledger()
+        self._table = table
+        width, height = self._table_size
+        data = np.zeros(width * height, bnd.TABLE_DTYPE)
+        data[:len(table)] = table
+        self._table_texture.write(data.tobytes())
+        self._note_boundary_bounds()
+
+    @property
+    def boundaries(self) -> dict:
+        """Per side, runs of (kind, first cell, stop cell, value) as set_boundary takes them."""
+        self._alive()
+        return bnd.describe(self._table, self._layout)
+
+    def _note_boundary_bounds(self):
+        """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
+        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout)
+        level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
+        self._max_level = float(level.max()) if level.size else None
+
+    def _fold_ledger(self):
+        """Add what each boundary face booked on the GPU since the last fold (hi + lo, in float64) to its
+        kind's total, and clear the GPU's sums."""
+        sums = np.frombuffer(self._ledger[0][0].read(), np.float32).reshape(-1, 2)[:self._layout.size]
+        faces = sums[:, 0].astype(np.float64) + sums[:, 1].astype(np.float64)
+        kinds = self._table["kind"]
+        for kind, code in bnd.KINDS.items():
+            if kind != "wall":
+                self._booked[kind] += math.fsum(faces[kinds == code])
+        self._clear_ledger()
+
+    def ledger(self) -> dict:
+        """Where the water came from: the start volume, what crossed each kind of boundary (+ in, - out),
+        what brushes and assignments added; `expected` is their sum, which volume() matches to float
+        precision. Reads the GPU's per-face sums back."""
+        self._alive()
+        self._fold_ledger()
+        out = {"initial": self._initial_volume, **self._booked, **self._edits}
+        out["expected"] = math.fsum(out.values())
+        return out
+
+    # ---------------------------------------------------------------------------------------- brushes
+
+    def _brush(self, x, y, radius, normalise: bool):
+        """The box origin a brush touches, its float32 weights there (hydro.lattice.brush_box; scaled to
+        sum to about 1 where `normalise`) and their float64 sum. Raises if it touches no cell."""
+        x, y = check.real32("x", x), check.real32("y", y)
+        radius = check.real32("radius", radius, low=0.0, low_open=True)
+        box = lattice.brush_box(self.shape, x, y, radius, self._hexagonal)
+        if box is None:
+            raise ValueError(f"x, y: a brush of radius {radius} at ({x}, {y}) reaches no cell of the "
+                             f"{self.nx} x {self.ny} grid: its centre is off the grid (cells are at "
+                             f"x = 0 .. {self.nx - 1}, y = 0 .. {self.ny - 1}) and it reaches no cell centre")
+        x0, y0, weights = box
+        if normalise:
+            weights = weights / weights.sum()
+        weights = weights.astype(np.float32)
+        return (x0, y0), weights, float(weights.sum(dtype=np.float64))
+
+    def dig(self, x, y, radius, depth) -> None:
+        """Lower the terrain by `depth` (world units) at the centre of a smooth round brush of `radius`
+        cells around grid point (x, y) (the centre of cell [y, x]); a negative depth raises it. Water
+        depth is kept. A brush that reaches no cell centre acts on the cell nearest (x, y)."""
+        self._alive()
+        origin, weights, _ = self._brush(x, y, radius, normalise=False)
+        depth = check.real32("depth", depth)
+        self._draw_brush(self._terrain[0][0], self._terrain[1][1], origin, weights, -depth, (-3.0e38, 3.0e38))
+        self._terrain.reverse()
+        self._lowest_bed = None
+
+    def add_water(self, x, y, radius, volume) -> None:
+        """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth round
+        brush of `radius` cells around grid point (x, y) (as dig); booked in ledger() as "brushes"."""
+        self._alive()
+        origin, weights, total = self._brush(x, y, radius, normalise=True)
+        volume = check.real32("volume", volume, low=0.0)
+        amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
+        self._draw_brush(self._water[0][0], self._water[1][1], origin, weights, amount,
+                         (-FLOAT32_MAX, FLOAT32_MAX))
+        self._water.reverse()
+        self._edits["brushes"] += volume
+
+    def _draw_brush(self, source, target, origin, weights, amount, bounds):
+        """Render source + amount * weights (over the box at origin) into framebuffer target."""
+        if self._brush_weights is not None:
+            self._made.remove(self._brush_weights)
+            self._brush_weights.release()
+            self._brush_weights = None
+        self._brush_weights = self._texture((weights.shape[1], weights.shape[0]), 1, weights.tobytes())
+        with self._bound():
+            self._draw("brush", target, {"u_field": source, "u_weights": self._brush_weights},
+                       u_size=(self.nx, self.ny), u_origin=origin, u_amount=amount, u_bounds=bounds)
+
+    # --------------------------------------------------------------------------------------- stepping
+
+    def _stats(self) -> dict:
+        """The deepest water now, and where a level face needs it the lowest bed (read back)."""
+        stats = {"max_depth": float(self.water.max())}
+        if self._max_level is not None:
+            if self._lowest_bed is None:
+                self._lowest_bed = float(self.terrain.min())
+            stats["min_terrain"] = self._lowest_bed
+        return stats
+
+    def _coupling(self, stats, dt, margin=1.0) -> float:
+        """Upper bound of K/S = g A / (l S) over every pipe during the coming `dt` (as WaterGrid's), the
+        deepest water taken `margin` times deeper than measured."""
+        p, geo = self.params, self.geometry
+        depth = stats["max_depth"] * margin + self._max_cell_inflow * dt / geo.cell_area
+        if self._max_level is not None:
+            depth = max(depth, self._max_level - stats["min_terrain"])
+        return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+
+    def _auto_substeps(self, stats, dt) -> int:
+        limit = max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN), self.geometry, self.params)
+        return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
+
+    def max_stable_dt(self) -> float:
+        """The largest stable substep (seconds; inf when dry) for the water as it is now."""
+        self._alive()
+        return max_stable_dt(self._coupling(self._stats(), 0.0), self.geometry, self.params)
+
+    def step(self, dt, substeps=None) -> int:
+        """Advance the simulation by `dt` seconds; returns the number of substeps taken. Without
+        `substeps`, stable substeps are chosen from the exact bound (hydro.params.stable) for the deepest
+        water now, with a margin for the call's growth (re-measured every MAX_CHUNK substeps); with
+        `substeps`, dt/substeps must be stable for the water now, or ValueError is raised before
+        anything runs. A pipe deeper than its substep is stable for is treated as that deep."""
+        self._alive()
+        dt = check.real32("dt", dt, low=0.0, low_open=True)
+        if substeps is not None:
+            substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
+        stats = self._stats()
+        if substeps is not None:
+            sub = dt / substeps
+            coupling = self._coupling(stats, dt)
+            if not stable(sub, coupling, self.geometry, self.params):
+                limit = max_stable_dt(coupling, self.geometry, self.params)
+                raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
+                                 f"the deepest water now (max_stable_dt()); use substeps >= "
+                                 f"{math.ceil(dt / limit)} or omit substeps")
+            self._run(sub, substeps)
+            done = substeps
+        else:
+            n = self._auto_substeps(stats, dt)
+            if n > MAX_SUBSTEPS:
+                raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {MAX_SUBSTEPS}; "
+                                 f"call step() more often with a smaller dt")
+            done, remaining = 0, dt
+            while True:
+                sub = remaining / n
+                chunk = min(n, MAX_CHUNK)
+                self._run(sub, chunk)
+                done += chunk
+                if chunk == n:
+                    break
+                remaining -= sub * chunk
+                n = max(1, min(self._auto_substeps(self._stats(), remaining), MAX_SUBSTEPS - done))
+        self._sim_time += dt
+        return done
+
+    def _uniforms(self, dt: float) -> dict:
+        """common/model.glsl's uniforms for a substep of dt, worked out in float64 as
+        hydro.water_kernels.WaterState.model_uniforms does for the classic model."""
+        p, geo = self.params, self.geometry
+        return dict(u_size=(self.nx, self.ny), u_dt=dt, u_friction_factor=p.friction_factor(dt),
+                    u_flow_gain=dt * p.gravity / geo.pipe_length * geo.face_width, u_cell_area=geo.cell_area,
+                    u_max_face_depth=stable_face_depth(dt, geo, p))
+
+    def _run(self, sub: float, n: int) -> None:
+        """n substeps of `sub` seconds, nothing read back."""
+        uniforms = self._uniforms(sub)
+        with self._bound():
+            for _ in range(n):
+                self._substep(uniforms)
+        self._iteration += n
+
+    def _substep(self, u: dict) -> None:
+        terrain, water = self._terrain[0][0], self._water[0][0]
+        accelerated, scale, axes = self._accelerated, self._scale, range(len(self._flows))
+        for k in axes:
+            self._draw("accelerate", accelerated[k][1],
+                       {"u_terrain": terrain, "u_water": water, "u_flow": self._flows[k][0][0],
+                        "u_boundary_table": self._table_texture}, u_axis=k, **u)
+        self._draw("outflow_scale", scale[1],
+                   {"u_water": water, **{f"u_flow_{'xyz'[k]}": accelerated[k][0] for k in axes}}, **u)
+        for k in axes:
+            self._draw("scale_faces", self._flows[k][1][1], {"u_flow": accelerated[k][0], "u_scale": scale[0]},
+                       u_axis=k, **u)
+            self._flows[k].reverse()
+        scaled = {f"u_flow_{'xyz'[k]}": self._flows[k][0][0] for k in axes}
+        self._draw("move", self._water[1][1], {"u_water": water, **scaled}, **u)
+        self._water.reverse()
+        self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places, **scaled},
+                   u_count=self._layout.size, **u)
+        self._ledger.reverse()
+
+    def _draw(self, name, target, textures: dict, **uniforms) -> None:
+        """Run pass `name` over every texel of framebuffer `target`, reading `textures` (uniform name ->
+        texture, given units in order)."""
+        prog, vao = self._passes[name]
+        for unit, (uniform, tex) in enumerate(textures.items()):
+            tex.use(unit)
+            uniforms[uniform] = unit
+        _gl.set_uniforms(prog, **uniforms)
+        target.use()
+        vao.render(moderngl.TRIANGLES, vertices=3)
+
+    class _Bound:
+        """Binds back the framebuffer and viewport the context had before the passes ran: the one
+        moderngl knows as ctx.fbo, or where it knows none (a standalone context) the one GL had bound,
+        so that no deleted framebuffer of a released grid is left bound."""
+
+        def __init__(self, ctx):
+            self.ctx, self.fbo, self.viewport = ctx, ctx.fbo, ctx.viewport
+            self.bound = ctx.detect_framebuffer() if ctx.fbo is None else None
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            (self.fbo or self.bound).use()
+            self.ctx.fbo = self.fbo
+            self.ctx.viewport = self.viewport
+
+    def _bound(self):
+        return self._Bound(self.ctx)
+
+    def __repr__(self):
+        state = "released" if self._released else f"t={self.sim_time:.3f}s"
+        return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
+
+
+class FragmentHexWaterGrid(FragmentWaterGrid):
+    """Virtual-pipes water on a triangular lattice (as hydro.HexWaterGrid, classic model) as fragment-shader
+    passes, for GL 4.1 core contexts; the same API as FragmentWaterGrid plus `flow_z`. terrain: (ny, nx)
+    heights at the lattice vertices, indexed [y, x] in axial coordinates; cell_size: the lattice spacing.
+    """
+
+    _kind = "FragmentHexWaterGrid"
+    _hexagonal = True
+
+    @property
+    def flow_z(self) -> np.ndarray:
+        """Signed flow (ny+1, nx+1), volume/s, from vertex (x, y-1) to (x-1, y); a NumPy copy. Settable."""
+        return self._flow(2)
+
+    @flow_z.setter
+    def flow_z(self, flow):
+        self._set_flow(2, "flow_z", flow)

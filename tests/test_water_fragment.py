@@ -1,0 +1,341 @@
+"""FragmentWaterGrid and FragmentHexWaterGrid (hydro/water_fragment.py), the classic water model as
+fragment-shader passes, on an
+OpenGL 4.1 core context with no compute shaders, storage buffers or image stores (as macOS has): Mesa's
+overrides give one, set before the driver loads, so those checks run in a child process that prints
+its results as JSON; the tests here compare them with the float64 reference (hydro/reference/water.py).
+In the test context (GL 4.3+), the grids give the cell-wise kernel's water to the bit on CPU rasterisers."""
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hydro import boundary as bnd
+from hydro.params import WaterParams
+from hydro.reference import water as ref
+from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
+from water_cases import assert_same_bits, random_state
+
+# what makes llvmpipe a GL 4.1 core context with no compute shaders, storage buffers or image stores
+GL41_ENV = {"MESA_GL_VERSION_OVERRIDE": "4.1", "MESA_GLSL_VERSION_OVERRIDE": "410",
+            "MESA_EXTENSION_OVERRIDE": "-GL_ARB_compute_shader -GL_ARB_shader_storage_buffer_object "
+                                       "-GL_ARB_shader_image_load_store"}
+SHAPE = (10, 15)
+PARAMS = {"friction": 0.1}
+KINDS = {"square": FragmentWaterGrid, "hex": FragmentHexWaterGrid}
+
+# The run compared with the reference: boundaries of every kind, brushes, calls of set and automatic
+# substeps, and kinds changed between calls (the ledger folds what faces booked under their old kinds).
+RUN = [
+    ("set_boundary", ("left", "inflow", 0.8), {"span": (2, 7)}),
+    ("set_boundary", ("right", "outflow", 0.5), {}),
+    ("set_boundary", ("bottom", "level", 0.9), {}),
+    ("set_boundary", ("top", "level", 0.2), {"span": (0, 5)}),
+    ("set_boundary", ("top", "outflow", 0.3), {"span": (9, 14)}),
+    ("dig", (4.0, 6.0, 3.0, 0.4), {}),
+    ("add_water", (6.5, 3.2, 2.5, 3.0), {}),
+    ("step", (0.2, 4), {}),
+    ("step", (0.2, 4), {}),
+    ("set_boundary", ("right", "level", 1.1), {"span": (0, 4)}),
+    ("set_boundary", ("left", "wall"), {}),
+    ("set_boundary", ("bottom", "inflow", 1.5), {"span": (3, 12)}),
+    ("step", (0.15, None), {}),
+    ("step", (0.3, None), {}),
+    ("set_boundary", ("top", "wall"), {}),
+    ("step", (0.2, 5), {}),
+]
+
+
+def _flow_names(kind):
+    return ("flow_x", "flow_y", "flow_z")[:2 + (kind == "hex")]
+
+
+def _inputs(kind):
+    """The run's terrain, water and starting flows (by name), float32."""
+    rng = np.random.default_rng(41)
+    terrain, water = random_state(rng, SHAPE)
+    ny, nx = SHAPE
+    shapes = [(ny, nx + 1), (ny + 1, nx), (ny + 1, nx + 1)]
+    flows = {name: rng.normal(0.0, 0.3, shape).astype(np.float32) for name, shape in zip(_flow_names(kind), shapes)}
+    return terrain.astype(np.float32), water.astype(np.float32), flows
+
+
+def _grid(ctx, kind="square", cls=None, **kwargs):
+    """The run's grid: a fragment grid of `kind`, or `cls` (a compute grid) with its `kwargs`."""
+    terrain, water, flows = _inputs(kind)
+    g = (cls or KINDS[kind])(ctx, terrain, water=water, **PARAMS, **kwargs)
+    for name, q in flows.items():
+        setattr(g, name, q)
+    return g
+
+
+def _play(g, run, taken=None):
+    """Apply `run` to grid g, its automatic steps in `taken`'s substeps where given; the substeps each
+    step() took."""
+    counts, done = iter(taken or ()), []
+    for name, args, kwargs in run:
+        if name == "step" and taken is not None and args[1] is None:
+            args = (args[0], next(counts))
+        elif name == "step" and taken is not None:
+            next(counts)
+        result = getattr(g, name)(*args, **kwargs)
+        if name == "step":
+            done.append(result)
+    return done
+
+
+def _lake_at_rest():
+    """Terrain in steps of 1/64 under a surface at 1.25, islands above it: every depth and surface is
+    exact in float32, so not a bit of flow may start."""
+    rng = np.random.default_rng(7)
+    terrain = rng.integers(0, 65, SHAPE) / 64.0
+    terrain[rng.random(SHAPE) < 0.15] = 1.5
+    water = np.maximum(1.25 - terrain, 0.0)
+    return terrain.astype(np.float32), water.astype(np.float32)
+
+
+def _bad_calls(ctx, g):
+    """(argument named, call) for calls each of which must be refused."""
+    t = g.terrain
+    return [
+        ("dt", lambda: g.step(-0.1)), ("dt", lambda: g.step(float("nan"))), ("substeps", lambda: g.step(0.1, 0)),
+        ("substeps", lambda: g.step(0.1, 2.5)), ("substeps", lambda: g.step(100.0, 1)),
+        ("side", lambda: g.set_boundary("front", "wall")), ("kind", lambda: g.set_boundary("left", "river")),
+        ("value", lambda: g.set_boundary("left", "inflow", -1.0)), ("value", lambda: g.set_boundary("left", "wall", 1.0)),
+        ("span", lambda: g.set_boundary("left", "inflow", 1.0, span=(3, 2))),
+        ("span[1]", lambda: g.set_boundary("left", "inflow", 1.0, span=(0, 99))),
+        ("water", lambda: setattr(g, "water", np.zeros((3, 3)))), ("water", lambda: setattr(g, "water", -np.ones(SHAPE))),
+        ("terrain", lambda: setattr(g, "terrain", np.full(SHAPE, np.nan))),
+        ("flow_x", lambda: setattr(g, "flow_x", np.zeros(SHAPE))),
+        ("radius", lambda: g.add_water(3.0, 3.0, 0.0, 1.0)), ("volume", lambda: g.add_water(3.0, 3.0, 1.0, -1.0)),
+        ("x, y", lambda: g.add_water(-50.0, -50.0, 1.0, 1.0)), ("depth", lambda: g.dig(1.0, 1.0, 1.0, float("inf"))),
+        ("x", lambda: g.dig("a", 1.0, 1.0, 1.0)),
+        ("terrain", lambda: FragmentWaterGrid(ctx, np.zeros(5))),
+        ("cell_size", lambda: FragmentWaterGrid(ctx, t, cell_size=-1.0)),
+        ("water", lambda: FragmentWaterGrid(ctx, t, water=np.ones((2, 2)))),
+        ("ctx", lambda: FragmentWaterGrid("ctx", t)),
+    ]
+
+
+def _snapshot(g):
+    return {"water": g.water, "terrain": g.terrain, "flow_x": g.flow_x, "flow_y": g.flow_y, "ledger": g.ledger(),
+            "boundaries": g.boundaries, "sim_time": g.sim_time, "iteration": g.iteration}
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a.view(np.uint32), b.view(np.uint32))
+    return a == b
+
+
+def child():
+    """In the GL 4.1 process: every check's results, as JSON on stdout."""
+    import moderngl
+
+    import hydro
+    ctx = moderngl.create_standalone_context(backend="egl", require=410)
+    out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"]}
+    try:
+        ctx.compute_shader("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
+        out["compute"] = "compiled"
+    except Exception as exc:  # noqa: BLE001 - what fails is reported
+        out["compute"] = f"refused: {exc}"
+    try:
+        hydro.WaterGrid(ctx, np.zeros((4, 4)))
+        out["water_grid"] = "made"
+    except hydro.HydroGLError as exc:
+        out["water_grid"] = f"refused: {exc}"
+    ctx.error                           # the refused compute shader's error, cleared: the grids' are checked
+
+    out["run"], out["lake"] = {}, {}
+    for kind, cls in KINDS.items():
+        g = _grid(ctx, kind)
+        taken = _play(g, RUN)
+        out["run"][kind] = {"taken": taken, "volume": g.volume(), "ledger": g.ledger(), "iteration": g.iteration,
+                            "sim_time": g.sim_time,
+                            **{name: getattr(g, name).tolist() for name in ("water", "terrain") + _flow_names(kind)}}
+        g.release()
+
+        terrain, water = _lake_at_rest()
+        lake = cls(ctx, terrain, water=water)
+        lake.set_boundary("left", "level", 1.25)
+        lake.set_boundary("bottom", "level", 1.25, span=(2, 9))
+        lake_taken = [lake.step(0.25) for _ in range(8)]
+        out["lake"][kind] = {"taken": lake_taken, "still": bool(np.array_equal(lake.water, water)),
+                             "flows": max(float(np.abs(getattr(lake, name)).max()) for name in _flow_names(kind)),
+                             "ledger": lake.ledger(), "volume": lake.volume()}
+        lake.release()
+
+    g = _grid(ctx)
+    g.set_boundary("left", "inflow", 0.5)
+    g.set_boundary("top", "level", 0.7)
+    g.step(0.1, 2)
+    before = _snapshot(g)
+    refused = []
+    for name, call in _bad_calls(ctx, g):
+        try:
+            call()
+            refused.append([name, None, "accepted"])
+        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
+            refused.append([name, type(exc).__name__, str(exc)])
+    after = _snapshot(g)
+    out["bad"] = {"refused": refused, "changed": [k for k in before if not _same(before[k], after[k])]}
+    g.release()
+    out["error"] = ctx.error
+    print(json.dumps(out))
+
+
+@pytest.fixture(scope="module")
+def gl41():
+    """The GL 4.1 process's results."""
+    env = dict(os.environ, **GL41_ENV)
+    here = Path(__file__).resolve().parent
+    code = f"import sys; sys.path.insert(0, {str(here)!r}); import test_water_fragment as t; t.child()"
+    result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+class Twin:
+    """The reference State and its ledger by kind: set_boundary folds what each face booked into its
+    kind's total, as the grids do when a face's kind changes."""
+
+    def __init__(self, kind, params):
+        terrain, water, flows = _inputs(kind)
+        self.s = ref.State.new(terrain.astype(np.float64), water.astype(np.float64), hexagonal=kind == "hex",
+                               params=params)
+        for name, q in flows.items():
+            setattr(self.s, name, q.astype(np.float64))
+        self.initial = self.s.volume()
+        self.kinds = {kind: 0.0 for kind in bnd.KINDS if kind != "wall"}
+        self.brushes = 0.0
+
+    def _fold(self):
+        for kind, code in bnd.KINDS.items():
+            if kind != "wall":
+                self.kinds[kind] += float(self.s.ledger[self.s.table["kind"] == code].sum())
+        self.s.ledger = np.zeros_like(self.s.ledger)
+
+    def set_boundary(self, *args, **kwargs):
+        self._fold()
+        ny, nx = self.s.water.shape
+        self.s.table = bnd.with_boundary(self.s.table, bnd.layout(nx, ny, self.s.hexagonal), *args, **kwargs)
+
+    def dig(self, *args):
+        ref.dig(self.s, *args)
+
+    def add_water(self, *args):
+        ref.add_water(self.s, *args)
+        self.brushes += args[-1]
+
+    def ledger(self):
+        self._fold()
+        return {"initial": self.initial, **self.kinds, "brushes": self.brushes}
+
+
+def _close(a, b, rtol):
+    b = np.asarray(b, np.float64)
+    np.testing.assert_allclose(np.asarray(a, np.float64), b, rtol=0, atol=rtol * max(np.abs(b).max(), 1e-3))
+
+
+def test_gl41_context_has_no_compute_shaders(gl41):
+    """The child's context is what macOS gives: GL 4.1, a compute shader refused, WaterGrid refused."""
+    assert gl41["version"] == 410
+    assert gl41["compute"].startswith("refused"), gl41["compute"]
+    assert gl41["water_grid"].startswith("refused"), gl41["water_grid"]
+    assert gl41["error"] == "GL_NO_ERROR"
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_run_matches_reference(gl41, kind):
+    """Random terrain, water and flows, boundaries of every kind changed between calls, brushes, set and
+    automatic substeps: the water and flows of the float64 reference to 2e-4 of their largest, and the
+    ledger's kinds its booked volumes."""
+    run = gl41["run"][kind]
+    twin = Twin(kind, WaterParams(**PARAMS))
+    taken = iter(run["taken"])
+    for name, args, kwargs in RUN:
+        if name == "step":
+            dt, substeps = args
+            n = next(taken)
+            assert substeps is None or n == substeps
+            ref.step(twin.s, dt, n)
+        else:
+            getattr(twin, name)(*args, **kwargs)
+    assert run["iteration"] == sum(run["taken"]) and run["sim_time"] == pytest.approx(1.05)
+    _close(run["terrain"], twin.s.terrain, 1e-6)
+    _close(run["water"], twin.s.water, 2e-4)
+    for name in _flow_names(kind):
+        _close(run[name], getattr(twin.s, name), 2e-4)
+    expected = twin.ledger()
+    scale = max(abs(v) for v in expected.values())
+    for key, value in expected.items():
+        assert run["ledger"][key] == pytest.approx(value, rel=2e-4, abs=2e-5 * scale), key
+    assert run["ledger"]["assigned"] == 0.0
+    for kind in ("inflow", "outflow", "level"):
+        assert run["ledger"][kind] != 0.0, kind
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_volume_is_the_ledgers_expected_volume(gl41, kind):
+    """What the boundary faces booked, the brushes and the start volume add up to the water there is."""
+    run = gl41["run"][kind]
+    ledger = run["ledger"]
+    assert ledger["expected"] == math.fsum(v for k, v in ledger.items() if k != "expected")
+    assert run["volume"] == pytest.approx(ledger["expected"], rel=1e-6)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_lake_at_rest_stays_at_rest(gl41, kind):
+    """A flat lake between islands, open to an outside surface at its own height: not a bit moves."""
+    lake = gl41["lake"][kind]
+    assert lake["still"] and lake["flows"] == 0.0
+    assert lake["ledger"]["level"] == 0.0
+    assert lake["volume"] == lake["ledger"]["initial"] == lake["ledger"]["expected"]
+    assert all(n >= 1 for n in lake["taken"])
+
+
+def test_gl41_bad_arguments_are_refused_and_change_nothing(gl41):
+    """Every bad argument raises ValueError or TypeError naming it, and the grid is as it was."""
+    for name, kind, message in gl41["bad"]["refused"]:
+        assert kind in ("ValueError", "TypeError"), (name, kind, message)
+        assert message.startswith(name), (name, message)
+    assert gl41["bad"]["changed"] == []
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_matches_the_cell_wise_water_grid(ctx, kind):
+    """In a GL 4.3+ context the fragment passes give the cell-wise kernel's water, flows and terrain (to
+    the bit on CPU rasterisers, water_cases.assert_same_bits), and the same ledger, in the fragment
+    grid's substeps."""
+    import hydro
+    b = _grid(ctx, kind)
+    taken = _play(b, RUN)
+    a = _grid(ctx, kind, {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind], kernel="cells")
+    _play(a, RUN, taken)
+    for name in ("water", "terrain") + _flow_names(kind):
+        assert_same_bits(getattr(b, name), getattr(a, name), err_msg=name)
+    la, lb = a.ledger(), b.ledger()
+    for key in lb:
+        assert lb[key] == pytest.approx(la[key], rel=1e-12, abs=1e-12), key
+    assert b.volume() == pytest.approx(a.volume(), rel=1e-12)
+    assert (b.iteration, b.sim_time) == (a.iteration, a.sim_time)
+    a.release()
+    b.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_release_frees_every_gl_object(ctx, gl_objects, kind):
+    g = _grid(ctx, kind)
+    g.add_water(3.0, 4.0, 2.0, 1.0)
+    g.step(0.1)
+    g.release()
+    g.release()
+    assert gl_objects() == []
+    with pytest.raises(RuntimeError, match="after release"):
+        g.step(0.1)
