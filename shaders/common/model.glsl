@@ -158,8 +158,8 @@ float face_flow(float q, bool from_in, bool to_in, int b, float z_a, float h_a, 
     if (from_in && to_in) return interior_flow(q, z_a, h_a, z_b, h_b);
     if (b < 0 || !(from_in || to_in)) return 0.0;
     // an entry is copied to a local first: NVIDIA's compiler takes no readonly buffer member as a
-    // function's argument
-    BoundaryFace face = u_boundary[b];
+    // function's argument (boundary_entry: the table's storage buffer, or the fragment backend's texture)
+    BoundaryFace face = boundary_entry(b);
     return to_in ? boundary_face_flow(q, face, true, z_b, z_b + h_b)
                  : boundary_face_flow(q, face, false, z_a, z_a + h_a);
 }
