@@ -10,10 +10,11 @@ cell's K, each column moved by its scaled faces, and what crossed each boundary 
 and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
 bytes (common/boundary_table.glsl under FRAGMENT).
 
-A first piece: depth-area pipes, no Manning friction, inertia, water cycle, erosion or probes. step() reads the water back at each call to plan stable substeps (as WaterGrid plans them from
-the deepest water, with no lag). The ledger keeps per boundary face an unevaluated float sum hi + lo on
-the GPU (book.frag), folded into float64 on the CPU when ledger() is asked or before set_boundary()
-changes a face's kind.
+A first piece: depth-area pipes; no Manning friction, inertia, water cycle, erosion or probes. step()
+reads the water back at each call to plan stable substeps (as WaterGrid plans them from the deepest
+water, with no lag). The ledger keeps per boundary face an unevaluated float sum hi + lo on the GPU
+(book.frag), folded into float64 on the CPU when ledger() is asked or before set_boundary() changes a
+face's kind.
 """
 from __future__ import annotations
 
