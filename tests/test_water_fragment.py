@@ -140,7 +140,7 @@ def child():
 
     import hydro
     ctx = moderngl.create_standalone_context(backend="egl", require=410)
-    out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"]}
+    out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"], "vendor": ctx.info["GL_VENDOR"]}
     try:
         ctx.compute_shader("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
         out["compute"] = "compiled"
@@ -200,7 +200,10 @@ def gl41():
     result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    if out["version"] != 410 and "Mesa" not in out["vendor"]:
+        pytest.skip(f"Mesa's version overrides make the GL 4.1 context; this driver is {out['vendor']}")
+    return out
 
 
 class Twin:
