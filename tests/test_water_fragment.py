@@ -334,6 +334,28 @@ def test_matches_the_cell_wise_water_grid(ctx, kind):
     b.release()
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (6, 1), (2, 3)], ids=["one-cell", "one-row", "one-column", "tiny"])
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_grids_one_cell_thin_give_the_cell_wise_bits(ctx, rng, kind, shape):
+    """Grids whose every cell has boundary faces (a corner cell, on the hex lattice, up to four), open on
+    three sides: the cell-wise kernel's water and flows, and the water the ledger expects."""
+    import hydro
+    terrain, water = random_state(rng, shape)
+    cells = {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind](ctx, terrain, water=water, kernel="cells")
+    fragment = KINDS[kind](ctx, terrain, water=water)
+    for g in (cells, fragment):
+        g.set_boundary("left", "inflow", 0.3)
+        g.set_boundary("right", "level", 0.8)
+        g.set_boundary("top", "outflow", 0.2)
+    for _ in range(3):
+        cells.step(0.1, fragment.step(0.1))
+    for name in ("water",) + _flow_names(kind):
+        assert_same_bits(getattr(fragment, name), getattr(cells, name), err_msg=name)
+    assert fragment.volume() == pytest.approx(fragment.ledger()["expected"], rel=1e-6)
+    cells.release()
+    fragment.release()
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_release_frees_every_gl_object(ctx, gl_objects, kind):
     g = _grid(ctx, kind)
