@@ -18,6 +18,7 @@ from hydro import boundary as bnd
 from hydro.params import WaterParams
 from hydro.reference import water as ref
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
+import water_cases
 from water_cases import assert_same_bits, random_state
 
 # what makes llvmpipe a GL 4.1 core context with no compute shaders, storage buffers or image stores
@@ -201,8 +202,9 @@ def gl41():
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    if out["version"] != 410 and "Mesa" not in out["vendor"]:
-        pytest.skip(f"Mesa's version overrides make the GL 4.1 context; this driver is {out['vendor']}")
+    if "Mesa" not in out["vendor"]:
+        pytest.skip(f"Mesa's overrides make the GL 4.1 context with no compute shaders; this driver is "
+                    f"{out['vendor']}, which gives a 4.1 context with them")
     return out
 
 
@@ -325,9 +327,13 @@ def test_matches_the_cell_wise_water_grid(ctx, kind):
     _play(a, RUN, taken)
     for name in ("water", "terrain") + _flow_names(kind):
         assert_same_bits(getattr(b, name), getattr(a, name), err_msg=name)
+    # on a GPU the two ledgers have been seen to differ in the ninth digit (the cell-wise kernel's, where
+    # the fragment grid's is the exact sum of dt times the inflows): the same to float precision there
     la, lb = a.ledger(), b.ledger()
+    tolerance = 1e-12 if water_cases.BITWISE else 1e-7
+    scale = max(abs(v) for v in la.values())
     for key in lb:
-        assert lb[key] == pytest.approx(la[key], rel=1e-12, abs=1e-12), key
+        assert lb[key] == pytest.approx(la[key], rel=tolerance, abs=tolerance * scale), key
     assert b.volume() == pytest.approx(a.volume(), rel=1e-12)
     assert (b.iteration, b.sim_time) == (a.iteration, a.sim_time)
     a.release()
