@@ -87,8 +87,9 @@ class FragmentWaterGrid(_owner.Simulation):
     terrain: (ny, nx) heights in world units; cell_size, gravity, friction: see hydro.params.WaterParams
     (pipe area "depth", no Manning friction, no inertia). water: optional initial depths (ny, nx), >= 0.
     The passes render into the grid's own framebuffers with the context's other state as it is: keep
-    blending off while step() runs (moderngl's default). The framebuffer bound before a call is bound
-    again after it.
+    blending off while step() runs (moderngl's default). The framebuffer and viewport of the context
+    before a call are restored after it; texture units from 0 up (five at most) are left bound to the
+    grid's textures.
     """
 
     _kind = "FragmentWaterGrid"
@@ -199,6 +200,19 @@ class FragmentWaterGrid(_owner.Simulation):
     def shape(self) -> tuple[int, int]:
         """(ny, nx): the shape of terrain, water and every per-cell array."""
         return (self.ny, self.nx)
+
+    @property
+    def water_texture(self):
+        """Water depth as an r32f (nx, ny) texture, world units, for a game's own shaders (texel (x, y) is
+        cell [y, x]): the same texture until release(), holding the water as each call leaves it."""
+        self._alive()
+        return self._water[0][0]
+
+    @property
+    def terrain_texture(self):
+        """Terrain height as an r32f (nx, ny) texture, world units, as water_texture."""
+        self._alive()
+        return self._terrain[0][0]
 
     def _read(self, tex, shape) -> np.ndarray:
         return np.frombuffer(tex.read(), np.float32).reshape(shape).copy()
@@ -339,8 +353,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         origin, weights, _ = self._brush(x, y, radius, normalise=False)
         depth = check.real32("depth", depth)
-        self._draw_brush(self._terrain[0][0], self._terrain[1][1], origin, weights, -depth, (-3.0e38, 3.0e38))
-        self._terrain.reverse()
+        self._draw_brush(self._terrain, origin, weights, -depth, (-3.0e38, 3.0e38))
         self._lowest_bed = None
 
     def add_water(self, x, y, radius, volume) -> None:
@@ -350,21 +363,22 @@ class FragmentWaterGrid(_owner.Simulation):
         origin, weights, total = self._brush(x, y, radius, normalise=True)
         volume = check.real32("volume", volume, low=0.0)
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
-        self._draw_brush(self._water[0][0], self._water[1][1], origin, weights, amount,
-                         (-FLOAT32_MAX, FLOAT32_MAX))
-        self._water.reverse()
+        self._draw_brush(self._water, origin, weights, amount, (-FLOAT32_MAX, FLOAT32_MAX))
         self._edits["brushes"] += volume
 
-    def _draw_brush(self, source, target, origin, weights, amount, bounds):
-        """Render source + amount * weights (over the box at origin) into framebuffer target."""
+    def _draw_brush(self, field, origin, weights, amount, bounds):
+        """field (a ping-pong pair) plus amount * weights over the box at origin, rendered into the spare
+        texture and copied back, so the field's texture stays the one water_texture / terrain_texture
+        hand out."""
         if self._brush_weights is not None:
             self._made.remove(self._brush_weights)
             self._brush_weights.release()
             self._brush_weights = None
         self._brush_weights = self._texture((weights.shape[1], weights.shape[0]), 1, weights.tobytes())
         with self._bound():
-            self._draw("brush", target, {"u_field": source, "u_weights": self._brush_weights},
+            self._draw("brush", field[1][1], {"u_field": field[0][0], "u_weights": self._brush_weights},
                        u_size=(self.nx, self.ny), u_origin=origin, u_amount=amount, u_bounds=bounds)
+            self.ctx.copy_framebuffer(field[0][1], field[1][1])
 
     # --------------------------------------------------------------------------------------- stepping
 
@@ -448,6 +462,9 @@ class FragmentWaterGrid(_owner.Simulation):
         with self._bound():
             for _ in range(n):
                 self._substep(uniforms)
+            if n % 2:                   # the water back in the texture water_texture hands out
+                self.ctx.copy_framebuffer(self._water[1][1], self._water[0][1])
+                self._water.reverse()
         self._iteration += n
 
     def _substep(self, u: dict) -> None:

@@ -362,6 +362,22 @@ def test_grids_one_cell_thin_give_the_cell_wise_bits(ctx, rng, kind, shape):
     fragment.release()
 
 
+def test_textures_stay_the_same_through_steps_and_brushes(ctx):
+    """A game fetches water_texture and terrain_texture once: the grid keeps its state in them, calls of
+    odd and even substeps and brushes alike."""
+    g = _grid(ctx)
+    water, terrain = g.water_texture, g.terrain_texture
+    g.set_boundary("left", "inflow", 1.0)
+    for substeps in (1, 2, 3):
+        g.step(0.05, substeps)
+        g.add_water(4.0, 5.0, 2.0, 0.5)
+        g.dig(9.0, 3.0, 2.0, 0.1)
+        assert g.water_texture is water and g.terrain_texture is terrain
+        assert np.array_equal(np.frombuffer(water.read(), np.float32).reshape(SHAPE), g.water)
+        assert np.array_equal(np.frombuffer(terrain.read(), np.float32).reshape(SHAPE), g.terrain)
+    g.release()
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_release_frees_every_gl_object(ctx, gl_objects, kind):
     g = _grid(ctx, kind)
