@@ -362,6 +362,26 @@ def test_grids_one_cell_thin_give_the_cell_wise_bits(ctx, rng, kind, shape):
     fragment.release()
 
 
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_boundary_table_wraps_onto_rows_past_the_texture_size(ctx, monkeypatch, kind):
+    """Where the table has more entries than a texture has texels a side, it wraps onto rows (entry b at
+    texel (b % width, b / width), its ledger too): with the side cut to 16 texels, the grid of 15 x 10
+    cells wraps its table of 50 (hex: 98) entries onto 4 (7) rows and gives the same water and ledger."""
+    import moderngl
+    full = _grid(ctx, kind)
+    info = ctx.info
+    monkeypatch.setattr(moderngl.Context, "info", property(lambda self: {**info, "GL_MAX_TEXTURE_SIZE": 16}))
+    wrapped = _grid(ctx, kind)
+    assert wrapped._table_size[0] == 16 and wrapped._table_size[1] > 1
+    for g in (full, wrapped):
+        _play(g, RUN)
+    for name in ("water",) + _flow_names(kind):
+        assert_same_bits(getattr(wrapped, name), getattr(full, name), err_msg=name)
+    assert wrapped.ledger() == full.ledger()
+    full.release()
+    wrapped.release()
+
+
 def test_textures_stay_the_same_through_steps_and_brushes(ctx):
     """A game fetches water_texture and terrain_texture once: the grid keeps its state in them, calls of
     odd and even substeps and brushes alike."""
