@@ -245,6 +245,24 @@ class FragmentWaterGrid(_owner.Simulation):
         self._terrain[0][0].write(height.tobytes())
         self._lowest_bed = None
 
+    def set_terrain(self, heights, origin=(0, 0)) -> None:
+        """Absolute terrain heights, an (h, w) array, for the rectangle of cells [y0 : y0 + h, x0 : x0 + w]
+        with origin = (x0, y0) inside the grid, in one upload (as WaterGrid.set_terrain); the water
+        depths there are kept."""
+        self._alive()
+        heights = check.field("heights", heights)
+        if heights.ndim != 2 or min(heights.shape) < 1:
+            raise ValueError(f"heights: expected a 2D array (h, w) with h, w >= 1, got shape {heights.shape}")
+        x0, y0 = check.pair("origin", origin, "(x0, y0) cell indices", item=check.integer, low=0)
+        h, w = heights.shape
+        if h > self.ny or w > self.nx:
+            raise ValueError(f"heights: shape {heights.shape} is larger than the grid's {self.shape} (indexed [y, x])")
+        if x0 + w > self.nx or y0 + h > self.ny:
+            raise ValueError(f"origin: a rectangle of {h} x {w} cells at (x0, y0) = ({x0}, {y0}) reaches past the "
+                             f"{self.nx} x {self.ny} grid; expected x0 <= {self.nx - w} and y0 <= {self.ny - h}")
+        self._terrain[0][0].write(heights.tobytes(), viewport=(x0, y0, w, h))
+        self._lowest_bed = None
+
     def _flow(self, k) -> np.ndarray:
         self._alive()
         return self._read(self._flows[k][0][0], self._flow_shapes[k])

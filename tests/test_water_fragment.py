@@ -47,6 +47,7 @@ RUN = [
     ("step", (0.15, None), {}),
     ("step", (0.3, None), {}),
     ("set_boundary", ("top", "wall"), {}),
+    ("set_terrain", (np.full((3, 4), 0.25),), {"origin": (5, 2)}),
     ("step", (0.2, 5), {}),
 ]
 
@@ -117,6 +118,8 @@ def _bad_calls(ctx, g):
         ("radius", lambda: g.add_water(3.0, 3.0, 0.0, 1.0)), ("volume", lambda: g.add_water(3.0, 3.0, 1.0, -1.0)),
         ("x, y", lambda: g.add_water(-50.0, -50.0, 1.0, 1.0)), ("depth", lambda: g.dig(1.0, 1.0, 1.0, float("inf"))),
         ("x", lambda: g.dig("a", 1.0, 1.0, 1.0)),
+        ("origin", lambda: g.set_terrain(np.zeros((2, 2)), origin=(14, 0))),
+        ("heights", lambda: g.set_terrain(np.zeros(3))),
         ("terrain", lambda: FragmentWaterGrid(ctx, np.zeros(5))),
         ("cell_size", lambda: FragmentWaterGrid(ctx, t, cell_size=-1.0)),
         ("water", lambda: FragmentWaterGrid(ctx, t, water=np.ones((2, 2)))),
@@ -235,6 +238,10 @@ class Twin:
 
     def dig(self, *args):
         ref.dig(self.s, *args)
+
+    def set_terrain(self, heights, origin):
+        (x0, y0), (h, w) = origin, heights.shape
+        self.s.terrain[y0:y0 + h, x0:x0 + w] = heights
 
     def add_water(self, *args):
         ref.add_water(self.s, *args)
