@@ -181,7 +181,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._iteration = 0
         self._lowest_bed = None                     # the lowest bed, read back when a level face needs it
         self._booked = {kind: 0.0 for kind in bnd.KINDS if kind != "wall"}
-        self._edits = {"brushes": 0.0, "assigned": 0.0}
+        self._edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
         self._note_boundary_bounds()
         self._initial_volume = self.volume()
         self._seal()
@@ -338,7 +338,7 @@ class FragmentWaterGrid(_owner.Simulation):
 
     def ledger(self) -> dict:
         """Where the water came from: the start volume, what crossed each kind of boundary (+ in, - out),
-        what brushes and assignments added; `expected` is their sum, which volume() matches to float
+        what brushes, drains (remove_water) and assignments added; `expected` is their sum, which volume() matches to float
         precision. Reads the GPU's per-face sums back."""
         self._alive()
         self._fold_ledger()
@@ -383,6 +383,26 @@ class FragmentWaterGrid(_owner.Simulation):
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._draw_brush(self._water, origin, weights, amount, (-FLOAT32_MAX, FLOAT32_MAX))
         self._edits["brushes"] += volume
+
+    def remove_water(self, x, y, radius, volume) -> None:
+        """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush of `radius` cells
+        around grid point (x, y), as add_water (a drain). Cells give at most what they hold, so less may
+        be taken; what was taken is booked in ledger() under "drains" (read back over the brush's box:
+        the float32 depths before and after, whose differences float64 holds exactly)."""
+        self._alive()
+        origin, weights, total = self._brush(x, y, radius, normalise=True)
+        volume = check.real32("volume", volume, low=0.0)
+        amount = check.real32("volume", volume / (total * self.geometry.cell_area))
+        box = (*origin, weights.shape[1], weights.shape[0])
+        before = self._read_box(box)
+        self._draw_brush(self._water, origin, weights, -amount, (0.0, FLOAT32_MAX))
+        taken = before - self._read_box(box)
+        self._edits["drains"] -= math.fsum(taken.ravel()) * self.geometry.cell_area
+
+    def _read_box(self, box) -> np.ndarray:
+        """The water over box (x0, y0, w, h), float64 of the float32 depths."""
+        data = self._water[0][1].read(viewport=box, components=1, dtype="f4")
+        return np.frombuffer(data, np.float32).astype(np.float64)
 
     def _draw_brush(self, field, origin, weights, amount, bounds):
         """field (a ping-pong pair) plus amount * weights over the box at origin, rendered into the spare
