@@ -26,6 +26,7 @@ __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "
            "BINDINGS", "PingPong", "device_kind"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
+FRAGMENT_VERSION = 410          # the water grids' fragment backend (hydro.water_fragment): macOS's 4.1
 
 
 class HydroGLError(RuntimeError):
@@ -36,35 +37,47 @@ class ShaderError(RuntimeError):
     """A hydro shader failed to compile or link; the message has the file, defines and a numbered listing."""
 
 
-def create_context(*, require: int = REQUIRED_VERSION, backend: str | None = None) -> moderngl.Context:
-    """A standalone (windowless) OpenGL context able to run hydro's compute shaders.
+def create_context(*, require: int | None = None, backend: str | None = None) -> moderngl.Context:
+    """A standalone (windowless) OpenGL context for hydro: GL 4.3 with compute shaders where the driver
+    has it, else GL 4.1 (macOS), on which the water grids run their fragment backend
+    (hydro.water_fragment) and SmokeGrid and the renderer say they need 4.3. `require` (e.g. 430)
+    refuses anything older.
 
     On Linux EGL is tried first, so this works on servers and CI machines with no display
     (Mesa's llvmpipe gives GL 4.5 on the CPU; NVIDIA's driver gives the GPU). `backend` forces one.
-    Raises `HydroGLError` naming the version and renderer found when GL < 4.3.
+    Raises `HydroGLError` naming the version and renderer found when GL < 4.1 (or < `require`).
     """
-    if not isinstance(require, int) or require < REQUIRED_VERSION:
-        raise ValueError(f"require: expected an int >= {REQUIRED_VERSION} (GL 4.3), got {require!r}")
+    if require is not None and (isinstance(require, bool) or not isinstance(require, int) or require < FRAGMENT_VERSION):
+        raise ValueError(f"require: expected None or an int >= {FRAGMENT_VERSION} (GL 4.1), got {require!r}")
+    least = require or FRAGMENT_VERSION
     attempts = [backend] if backend else (["egl", None] if sys.platform.startswith("linux") else [None])
     errors = []
     for attempt in attempts:
         base = {"backend": attempt} if attempt else {}
         ctx = None
-        for kwargs in ({**base, "require": require}, base):   # the second only to name what is there
+        # the best first: 4.3 (or what is required), then 4.1, then anything only to name what is there
+        for want in dict.fromkeys((max(least, REQUIRED_VERSION), least, None)):
             try:
-                ctx = moderngl.create_standalone_context(**kwargs)
+                ctx = moderngl.create_standalone_context(**base, **({"require": want} if want else {}))
                 break
             except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
                 errors.append(f"{attempt or 'default'}: {exc}")
         if ctx is None:
             continue
-        try:
-            require_compute(ctx, require)
-        except HydroGLError:
+        if ctx.version_code < least:
+            info, version = ctx.info, ctx.version_code
             ctx.release()
-            raise
+            raise HydroGLError(
+                f"hydro needs OpenGL {least // 100}.{least % 100 // 10} at least; this context is OpenGL "
+                f"{version // 100}.{version % 100 // 10} on '{info.get('GL_RENDERER', '?')}' "
+                f"({info.get('GL_VENDOR', '?')})")
         return ctx
     raise HydroGLError("could not create an OpenGL context: " + "; ".join(errors))
+
+
+def has_compute(ctx) -> bool:
+    """Whether `ctx` runs GL 4.3 compute shaders (else the water grids take their fragment backend)."""
+    return ctx.version_code >= REQUIRED_VERSION
 
 
 _checked: "weakref.WeakSet[moderngl.Context]" = weakref.WeakSet()
@@ -84,7 +97,8 @@ def require_compute(ctx, require: int = REQUIRED_VERSION) -> None:
             f"OpenGL {version // 100}.{version % 100 // 10} on '{info.get('GL_RENDERER', '?')}' "
             f"({info.get('GL_VENDOR', '?')}). Ask for a core 4.3 context (pyglet: "
             f"gl.Config(major_version=4, minor_version=3, forward_compatible=True)), or use hydro.create_context(). "
-            f"macOS stops at OpenGL 4.1 and cannot run hydro.")
+            f"macOS stops at OpenGL 4.1: there WaterGrid and HexWaterGrid run the classic model as fragment "
+            f"passes, and SmokeGrid and the renderer cannot run.")
     _checked.add(ctx)
 
 

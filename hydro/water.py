@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import math
 
+import moderngl
 import numpy as np
 
 from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
-from .params import ADVECTIVE_COURANT, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
-from .params import Erosion
+from .params import ADVECTIVE_COURANT, Erosion, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
 from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
@@ -60,6 +60,15 @@ class _PipeGrid(_owner.Simulation):
 
     _hexagonal = False
     _kind = "WaterGrid"
+    backend = "compute"         # the kernels of hydro.water_kernels; "fragment" on GL 4.1 (__new__)
+
+    def __new__(cls, ctx=None, *args, **kwargs):
+        """On a context with no compute shaders (GL 4.1 or 4.2: macOS), the same lattice's grid of the
+        fragment backend (hydro.water_fragment): the classic model as render-to-texture passes. What it
+        has no passes for is refused by name."""
+        if isinstance(ctx, moderngl.Context) and not _gl.has_compute(ctx) and ctx.version_code >= _gl.FRAGMENT_VERSION:
+            return _fragment_grid(cls._hexagonal, ctx, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
                  water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
@@ -887,6 +896,28 @@ class _PipeGrid(_owner.Simulation):
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"
         return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
+
+
+# What the fragment backend runs: the classic model with pipes of the water's depth. Other arguments
+# are refused, naming the argument, before anything is made.
+_FRAGMENT_DEFAULTS = {"pipe_area": "depth", "kernel": None, "manning": 0.0, "fixed_substep": None, "inertia": False}
+
+
+def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None, **model):
+    """WaterGrid / HexWaterGrid on a GL 4.1-4.2 context: hydro.water_fragment's grid of the lattice."""
+    from .water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
+    unknown = sorted(set(model) - set(_FRAGMENT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"{'HexWaterGrid' if hexagonal else 'WaterGrid'}() got an unexpected keyword argument {unknown[0]!r}")
+    for name, value in model.items():
+        default = _FRAGMENT_DEFAULTS[name]
+        if not (value is default or (value == default and type(value) is type(default))):
+            version = ctx.version_code
+            raise ValueError(f"{name}: {value!r} needs compute shaders (OpenGL 4.3); this context is OpenGL "
+                             f"{version // 100}.{version % 100 // 10}, on which the grid runs the classic model as "
+                             f"fragment passes (hydro.water_fragment); expected {name}={default!r} here")
+    cls = FragmentHexWaterGrid if hexagonal else FragmentWaterGrid
+    return cls(ctx, terrain, cell_size, gravity, friction, water=water)
 
 
 class WaterGrid(_PipeGrid):
