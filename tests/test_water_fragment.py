@@ -1,9 +1,9 @@
 """FragmentWaterGrid and FragmentHexWaterGrid (hydro/water_fragment.py), the classic water model as
-fragment-shader passes, on an
-OpenGL 4.1 core context with no compute shaders, storage buffers or image stores (as macOS has): Mesa's
-overrides give one, set before the driver loads, so those checks run in a child process that prints
-its results as JSON; the tests here compare them with the float64 reference (hydro/reference/water.py).
-In the test context (GL 4.3+), the grids give the cell-wise kernel's water to the bit on CPU rasterisers."""
+fragment-shader passes, on an OpenGL 4.1 core context with no compute shaders, storage buffers or image
+stores (as macOS has): Mesa's overrides give one, set before the driver loads, so those checks run in a
+child process that prints its results as JSON; the tests here compare them with the float64 reference
+(hydro/reference/water.py). In the test context (GL 4.3+), the grids give the cell-wise kernel's water
+to the bit on CPU rasterisers, subnormal numbers flushed."""
 import json
 import math
 import os
@@ -28,8 +28,9 @@ SHAPE = (10, 15)
 PARAMS = {"friction": 0.1}
 KINDS = {"square": FragmentWaterGrid, "hex": FragmentHexWaterGrid}
 
-# The run compared with the reference: boundaries of every kind, brushes, calls of set and automatic
-# substeps, and kinds changed between calls (the ledger folds what faces booked under their old kinds).
+# The run compared with the reference: boundaries of every kind, brushes and drains, calls of set and
+# automatic substeps, kinds changed between calls (the ledger folds what faces booked under their old
+# kinds) and a rectangle of the bed set.
 RUN = [
     ("set_boundary", ("left", "inflow", 0.8), {"span": (2, 7)}),
     ("set_boundary", ("right", "outflow", 0.5), {}),
