@@ -87,3 +87,19 @@ def pair(name: str, value, what: str = "(x, y)", item=real, **kwargs) -> tuple:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
         raise TypeError(f"{name}: expected {what}, got {value!r}")
     return (item(f"{name}[0]", value[0], **kwargs), item(f"{name}[1]", value[1], **kwargs))
+
+
+def rectangle(heights, origin, nx: int, ny: int) -> tuple[np.ndarray, int, int]:
+    """An (h, w) float32 array of heights and the cell (x0, y0) it starts at, the rectangle lying
+    inside an nx x ny grid (a grid's set_terrain)."""
+    heights = field("heights", heights)
+    if heights.ndim != 2 or min(heights.shape) < 1:
+        raise ValueError(f"heights: expected a 2D array (h, w) with h, w >= 1, got shape {heights.shape}")
+    x0, y0 = pair("origin", origin, "(x0, y0) cell indices", item=integer, low=0)
+    h, w = heights.shape
+    if h > ny or w > nx:
+        raise ValueError(f"heights: shape {heights.shape} is larger than the grid's {(ny, nx)} (indexed [y, x])")
+    if x0 + w > nx or y0 + h > ny:
+        raise ValueError(f"origin: a rectangle of {h} x {w} cells at (x0, y0) = ({x0}, {y0}) reaches past the "
+                         f"{nx} x {ny} grid; expected x0 <= {nx - w} and y0 <= {ny - h}")
+    return heights, x0, y0

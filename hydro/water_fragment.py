@@ -251,16 +251,8 @@ class FragmentWaterGrid(_owner.Simulation):
         with origin = (x0, y0) inside the grid, in one upload (as WaterGrid.set_terrain); the water
         depths there are kept."""
         self._alive()
-        heights = check.field("heights", heights)
-        if heights.ndim != 2 or min(heights.shape) < 1:
-            raise ValueError(f"heights: expected a 2D array (h, w) with h, w >= 1, got shape {heights.shape}")
-        x0, y0 = check.pair("origin", origin, "(x0, y0) cell indices", item=check.integer, low=0)
+        heights, x0, y0 = check.rectangle(heights, origin, self.nx, self.ny)
         h, w = heights.shape
-        if h > self.ny or w > self.nx:
-            raise ValueError(f"heights: shape {heights.shape} is larger than the grid's {self.shape} (indexed [y, x])")
-        if x0 + w > self.nx or y0 + h > self.ny:
-            raise ValueError(f"origin: a rectangle of {h} x {w} cells at (x0, y0) = ({x0}, {y0}) reaches past the "
-                             f"{self.nx} x {self.ny} grid; expected x0 <= {self.nx - w} and y0 <= {self.ny - h}")
         self._terrain[0][0].write(heights.tobytes(), viewport=(x0, y0, w, h))
         self._lowest_bed = None
 
