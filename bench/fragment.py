@@ -1,0 +1,63 @@
+"""The fragment backend (GL 4.1, hydro.water_fragment) against the compute kernels, in one process.
+
+Both grids advance the same wavy lake (bench/water.py's scene) in step(dt, substeps=n) calls, timed
+between two glFinish. On a GL 4.3+ context the fragment grid is made directly (FragmentWaterGrid), so
+the same card runs both; on macOS it is the one WaterGrid returns. Its step() reads the water back at
+each call to plan (the compute grids plan from a lagged GPU record), which calls of one substep feel.
+
+    python bench/fragment.py --sizes 256 1024 4096 --calls 1 64
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hydro                                                    # noqa: E402
+from bench.water import scene                                   # noqa: E402
+from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid   # noqa: E402
+
+GRIDS = {("square", "fragment"): FragmentWaterGrid, ("hex", "fragment"): FragmentHexWaterGrid,
+         ("square", "compute"): hydro.WaterGrid, ("hex", "compute"): hydro.HexWaterGrid}
+
+
+def time_grid(ctx, kind, backend, n, per_call, seconds):
+    terrain, water = scene(n, kind)
+    g = GRIDS[kind, backend](ctx, terrain, water=water)
+    h = 0.5 * g.max_stable_dt()
+    g.step(h * per_call, substeps=per_call)
+    ctx.finish()
+    calls, t = 0, time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        g.step(h * per_call, substeps=per_call)
+        calls += 1
+    ctx.finish()
+    per_substep = (time.perf_counter() - t) / (calls * per_call)
+    ok = abs(g.volume() - g.ledger()["expected"]) <= 1e-5 * g.ledger()["expected"]
+    g.release()
+    return per_substep, ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[64, 256])
+    ap.add_argument("--calls", type=int, nargs="+", default=[1, 64], metavar="SUBSTEPS")
+    ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
+    ap.add_argument("--seconds", type=float, default=0.5)
+    args = ap.parse_args()
+    ctx = hydro.create_context()
+    print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}  GL_VERSION: {ctx.info['GL_VERSION']}  "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print("| grid | size | substeps a call | fragment µs/substep | compute µs/substep | fragment cell·steps/s | ledger ok |")
+    print("|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        for kind in args.kinds:
+            for per_call in args.calls:
+                frag, ok = time_grid(ctx, kind, "fragment", n, per_call, args.seconds)
+                comp, _ = time_grid(ctx, kind, "compute", n, per_call, args.seconds)
+                print(f"| {kind} | {n}² | {per_call} | {frag * 1e6:.1f} | {comp * 1e6:.1f} | {n * n / frag:.3g} | {ok} |",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()
