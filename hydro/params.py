@@ -115,6 +115,26 @@ def stable(dt: float, coupling: float, geometry: Geometry, params: WaterParams) 
     return dt * dt * coupling * geometry.mu <= 2.0 * (1.0 + r)
 
 
+def checked_substep(dt: float, substeps: int, coupling: float, geometry: Geometry, params: WaterParams,
+                    water: str) -> float:
+    """dt / substeps, where it is stable for pipes of `coupling`; else ValueError naming the limit for
+    `water` (what the grid measured: "measured", "now")."""
+    sub = dt / substeps
+    if not stable(sub, coupling, geometry, params):
+        limit = max_stable_dt(coupling, geometry, params)
+        raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
+                         f"the deepest water {water} (max_stable_dt()); use substeps >= "
+                         f"{math.ceil(dt / limit)} or omit substeps")
+    return sub
+
+
+def check_substep_count(n: int, dt: float, most: int) -> None:
+    """Refuse a call that needs more than `most` substeps, before anything runs."""
+    if n > most:
+        raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {most}; "
+                         f"call step() more often with a smaller dt")
+
+
 def max_stable_dt(coupling: float, geometry: Geometry, params: WaterParams) -> float:
     """The largest stable substep (bisection on `stable`, which is monotone in dt)."""
     if coupling <= 0.0:

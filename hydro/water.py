@@ -30,7 +30,8 @@ from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
-from .params import ADVECTIVE_COURANT, Erosion, Geometry, WaterParams, max_stable_dt, smoothing_weight, stable
+from .params import (ADVECTIVE_COURANT, Erosion, Geometry, WaterParams, check_substep_count, checked_substep,
+                     max_stable_dt, smoothing_weight, stable)
 from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
@@ -728,20 +729,12 @@ class _PipeGrid(_owner.Simulation):
             return self._step_fixed(dt, substeps)
         stats, lag = self._planning_stats()
         if substeps is not None:
-            sub = dt / substeps
-            coupling = self._coupling(stats, dt)
-            if not stable(sub, coupling, self.geometry, self.params):
-                limit = max_stable_dt(coupling, self.geometry, self.params)
-                raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
-                                 f"the deepest water measured (max_stable_dt()); use substeps >= "
-                                 f"{math.ceil(dt / limit)} or omit substeps")
+            sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
             self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
-            if n > MAX_SUBSTEPS:                      # decided before anything runs
-                raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {MAX_SUBSTEPS}; "
-                                 f"call step() more often with a smaller dt")
+            check_substep_count(n, dt, MAX_SUBSTEPS)   # decided before anything runs
             done, remaining = 0, dt
             while True:
                 sub = remaining / n

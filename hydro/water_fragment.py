@@ -28,16 +28,13 @@ import numpy as np
 from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
-from .params import Geometry, WaterParams, max_stable_dt, stable, stable_face_depth
+from ._validate import FLOAT32_MAX
+from .params import Geometry, WaterParams, check_substep_count, checked_substep, max_stable_dt, stable_face_depth
+from .water import AUTO_SAFETY, DEPTH_MARGIN, MAX_CHUNK, MAX_SUBSTEPS       # planned as WaterGrid plans
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
 REQUIRED_VERSION = 410
-AUTO_SAFETY = 0.9           # as hydro.water: automatic substeps stay this far inside the stable limit
-DEPTH_MARGIN = 1.25         # the deepest water may grow this much during one step() call
-MAX_CHUNK = 64              # automatic substeps between two re-measurements of the deepest water
-MAX_SUBSTEPS = 100_000      # per step() call
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 # the defines every model pass takes (and HEX): the classic model, no water cycle
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
@@ -452,20 +449,12 @@ class FragmentWaterGrid(_owner.Simulation):
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
         stats = self._stats()
         if substeps is not None:
-            sub = dt / substeps
-            coupling = self._coupling(stats, dt)
-            if not stable(sub, coupling, self.geometry, self.params):
-                limit = max_stable_dt(coupling, self.geometry, self.params)
-                raise ValueError(f"substeps: dt/substeps = {sub:.4g} s is beyond the stable limit {limit:.4g} s for "
-                                 f"the deepest water now (max_stable_dt()); use substeps >= "
-                                 f"{math.ceil(dt / limit)} or omit substeps")
+            sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "now")
             self._run(sub, substeps)
             done = substeps
         else:
             n = self._auto_substeps(stats, dt)
-            if n > MAX_SUBSTEPS:
-                raise ValueError(f"dt: {dt} s needs {n} substeps on this grid, more than {MAX_SUBSTEPS}; "
-                                 f"call step() more often with a smaller dt")
+            check_substep_count(n, dt, MAX_SUBSTEPS)
             done, remaining = 0, dt
             while True:
                 sub = remaining / n
