@@ -663,12 +663,14 @@ class _PipeGrid(_owner.Simulation):
             self._erosion = ErosionState(self._state, self._layout.size)
         return self._erosion
 
-    def _erosion_hook(self, hook):
-        """The cell-wise kernel's hook with erosion on: its passes after each substep, then `hook`'s."""
+    def _erosion_hook(self, hook, dt: float):
+        """The cell-wise kernel's hook for a call of substeps of dt with erosion on: its passes after each
+        substep, then `hook`'s."""
         erosion = self._erosion
+        erosion.prepare(dt)
 
         def after_substep(dt, **kwargs):
-            erosion.substep(dt)
+            erosion.substep()
             if hook is not None:
                 hook(dt, **kwargs)
         return after_substep
@@ -805,7 +807,7 @@ class _PipeGrid(_owner.Simulation):
         if self._erosion is not None and self._erosion.params is not None:
             # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows
             # and water as they are (water_erosion)
-            kernel, hook = "cells", self._erosion_hook(hook)
+            kernel, hook = "cells", self._erosion_hook(hook, sub)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
                               per_substep=hook is not None, smoothing=smoothing)
         self._kernel_object(call.kernel).run(sub, call, hook)

@@ -61,21 +61,26 @@ class ErosionState(Held):
             self._programs = (dict(defines), made)
         return self._programs[1]
 
-    def substep(self, dt: float) -> None:
-        """The three passes after a water substep of dt whose scaled flows are at B_FLOW_* and whose water
-        is in the state's texture (the cell-wise kernel's hook); the kernel's bindings are left as found."""
-        s, b, p = self.state, _gl.BINDINGS, self.params
+    def prepare(self, dt: float) -> None:
+        """Set the passes' uniforms for a call's substeps of dt (before its first substep)."""
+        s, p = self.state, self.params
         geo = s.geometry
-        faces = geo.faces_per_cell
         progs = self.programs()
         uniforms = dict(s.model_uniforms(dt), u_capacity=p.capacity, u_dissolve_rate=min(p.dissolve * dt, 1.0),
                         u_deposit_rate=min(p.deposit * dt, 1.0),
                         u_talus_drop=geo.pipe_length * math.tan(math.radians(p.talus)),
-                        u_slump_rate=min(p.slump * dt, 1.0 / faces))
+                        u_slump_rate=min(p.slump * dt, 1.0 / geo.faces_per_cell))
         for prog in progs.values():
             _gl.set_uniforms(prog, **uniforms)
         _gl.set_uniforms(progs["erode"], u_pipe_length=geo.pipe_length,
                          u_speed_depth=SPEED_DEPTH_CELLS * s.params.cell_size)
+
+    def substep(self) -> None:
+        """The three passes after a water substep whose scaled flows are at B_FLOW_* and whose water is in
+        the state's texture (the cell-wise kernel's hook), with the uniforms prepare() set for the call;
+        the kernel's bindings are left as found."""
+        s, b = self.state, _gl.BINDINGS
+        progs = self._programs[1]
         self.sediment.bind_to_image(b["B_SEDIMENT"], read=True, write=True)
         self.owed.bind_to_image(b["B_TERRAIN_OWED"], read=True, write=True)
         self.concentration.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
