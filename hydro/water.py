@@ -784,10 +784,10 @@ class _PipeGrid(_owner.Simulation):
 
     def _run(self, sub: float, n: int, depth: float = 0.0) -> None:
         """Record n substeps of `sub` seconds with the kernel the planner picks, nothing read back; with
-        inertia, de Almeida's weighting is scaled for water `depth` deep. With the water cycle on, in
-        runs of at most CYCLE_FOLD substeps, each followed by the stats pass, which adds what the cycle
+        inertia, de Almeida's weighting is scaled for water `depth` deep. Where the water cycle takes water
+        (evaporation, drains), in runs of at most CYCLE_FOLD substeps, each followed by the stats pass, which adds what the cycle
         took (summed in float32 in each cell's record) to the ledger, so that sum stays short."""
-        if not self._state.defines["CYCLE"]:
+        if not (self._state.defines["CYCLE"] and self._cycle.takes):
             self._run_chunk(sub, n, depth)
             return
         for first in range(0, n, CYCLE_FOLD):

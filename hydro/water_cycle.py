@@ -120,6 +120,11 @@ class Cycle(Held):
         return self.rain_max + max((top for _, top in self._springs.values()), default=0.0)
 
     @property
+    def takes(self) -> bool:
+        """Whether evaporation or a drain takes water, which the cells' records sum until the stats pass."""
+        return self.evaporation > 0 or any(source.rate < 0 for source in self.sources.values())
+
+    @property
     def defines(self) -> dict:
         rain_field = isinstance(self.rain, np.ndarray)
         on = rain_field or self.rain > 0 or self.evaporation > 0 or bool(self.sources)
@@ -132,17 +137,21 @@ class Cycle(Held):
         """Bind what the kernels read: the rates, and the records to read and to write (`in_place`: the
         same buffer, for passes in which each cell is read and written by its owner alone)."""
         b = _gl.BINDINGS
-        self.record.bind_to_storage_buffer(b["B_CYCLE_RECORD"])
-        (self.record if in_place else self.record_out).bind_to_storage_buffer(b["B_CYCLE_RECORD_OUT"])
+        self.bind_records(in_place)
         if self.rain_texture is not None:
             self.rain_texture.use(b["B_RAIN_FIELD"])
         if self.sources_texture is not None:
             self.sources_texture.use(b["B_SOURCES"])
 
+    def bind_records(self, in_place: bool = False) -> None:
+        b = _gl.BINDINGS
+        self.record.bind_to_storage_buffer(b["B_CYCLE_RECORD"])
+        (self.record if in_place else self.record_out).bind_to_storage_buffer(b["B_CYCLE_RECORD_OUT"])
+
     def swap_records(self) -> None:
         """A dispatch with halos wrote every cell's record to record_out: it becomes the records."""
         self.record, self.record_out = self.record_out, self.record
-        self.bind()
+        self.bind_records()
 
     # ---------------------------------------------------------------------------------------- sources
 

@@ -184,7 +184,7 @@ class CellWise(Kernel):
             _gl.set_uniforms(prog, u_count=self.faces)
         s.bind()
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
-            s.cycle.bind(in_place=True)
+            s.cycle.bind_records(in_place=True)
         self._bind()
         self._boundary(book=False, accelerate=True)
         for k in range(call.substeps):
