@@ -38,9 +38,9 @@ class HexWaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told HexWaterGrid.__init__()
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False, sleep=True):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         kernel=kernel, manning=manning, fixed_substep=fixed_substep, inertia=inertia)
+                         kernel=kernel, manning=manning, fixed_substep=fixed_substep, inertia=inertia, sleep=sleep)
 
     @property
     def flow_z(self) -> np.ndarray:

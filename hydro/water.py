@@ -35,6 +35,7 @@ from .params import (ADVECTIVE_COURANT, Erosion, Geometry, WaterParams, check_su
 from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
+from .water_sleep import Sleep
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
 
@@ -56,6 +57,13 @@ def check_kernel(kernel, inertia=False):
     return kernel
 
 
+def check_sleep(sleep) -> bool:
+    if not isinstance(sleep, (bool, np.bool_)):
+        raise TypeError(f"sleep: expected True (skip the tiles where nothing moves) or False, got "
+                        f"{type(sleep).__name__} {sleep!r}")
+    return bool(sleep)
+
+
 class _PipeGrid(_owner.Simulation):
     """The pipe network on the GPU; WaterGrid (square) and HexWaterGrid (triangular) set the lattice."""
 
@@ -72,7 +80,7 @@ class _PipeGrid(_owner.Simulation):
         return super().__new__(cls)
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False, sleep=True):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:                          # first: WaterGrid(terrain, ctx) names ctx
@@ -85,6 +93,7 @@ class _PipeGrid(_owner.Simulation):
         water = (np.zeros_like(terrain) if water is None
                  else check.field("water", water, terrain.shape, nonnegative=True))
         self._kernel = check_kernel(kernel, self.params.inertia)
+        self._sleep = check_sleep(sleep)
         ctx = _gl.create_context() if owns_ctx else ctx
         self.ctx, self._owns_ctx = ctx, owns_ctx
         try:
@@ -137,6 +146,7 @@ class _PipeGrid(_owner.Simulation):
         self._erosion = None                        # water_erosion.ErosionState, once asked for
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._evaporation_slot + 1)
+        self._state.sleep = Sleep(self._state, self._tuning.sleep_tile)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
@@ -170,6 +180,25 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         self._kernel = check_kernel(value, self.params.inertia)
 
+    @property
+    def sleep(self) -> bool:
+        """Whether step() skips the tiles where nothing moves (hydro.water_sleep): the same water and
+        ledger as computing them. The cell-wise kernel sleeps tiles; the other kernels, and every kernel
+        while the water cycle or erosion is on, compute every tile. Settable between steps."""
+        return self._sleep
+
+    @sleep.setter
+    def sleep(self, value):
+        self._alive()
+        self._sleep = check_sleep(value)
+
+    @property
+    def awake(self) -> float:
+        """The fraction of the grid's tiles the last step() call computed, over its substeps (1.0 before
+        any); a diagnostic that reads a count back from the GPU, waiting for it."""
+        self._alive()
+        return self._state.sleep.awake_fraction()
+
     def _retune(self, tuning: plan.Tuning) -> None:
         """The test seam: plan this grid's calls from another water_plan.Tuning (other shapes and
         thresholds; benchmarks and tests only). The kernels are made again on next use."""
@@ -185,6 +214,10 @@ class _PipeGrid(_owner.Simulation):
             self._stats = StatsReduction(self._state, tuning)
             self._stats.queue()
             self._sync_next, self._ends = True, []
+        if tuning.sleep_tile != self._tuning.sleep_tile:
+            self._state.sleep.release()
+            self._state.sleep = None
+            self._state.sleep = Sleep(self._state, tuning.sleep_tile)
         self._set_tuning(tuning)
 
     def _set_tuning(self, tuning: plan.Tuning) -> None:
@@ -262,7 +295,7 @@ class _PipeGrid(_owner.Simulation):
         h, w = heights.shape
         self._state.terrain.write(heights.tobytes(), viewport=(x0, y0, w, h))
         self._lowest_bed = min(self._lowest_bed, float(heights.min()))
-        self._edited()
+        self._edited((x0, y0, w, h))
 
     def _flow(self, k):
         self._alive()
@@ -291,6 +324,7 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         flow = check.field(name, flow, self._state.flow_shapes[k])
         self._state.flows[k].write(flow.tobytes())
+        self._state.sleep.wake()
 
     @property
     def flow_buffers(self) -> tuple:
@@ -396,6 +430,8 @@ class _PipeGrid(_owner.Simulation):
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         if not np.array_equal(table["kind"], self._table["kind"]):
             self._fold_ledger()
+            # a face that is not a wall keeps its tile awake; one that became a wall stops its flow
+            self._state.sleep.wake()
         self._table = table
         data = table.tobytes()
         self._state.boundary.orphan(len(data))      # a fresh store: a step still reading the old table keeps it
@@ -480,7 +516,7 @@ class _PipeGrid(_owner.Simulation):
         self._run_brush("dig", box, weights, u_depth=depth)
         if depth > 0:                   # no cell went lower than this (a weight is at most its largest)
             self._lowest_bed -= depth * float(weights.max())
-        self._edited()
+        self._edited(box)
 
     def add_water(self, x, y, radius, volume) -> None:
         """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth
@@ -492,7 +528,7 @@ class _PipeGrid(_owner.Simulation):
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._run_brush("add_water", box, weights, u_amount=amount)
         self._ledger_edits["brushes"] += volume
-        self._edited()
+        self._edited(box)
 
     def remove_water(self, x, y, radius, volume) -> None:
         """Take up to `volume` (world units^3, >= 0) of water under a smooth round brush of `radius`
@@ -505,7 +541,7 @@ class _PipeGrid(_owner.Simulation):
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))
         self._run_brush("remove_water", box, weights, u_amount=amount, u_slot=self._drain_slot,
                         u_cell_area=self.geometry.cell_area)
-        self._edited()
+        self._edited(box)
 
     # ------------------------------------------------------------------------------------ water cycle
 
@@ -732,11 +768,13 @@ class _PipeGrid(_owner.Simulation):
         stats, lag = self._planning_stats()
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
+            self._state.sleep.begin_call()
             self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
             check_substep_count(n, dt, MAX_SUBSTEPS)   # decided before anything runs
+            self._state.sleep.begin_call()
             done, remaining = 0, dt
             while True:
                 sub = remaining / n
@@ -769,6 +807,7 @@ class _PipeGrid(_owner.Simulation):
         if n > MAX_SUBSTEPS:
             raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
                              f"call step() more often with a smaller dt")
+        self._state.sleep.begin_call()
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
@@ -804,13 +843,18 @@ class _PipeGrid(_owner.Simulation):
             kernel = "cells"                          # the fused kernel, the blocked one's stand-in, has none
         smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
         hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
-        if self._erosion is not None and self._erosion.params is not None:
+        eroding = self._erosion is not None and self._erosion.params is not None
+        if eroding:
             # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows
             # and water as they are (water_erosion)
             kernel, hook = "cells", self._erosion_hook(hook, sub)
+        # the cycle changes cells with no flow, erosion the beds: both keep every tile computed
+        sleep = self._sleep and not (self._state.defines["CYCLE"] or eroding)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
-                              per_substep=hook is not None, smoothing=smoothing)
+                              per_substep=hook is not None, smoothing=smoothing, sleep=sleep)
         self._kernel_object(call.kernel).run(sub, call, hook)
+        if not call.sleep:
+            self._state.sleep.dense(n)
         self._last_call = call
         self._iteration += n
         if self._state.defines["CYCLE"]:              # the substeps of the float32 length the GPU takes
@@ -829,9 +873,11 @@ class _PipeGrid(_owner.Simulation):
             self._kernels[name] = KERNEL_CLASSES[name](self._state, self._tuning, self._layout)
         return self._kernels[name]
 
-    def _edited(self):
-        """The water or terrain changed otherwise than by stepping: queue its stats, from which the next
-        step() plans (waiting for them)."""
+    def _edited(self, box=None):
+        """The water or terrain changed otherwise than by stepping, in the cells `box` (x0, y0, width,
+        height) or anywhere: wake the tiles there, and queue its stats, from which the next step() plans
+        (waiting for them)."""
+        self._state.sleep.wake(box)
         self._stats.queue()
         self._sync_next = True
 
@@ -893,6 +939,7 @@ _FRAGMENT_DEFAULTS = {"pipe_area": "depth", "kernel": None, "manning": 0.0, "fix
 def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None, **model):
     """WaterGrid / HexWaterGrid on a GL 4.1-4.2 context: hydro.water_fragment's grid of the lattice."""
     from .water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
+    check_sleep(model.pop("sleep", True))           # its passes compute every cell, whichever is asked
     unknown = sorted(set(model) - set(_FRAGMENT_DEFAULTS))
     if unknown:
         raise TypeError(f"{'HexWaterGrid' if hexagonal else 'WaterGrid'}() got an unexpected keyword argument {unknown[0]!r}")
@@ -925,6 +972,6 @@ class WaterGrid(_PipeGrid):
 
     # its own signature, so that a call missing an argument is told WaterGrid.__init__(), not the base's
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False):
+                 water=None, kernel=None, manning=0.0, fixed_substep=None, inertia=False, sleep=True):
         super().__init__(ctx, terrain, cell_size, gravity, friction, pipe_area=pipe_area, water=water,
-                         kernel=kernel, manning=manning, fixed_substep=fixed_substep, inertia=inertia)
+                         kernel=kernel, manning=manning, fixed_substep=fixed_substep, inertia=inertia, sleep=sleep)

@@ -33,6 +33,7 @@ class WaterState:
         self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0,
                         "INERTIA": params.inertia, "CYCLE": False, "RAIN_FIELD": False, "SOURCES": False}
         self.cycle = None               # the grid's hydro.water_cycle.Cycle, once it has one
+        self.sleep = None               # the grid's hydro.water_sleep.Sleep
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
         self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
@@ -57,13 +58,16 @@ class WaterState:
         self.ledger.clear()
 
     def objects(self) -> list:
+        sleep = [] if self.sleep is None else self.sleep.objects()
         return [obj for obj in (self.terrain, self.water, *self.flows, *self.flows_tmp, self.boundary, self.ledger)
-                if obj is not None]
+                if obj is not None] + sleep
 
     def release(self) -> None:
         for obj in self.objects():
             obj.release()
-        self.terrain = self.water = self.boundary = self.ledger = None
+        if self.sleep is not None:
+            self.sleep.release()
+        self.terrain = self.water = self.boundary = self.ledger = self.sleep = None
         self.flows, self.flows_tmp = [], []
 
     @property
@@ -169,35 +173,53 @@ class CellWise(Kernel):
         self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp, units) if tuning.buffer_views else None)
         if self.views is not None:
             self._made.append(self.views)
-        views = {"BUFFER_VIEWS": self.views is not None, "CELL_ROWS": tuning.cell_rows}
-        self.accelerate_program = self._program("cells_accelerate", **views)
-        self.move_program = self._program("cells_move", **views)
-        self.boundary_programs = {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate)
-                                  for book, accelerate in ((False, True), (True, False), (True, True))}
+        self.view_defines = {"BUFFER_VIEWS": self.views is not None, "CELL_ROWS": tuning.cell_rows}
+        self.programs = {}
+
+    def _programs(self, sleeping: bool):
+        """The passes (accelerate, move, boundary by (book, accelerate)) over every cell, or with
+        `sleeping` over the tiles the plan lists (hydro.water_sleep), made on first use."""
+        if sleeping not in self.programs:
+            views, tile = self.view_defines, self.tuning.sleep_tile
+            tiles = dict(SLEEP=True, SLEEP_TILE=tile) if sleeping else {}
+            groups = dict(tiles, GROUP_X=tile, GROUP_Y=tile // self.tuning.cell_rows) if sleeping else {}
+            self.programs[sleeping] = (
+                self._program("cells_accelerate", **views, **groups), self._program("cells_move", **views, **groups),
+                {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate, **tiles)
+                 for book, accelerate in ((False, True), (True, False), (True, True))})
+        return self.programs[sleeping]
 
     def run(self, dt, call, hook=None):
         s = self.state
+        sleep = s.sleep if call.sleep else None
+        accelerate, move, boundary = self._programs(sleep is not None)
         uniforms = s.model_uniforms(dt, call.smoothing)
-        for prog in (self.accelerate_program, self.move_program, *self.boundary_programs.values()):
+        if sleep is not None:
+            uniforms["u_tiles_x"] = sleep.tiles[0]
+        for prog in (accelerate, move, *boundary.values()):
             _gl.set_uniforms(prog, **uniforms)
-        for prog in self.boundary_programs.values():
+        for prog in boundary.values():
             _gl.set_uniforms(prog, u_count=self.faces)
         s.bind()
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)
         self._bind()
-        self._boundary(book=False, accelerate=True)
+        self._boundary(boundary, book=False, accelerate=True)
         for k in range(call.substeps):
-            self._accelerate()
-            self._move()
+            if sleep is not None:
+                sleep.plan()
+            self._cells(accelerate, sleep)
+            self._cells(move, sleep)
             more = k + 1 < call.substeps
             if hook is None:
-                self._boundary(book=True, accelerate=more)
+                self._boundary(boundary, book=True, accelerate=more)
             else:       # the boundary faces' scaled flows stored for the hook first, then the next's
-                self._boundary(book=True, accelerate=False)
+                self._boundary(boundary, book=True, accelerate=False)
                 hook(dt)
                 if more:
-                    self._boundary(book=False, accelerate=True)
+                    self._boundary(boundary, book=False, accelerate=True)
+            if sleep is not None:
+                sleep.end_substep()
 
     def _bind(self):
         b, s = _gl.BINDINGS, self.state
@@ -208,15 +230,16 @@ class CellWise(Kernel):
                 self.views.bind(b[f"B_FLOW_{axis}_VIEW"], buf)
                 self.views.bind(b[f"B_FLOW_{axis}_TMP_VIEW"], tmp)
 
-    def _boundary(self, book: bool, accelerate: bool):
+    def _cells(self, prog, sleep=None):
+        """A cell pass over every cell, or over the awake tiles of the planned substep."""
+        if sleep is None:
+            _gl.dispatch(self.ctx, prog, self.state.nx, -(-self.state.ny // self.tuning.cell_rows))
+        else:
+            sleep.run(prog)
+
+    def _boundary(self, programs, book: bool, accelerate: bool):
         count = self.faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
-        _gl.dispatch(self.ctx, self.boundary_programs[book, accelerate], _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
-
-    def _accelerate(self):
-        _gl.dispatch(self.ctx, self.accelerate_program, self.state.nx, -(-self.state.ny // self.tuning.cell_rows))
-
-    def _move(self):
-        _gl.dispatch(self.ctx, self.move_program, self.state.nx, -(-self.state.ny // self.tuning.cell_rows))
+        _gl.dispatch(self.ctx, programs[book, accelerate], _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
 
 
 class Fused(Kernel):

@@ -35,9 +35,11 @@ class Tuning:
     one: str                        # the kernel of calls of one substep
     many: str                       # the kernel of calls of `many_from` substeps and more
     many_from: int = 2
-    # cells: cells an invocation walks up a column; flows read through buffer-texture views
+    # cells: cells an invocation walks up a column; flows read through buffer-texture views; the side
+    # of a sleeping tile (a multiple of cell_rows; hydro.water_sleep)
     cell_rows: int = 16
     buffer_views: bool = False
+    sleep_tile: int = 32
     # fused: (cells x, cells y, invocations) of the tile; smaller grids (fewer than min_tiles such
     # tiles) take small_tile, so more workgroups fill the GPU; loops unrolled (GPUs)
     fused_tile: tuple = (28, 28, 1024)
@@ -208,27 +210,31 @@ def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
 class CallPlan:
     """What a step() call ran: its kernel, substeps and (blocked) whether it was walled and its launches;
     `per_substep`: the flows were read after every substep (the grid's gauges); with inertia, de
-    Almeida's smoothing weight of its substeps."""
+    Almeida's smoothing weight of its substeps; `sleep`: the cell-wise kernel computed only the tiles
+    where something could change (hydro.water_sleep)."""
     kernel: str
     substeps: int
     walled: bool = False
     launches: tuple = ()
     per_substep: bool = False
     smoothing: float = 0.0
+    sleep: bool = False
 
 
 def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | None = None,
               is_walled: bool = False, state_fits: bool = True, per_substep: bool = False,
-              smoothing: float = 0.0) -> CallPlan:
+              smoothing: float = 0.0, sleep: bool = False) -> CallPlan:
     """The plan of a call of `substeps` substeps: `kernel` where given, else the tuning's; the blocked
     kernel gives way to the fused one where its state would not fit the context's textures.
     `per_substep`: something reads the flows after every substep (gauges), so where no kernel is given
     the call takes the tuning's kernel of one-substep calls (a substep a dispatch, nothing to pack),
-    and a blocked call launches one substep at a time (its `odd` shape), each launch's state read."""
+    and a blocked call launches one substep at a time (its `odd` shape), each launch's state read.
+    `sleep`: the grid sleeps tiles where it can; the cell-wise kernel skips them (hydro.water_sleep)."""
     chosen = kernel or (tuning.one if per_substep else call_kernel(tuning, substeps))
     if chosen == "blocked" and not state_fits:
         chosen = "fused"
     if chosen != "blocked":
-        return CallPlan(chosen, substeps, per_substep=per_substep, smoothing=smoothing)
+        return CallPlan(chosen, substeps, per_substep=per_substep, smoothing=smoothing,
+                        sleep=sleep and chosen == "cells")
     shapes = [tuning.odd] * substeps if per_substep else launches(tuning, nx, ny, substeps, is_walled)
     return CallPlan(chosen, substeps, is_walled, tuple(shapes), per_substep, smoothing)

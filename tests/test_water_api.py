@@ -136,7 +136,7 @@ def test_attributes_that_cannot_be_set_are_refused_with_what_is_meant(ctx, rng, 
     ]:
         with pytest.raises(AttributeError) as info:
             setattr(g, name, value)
-        assert message in str(info.value) and "kernel, rain, sediment, sim_time, terrain, water" in str(info.value)
+        assert message in str(info.value) and "kernel, rain, sediment, sim_time, sleep, terrain, water" in str(info.value)
         assert name not in vars(g) or name == "nx" and g.nx == 14
         _same(before, _snapshot(g))
     for name, value in [("sim_time", math.nan), ("sim_time", -1.0), ("kernel", "fast"), ("kernel", 1)]:

@@ -275,20 +275,21 @@ def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
     dt = 0.06
     cells = g._kernel_object("cells")
     state = g._state
-    for prog in (cells.accelerate_program, cells.move_program, *cells.boundary_programs.values()):
+    accelerate, move, boundary = cells._programs(sleeping=False)
+    for prog in (accelerate, move, *boundary.values()):
         _gl.set_uniforms(prog, **state.model_uniforms(dt))
-    for prog in cells.boundary_programs.values():
+    for prog in boundary.values():
         _gl.set_uniforms(prog, u_count=cells.faces)
     state.bind()
     cells._bind()
-    cells._boundary(book=False, accelerate=True)
-    cells._accelerate()
+    cells._boundary(boundary, book=False, accelerate=True)
+    cells._cells(accelerate)
     acc_gpu = [np.frombuffer(b.read(), np.float32).reshape(shape)
                for b, shape in zip(state.flows_tmp, state.flow_shapes)]
     for a, b in zip(acc_gpu, ref.accelerate(s, dt)):
         _close(a, b, np.abs(b).max())
-    cells._move()
-    cells._boundary(book=True, accelerate=False)
+    cells._cells(move)
+    cells._boundary(boundary, book=True, accelerate=False)
     scaled_ref, crossed = ref.scale_outflow(s, [a.astype(np.float64) for a in acc_gpu], dt)
     for a, b in zip(gpu_flows(g), scaled_ref):
         _close(a, b, np.abs(b).max())

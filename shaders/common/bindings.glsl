@@ -49,6 +49,12 @@
 #define B_SEDIMENT 4            // image unit (the blocked kernel's B_PACKED_IN)
 #define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
 #define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
+// sleeping tiles (hydro/water_sleep.py): the tiles a substep computes, each tile's flag that its water or
+// flows changed (the substep's, and the next one's, cleared by the plan), the dispatch arguments and totals
+#define B_SLEEP_LIST 20
+#define B_SLEEP_ACTIVE 21
+#define B_SLEEP_CLEAR 22
+#define B_SLEEP_ARGS 23
 // the renderer's deposits pass (render/deposits.comp): the terrain as it was when tracking began
 #define B_DEPOSIT_REFERENCE 5   // image unit (B_PACKED_OUT)
 

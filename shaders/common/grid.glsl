@@ -4,6 +4,11 @@
 #ifndef GROUP_SIDE
 #define GROUP_SIDE LOCAL_SIZE
 #endif
+// or GROUP_X and GROUP_Y for a workgroup of other sides
+#ifdef GROUP_X
+layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;
+#else
 layout(local_size_x = GROUP_SIDE, local_size_y = GROUP_SIDE) in;
+#endif
 
 #include "common/cells.glsl"

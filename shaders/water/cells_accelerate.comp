@@ -9,6 +9,7 @@
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
+#include "common/sleep.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict writeonly image2D u_scale_out;     // K per cell
@@ -102,7 +103,7 @@ float cell_face(float q, bool boundary, float z_a, float h_a, float z_b, float h
 }
 
 void main() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * CELL_ROWS);
+    ivec2 c = column_start();
     if (!inside(c)) return;
     ivec2 n = u_size, dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, n.y);

@@ -11,6 +11,7 @@
 #include "common/water.glsl"
 #include "common/model.glsl"
 #include "common/ledger.glsl"
+#include "common/sleep.glsl"
 
 struct FacePlace { int array, i, j; };     // flow_x, flow_y, flow_z; column; row
 layout(std430, binding = B_BOUNDARY_FACES) restrict readonly buffer Places { FacePlace u_places[]; };
@@ -54,6 +55,9 @@ void main() {
     float k = imageLoad(u_scale, c).r;
     q = enters ? upwind_scaled(q, 1.0, k) : upwind_scaled(q, k, 1.0);
     book(b, u_dt, entering(q, enters));
+#if SLEEP
+    if (u_boundary[b].kind != BC_WALL) sleep_mark(c);    // a side that is not a wall keeps its tiles awake
+#endif
 #else
     float q = p.array == 0 ? u_flow_x[i] : p.array == 1 ? u_flow_y[i] : 0.0;
 #if HEX

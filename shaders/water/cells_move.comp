@@ -7,11 +7,18 @@
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
+#include "common/sleep.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict image2D u_water;                  // own texel only
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict readonly image2D u_scale;          // K per cell
-layout(std430, binding = B_FLOW_X) restrict writeonly buffer FlowXOut { float u_flow_x_out[]; };
-layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_flow_y_out[]; };
+// the flows of the substep before, overwritten (with SLEEP read first, to see what changed)
+#if SLEEP
+#define FLOWS_OUT restrict buffer
+#else
+#define FLOWS_OUT restrict writeonly buffer
+#endif
+layout(std430, binding = B_FLOW_X) FLOWS_OUT FlowXOut { float u_flow_x_out[]; };
+layout(std430, binding = B_FLOW_Y) FLOWS_OUT FlowYOut { float u_flow_y_out[]; };
 // The input flows: the accelerated flows of cells_accelerate.comp.
 #define FLOWS_IN_X B_FLOW_X_TMP
 #define FLOWS_IN_Y B_FLOW_Y_TMP
@@ -21,7 +28,7 @@ layout(std430, binding = B_FLOW_Y) restrict writeonly buffer FlowYOut { float u_
 #define FLOWS_IN_Z_VIEW B_FLOW_Z_TMP_VIEW
 #include "common/flows_in.glsl"
 #if HEX
-layout(std430, binding = B_FLOW_Z) restrict writeonly buffer FlowZOut { float u_flow_z_out[]; };
+layout(std430, binding = B_FLOW_Z) FLOWS_OUT FlowZOut { float u_flow_z_out[]; };
 #endif
 
 // The outflow scale of cell c; 1 outside the grid (what enters through a boundary face is never
@@ -32,8 +39,12 @@ float scale_at(ivec2 c) {
 }
 
 void main() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * CELL_ROWS);
+    ivec2 c = column_start();
     if (!inside(c)) return;
+#if SLEEP
+    ivec2 first = c;
+    bool change = false;        // whether a cell of the column, or a face it stores, changed
+#endif
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     int stop = min(c.y + CELL_ROWS, u_size.y);
     float rate = move_rate();
@@ -46,11 +57,19 @@ void main() {
         f.right = upwind_scaled(FLOW_X_IN(index_x(c + dx)), k, scale_at(c + dx));
         f.bottom = bottom;
         f.top = upwind_scaled(FLOW_Y_IN(index_y(c + dy)), k, k_above);
-        u_flow_x_out[index_x(c)] = f.left;
-        u_flow_y_out[index_y(c)] = f.bottom;
 #if HEX
         f.z_in = upwind_scaled(FLOW_Z_IN(index_z(c + dx)), scale_at(c + dx - dy), k);
         f.z_out = upwind_scaled(FLOW_Z_IN(index_z(c + dy)), k, scale_at(c - dx + dy));
+#endif
+#if SLEEP
+        change = change || changed(u_flow_x_out[index_x(c)], f.left) || changed(u_flow_y_out[index_y(c)], f.bottom);
+#if HEX
+        change = change || changed(u_flow_z_out[index_z(c + dy)], f.z_out);
+#endif
+#endif
+        u_flow_x_out[index_x(c)] = f.left;
+        u_flow_y_out[index_y(c)] = f.bottom;
+#if HEX
         u_flow_z_out[index_z(c + dy)] = f.z_out;
 #endif
         float before = imageLoad(u_water, c).r, net = net_inflow(f);
@@ -58,8 +77,14 @@ void main() {
 #if CYCLE
         h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
 #endif
+#if SLEEP
+        change = change || changed(before, h);
+#endif
         imageStore(u_water, c, vec4(h));
         bottom = f.top;
         k = k_above;
     }
+#if SLEEP
+    if (change) sleep_mark(first);
+#endif
 }

@@ -1,0 +1,129 @@
+"""Sleeping tiles: the cell-wise kernel computes only the tiles of the grid where something can change.
+
+A tile sleeps when a substep left its water and its faces' flows exactly as they were, and the tiles
+beside it too: its next substep would work out the same numbers from the same numbers, so skipping it
+gives the bits computing it gives (a dry slope, a lake whose flows have settled). Each substep a plan
+(water/sleep_plan.comp, one invocation per tile, on the GPU) lists the tiles that changed in the
+substep before, with those beside them, and those an edit woke; the cell passes run one workgroup per
+listed tile through an indirect dispatch, and flag the tiles in which something changed
+(common/sleep.glsl). Tiles with a side that is not a wall flag themselves at every substep (the boundary
+pass), so inflows, outflows and levels, and every change of their values, keep them computed. Nothing
+is read back: `awake_fraction()` reads the count of tiles computed only when asked.
+docs/design.md, "Sleeping tiles", says why the same bits.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _gl
+from ._owner import Held
+
+WAKE_RECTS = 8                  # rectangles an edit wakes between two calls before they merge into one box
+ARGS = np.array([0, 1, 1, 0, 0, 1, 1, 0, 0], np.uint32)   # two dispatches' (x, y, z, unused), the total
+
+
+def tiles_of(nx: int, ny: int, tile: int) -> tuple[int, int]:
+    return -(-nx // tile), -(-ny // tile)
+
+
+def wake_box(box, nx: int, ny: int, tile: int):
+    """The tiles (x0, y0, x1, y1), inclusive, that an edit of the cells `box` (x0, y0, width, height)
+    wakes: those it touches and the tiles beside them, whose faces with them it changes."""
+    x0, y0, w, h = box
+    tx, ty = tiles_of(nx, ny, tile)
+    return (max(x0 // tile - 1, 0), max(y0 // tile - 1, 0),
+            min((x0 + w - 1) // tile + 1, tx - 1), min((y0 + h - 1) // tile + 1, ty - 1))
+
+
+class Sleep(Held):
+    """The sleeping tiles of one grid (`state`, a water_kernels.WaterState) of `tile` x `tile` cells."""
+
+    held = ("list", "flags_even", "flags_odd", "args")
+
+    def __init__(self, state, tile: int):
+        self.state, self.ctx, self.tile = state, state.ctx, tile
+        self.tiles = tiles_of(state.nx, state.ny, tile)
+        count = self.tiles[0] * self.tiles[1]
+        self.list = self.flags_even = self.flags_odd = self.args = None
+        try:
+            self.list = self.ctx.buffer(reserve=4 * count)
+            # each tile's flag that something changed in it, written by the substeps of that parity
+            self.flags_even = self.ctx.buffer(reserve=4 * count)
+            self.flags_odd = self.ctx.buffer(reserve=4 * count)
+            for flags in (self.flags_even, self.flags_odd):
+                flags.clear()
+            self.args = self.ctx.buffer(ARGS.tobytes())
+        except BaseException:
+            self.release()
+            raise
+        self.count = count
+        self.program = _gl.program(self.ctx, "water/sleep_plan.comp", {"WAKE_RECTS": WAKE_RECTS})
+        self.parity = 0                 # the parity of the next substep
+        self.all_woken = True           # every tile computes the next substep (made, or after an edit)
+        self.boxes = []                 # tile rectangles woken since the last substep
+        self.computed = 0               # substeps of the last step() call computed with every tile
+        self.substeps = 0               # substeps of the last step() call
+        self.listed = False             # whether the count on the GPU belongs to the last call
+
+    def wake(self, box=None) -> None:
+        """Wake every tile (box None), or the tiles an edit of the cells box (x0, y0, width, height)
+        touches and those beside them, for the next substep."""
+        if box is None:
+            self.all_woken, self.boxes = True, []
+        elif not self.all_woken:
+            self.boxes.append(wake_box(box, self.state.nx, self.state.ny, self.tile))
+            if len(self.boxes) > WAKE_RECTS:
+                b = np.array(self.boxes)
+                self.boxes = [(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())]
+
+    def begin_call(self) -> None:
+        """A step() call starts: its count starts from zero."""
+        self.computed = self.substeps = 0
+        self.listed = False
+
+    def dense(self, substeps: int) -> None:
+        """A call's substeps ran on every tile through another schedule, which flags nothing: the next
+        sleeping substep computes every tile."""
+        self.computed += substeps
+        self.substeps += substeps
+        self.wake()
+
+    def plan(self) -> None:
+        """Dispatch the plan of the next substep and bind what its cell passes read and flag."""
+        b = _gl.BINDINGS
+        if not self.listed:
+            self.args.write(ARGS[8:].tobytes(), offset=32)
+            self.listed = True
+        flags = (self.flags_even, self.flags_odd)
+        p = self.parity
+        flags[1 - p].bind_to_storage_buffer(b["B_SLEEP_ACTIVE"])
+        flags[p].bind_to_storage_buffer(b["B_SLEEP_CLEAR"])
+        self.list.bind_to_storage_buffer(b["B_SLEEP_LIST"])
+        self.args.bind_to_storage_buffer(b["B_SLEEP_ARGS"])
+        prog = self.program
+        _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_wake_all=self.all_woken,
+                         u_wake_count=len(self.boxes))
+        if self.boxes:
+            rects = np.zeros((WAKE_RECTS, 4), np.int32)
+            rects[:len(self.boxes)] = self.boxes
+            prog["u_wake"].write(rects.tobytes())
+        _gl.dispatch(self.ctx, prog, *self.tiles, local=(8, 8))
+        flags[p].bind_to_storage_buffer(b["B_SLEEP_ACTIVE"])
+        self.all_woken, self.boxes = False, []
+        self.substeps += 1
+
+    def run(self, prog) -> None:
+        """Run a cell pass of the planned substep over its awake tiles."""
+        prog.run_indirect(self.args, 16 * self.parity)
+        self.ctx.memory_barrier()
+
+    def end_substep(self) -> None:
+        self.parity = 1 - self.parity
+
+    def awake_fraction(self) -> float:
+        """The fraction of tiles the last step() call computed, over its substeps (1.0 where it ran none);
+        reads the count back, waiting for the GPU."""
+        if not self.substeps:
+            return 1.0
+        listed = int(np.frombuffer(self.args.read(4, offset=32), np.uint32)[0]) if self.listed else 0
+        return (listed + self.computed * self.count) / (self.substeps * self.count)

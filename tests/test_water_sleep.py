@@ -1,0 +1,181 @@
+"""Sleeping tiles (hydro.water_sleep): the cell-wise kernel skips the tiles where nothing changed, and
+gives the bits of computing every tile (water, flows, ledger), whatever wakes them: a front running
+into dry land, brushes, the terrain, flows and water set, boundaries. Grids of 16-cell tiles (the test
+seam), small enough for llvmpipe, large enough that most tiles sleep."""
+import numpy as np
+import pytest
+
+import hydro
+from hydro.reference import sleep as ref_sleep
+from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, retune
+
+TILE = 16
+MODELS = {"classic": {}, "inertia": {"inertia": True, "manning": 0.03}}
+
+
+def twins(ctx, kind, terrain, water, **params):
+    """The same grid sleeping and computing every tile, on the cell-wise kernel with TILE-cell tiles."""
+    grids = [GRIDS[kind](ctx, terrain, water=water, kernel="cells", sleep=sleep, **params) for sleep in (True, False)]
+    for g in grids:
+        retune(g, sleep_tile=TILE)
+    return grids
+
+
+def assert_twins(a, b, what=""):
+    assert_same_bits(a.water, b.water, what)
+    for qa, qb in zip(gpu_flows(a), gpu_flows(b)):
+        assert_same_bits(qa, qb, what)
+    assert_same_ledger(a.ledger(), b.ledger(), what)
+
+
+def basin(shape=(96, 112)):
+    """A still lake, at rest to the bit (heights and level multiples of 1/64), behind a ridge at x = 40
+    from dry land sloping away to the right, and a pond sloshing in the far corner."""
+    ny, nx = shape
+    y, x = np.mgrid[0:ny, 0:nx]
+    terrain = np.round(64 * (0.5 + 0.01 * x + 0.2 * np.sin(y / 5.0) ** 2)) / 64
+    terrain[:, 38:42] = 3.0
+    lake = np.where(x < 38, np.maximum(1.5 - terrain, 0.0), 0.0)
+    pond = ((x - 95) ** 2 + (y - 80) ** 2 < 36) * 0.8
+    return terrain.astype(np.float32), (lake + pond).astype(np.float32)
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model):
+    ny, nx = 80, 112
+    terrain = np.zeros((ny, nx), np.float32)
+    water = np.zeros((ny, nx), np.float32)
+    water[:24, :20] = 1.0
+    a, b = twins(ctx, kind, terrain, water, **MODELS[model])
+    awake = []
+    for call in range(10):
+        for g in (a, b):
+            g.step(1.0)
+        assert_twins(a, b, f"call {call}")
+        awake.append(a.awake)
+    assert b.awake == 1.0
+    assert awake[1] < 0.4, awake           # the dry land beyond the front slept
+    assert awake[-1] > awake[1] + 0.2, awake     # and woke as the front came
+    for g in (a, b):
+        g.release()
+
+
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_the_tiles_computed_are_those_the_plan_says(ctx, kind):
+    """g.awake against hydro.reference.sleep over calls of one substep: the tiles that changed in the
+    substep before and those beside them, those beside a side that is not a wall, and every tile after
+    the grid is made and after a side changes kind."""
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    tiles = -(-a.ny // TILE) * -(-a.nx // TILE)
+    state = [b.water] + gpu_flows(b)
+    open_cells = None
+    for call in range(14):
+        if call >= 6:                            # a side opened, then its discharge changed every call
+            for g in (a, b):
+                g.set_boundary("left", "inflow", 2.0 + 0.1 * call, span=(60, 80))
+            open_cells = np.zeros(a.shape, bool)
+            open_cells[60:80, 0] = True
+        for g in (a, b):
+            g.step(0.05, substeps=1)
+        after = [b.water] + gpu_flows(b)
+        if call in (0, 6):
+            expected = 1.0                       # made, or a side changed kind: every tile
+        else:
+            expected = ref_sleep.awake_tiles(changed, TILE, open_cells).sum() / tiles
+        assert a.awake == pytest.approx(expected, abs=1e-12), call
+        changed = ref_sleep.changed_cells(state, after)
+        state = after
+    assert_twins(a, b)
+    assert 0.0 < a.awake < 0.8
+    for g in (a, b):
+        g.release()
+
+
+EDITS = {
+    "set_terrain": lambda g: g.set_terrain(np.full((20, 4), 0.5, np.float32), origin=(38, 30)),
+    "add_water": lambda g: g.add_water(20, 40, 4.0, 30.0),
+    "remove_water": lambda g: g.remove_water(20, 40, 4.0, 10.0),
+    "dig": lambda g: g.dig(25, 30, 3.0, 0.5),
+    "water": lambda g: g.__setattr__("water", np.where(np.arange(g.nx) == 10, 1.6, g.water).astype(np.float32)),
+    "flow_x": lambda g: g.__setattr__("flow_x", np.where(np.arange(g.nx + 1) == 20, 0.5, g.flow_x).astype(np.float32)),
+    "boundary": lambda g: g.set_boundary("bottom", "inflow", 3.0, span=(10, 20)),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_an_edit_wakes_the_still_lake_it_reaches(ctx, kind, edit):
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    for _ in range(3):
+        for g in (a, b):
+            g.step(0.2)
+    asleep = a.awake
+    assert asleep < 0.3, asleep             # the still lake and the dry land slept; the pond did not
+    lake = b.water[:, :38].copy()
+    for g in (a, b):
+        EDITS[edit](g)
+    for call in range(4):
+        for g in (a, b):
+            g.step(0.2)
+        assert_twins(a, b, f"{edit}, call {call}")
+    assert a.awake > asleep
+    assert not np.array_equal(b.water[:, :38], lake), "the edit moved no water: the case tests nothing"
+    for g in (a, b):
+        g.release()
+
+
+def test_a_still_lake_and_dry_land_cost_nothing(ctx):
+    terrain, water = basin()
+    water[:, 60:] = 0.0                     # no pond: nothing moves anywhere
+    g = hydro.WaterGrid(ctx, terrain, water=water, kernel="cells")
+    retune(g, sleep_tile=TILE)
+    g.step(0.1)
+    assert g.awake == 1.0                   # the first substep computes every tile
+    before = g.water
+    g.step(0.5)
+    assert g.awake == 0.0
+    assert np.array_equal(g.water, before)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_the_water_cycle_and_erosion_compute_every_tile(ctx, kind):
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    for g in (a, b):
+        g.add_source(100, 10, 2.0, 0.5)
+    for g in (a, b):
+        g.step(0.3)
+    assert a.awake == 1.0
+    assert_twins(a, b)
+    for g in (a, b):
+        g.sources[0].remove()
+        g.erosion = hydro.Erosion()
+        g.step(0.3)
+    assert a.awake == 1.0
+    assert_same_bits(a.terrain, b.terrain)
+    for g in (a, b):
+        g.erosion = None
+        g.step(0.3)
+    assert a.awake < 1.0
+    assert_twins(a, b)
+    for g in (a, b):
+        g.release()
+
+
+def test_sleep_is_checked_and_settable(ctx):
+    terrain, water = basin((40, 40))
+    with pytest.raises(TypeError, match="sleep: expected True"):
+        hydro.WaterGrid(ctx, terrain, sleep="yes")
+    g = hydro.WaterGrid(ctx, terrain, water=water)
+    assert g.sleep is True and g.awake == 1.0
+    with pytest.raises(TypeError, match="sleep"):
+        g.sleep = 1
+    assert g.sleep is True
+    g.sleep = False
+    g.step(0.1)
+    assert g.sleep is False and g.awake == 1.0
+    g.release()
