@@ -613,6 +613,7 @@ class _PipeGrid(_owner.Simulation):
     def _cycle_changed(self) -> None:
         """The cycle's rates changed: where the kernels' programs change with them (the cycle on or off, a
         rain field, sources), they are made again on next use."""
+        self._state.sleep.wake()                    # the new rates reach every cell
         defines = self._cycle.defines
         if all(self._state.defines.get(k) == v for k, v in defines.items()):
             return
@@ -848,8 +849,8 @@ class _PipeGrid(_owner.Simulation):
             # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows
             # and water as they are (water_erosion)
             kernel, hook = "cells", self._erosion_hook(hook, sub)
-        # the cycle changes cells with no flow, erosion the beds: both keep every tile computed
-        sleep = self._sleep and not (self._state.defines["CYCLE"] or eroding)
+        # erosion changes beds where no water moves: it keeps every tile computed
+        sleep = self._sleep and not eroding
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
                               per_substep=hook is not None, smoothing=smoothing, sleep=sleep)
         self._kernel_object(call.kernel).run(sub, call, hook)

@@ -7,8 +7,10 @@ gives the bits computing it gives (a dry slope, a lake whose flows have settled)
 substep before, with those beside them, and those an edit woke; the cell passes run one workgroup per
 listed tile through an indirect dispatch, and flag the tiles in which something changed
 (common/sleep.glsl). Tiles with a side that is not a wall flag themselves at every substep (the boundary
-pass), so inflows, outflows and levels, and every change of their values, keep them computed. Nothing
-is read back: `awake_fraction()` reads the count of tiles computed only when asked.
+pass), so inflows, outflows and levels, and every change of their values, keep them computed. The
+water cycle needs nothing more: rain or a spring changes a cell's water, or what rounding owes it, at
+every substep, so the tiles under them stay flagged; evaporation and drains change the water they take
+until there is none (a change of the rates wakes every tile for one substep). Nothing is read back: `awake_fraction()` reads the count of tiles computed only when asked.
 docs/design.md, "Sleeping tiles", says why the same bits.
 """
 from __future__ import annotations

@@ -74,7 +74,11 @@ void main() {
 #endif
         float before = imageLoad(u_water, c).r, net = net_inflow(f);
         float h = moved(before, rate, net);
-#if CYCLE
+#if CYCLE && SLEEP
+        vec4 record = cycle_record(c);          // a change of what the cell is owed is a change too
+        h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
+        change = change || any(notEqual(floatBitsToUint(record), floatBitsToUint(cycle_record(c))));
+#elif CYCLE
         h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
 #endif
 #if SLEEP
