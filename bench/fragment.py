@@ -2,8 +2,9 @@
 
 Both grids advance the same wavy lake (bench/water.py's scene) in step(dt, substeps=n) calls, timed
 between two glFinish. On a GL 4.3+ context the fragment grid is made directly (FragmentWaterGrid), so
-the same card runs both; on macOS it is the one WaterGrid returns. Its step() reads the water back at
-each call to plan (the compute grids plan from a lagged GPU record), which calls of one substep feel.
+the same card runs both; on macOS it is the one WaterGrid returns. Both plan each call from a record
+of the water reduced on the GPU at the end of the call before the previous one (the fragment grid's
+by fragment passes, 16 bytes read back), so calls of one substep pay one small reduction each.
 
     python bench/fragment.py --sizes 256 1024 4096 --calls 1 64
 """

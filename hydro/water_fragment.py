@@ -10,11 +10,19 @@ cell's K, each column moved by its scaled faces, and what crossed each boundary 
 and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
 bytes (common/boundary_table.glsl under FRAGMENT).
 
-A first piece: depth-area pipes; no Manning friction, inertia, water cycle, erosion or probes. step()
-reads the water back at each call to plan stable substeps (as WaterGrid plans them from the deepest
-water, with no lag). The ledger keeps per boundary face an unevaluated float sum hi + lo on the GPU
-(book.frag), folded into float64 on the CPU when ledger() is asked or before set_boundary() changes a
-face's kind.
+A first piece: depth-area pipes; no Manning friction, inertia, water cycle, erosion or probes. The
+ledger keeps per boundary face an unevaluated float sum hi + lo on the GPU (book.frag), folded into
+float64 on the CPU when ledger() is asked or before set_boundary() changes a face's kind.
+
+step() plans as WaterGrid does (docs/design.md, "Planning a call"), from a record of the water reduced
+on the GPU (fragment/stats.glsl: the sum of the depths as a float pair, the deepest water, the lowest
+bed on the edge), level by level down to one texel, of which 16 bytes are read back, never the water:
+- a call plans from the record queued at the end of the call before the previous one, copied into a
+  pixel buffer (one of two, by the call's parity), so the GPU has nearly always finished it and which
+  record a call reads never depends on the GPU's timing;
+- after an edit (a brush, the water or terrain setters) the next call reduces the water as it is and
+  waits for it; a call of more than MAX_CHUNK substeps does so after each MAX_CHUNK.
+volume() reduces the water as it is and waits for it.
 """
 from __future__ import annotations
 
@@ -38,6 +46,11 @@ REQUIRED_VERSION = 410
 # the defines every model pass takes (and HEX): the classic model, no water cycle
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
+STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
+# each pass's defines where it takes any (HEX too, for the lattice's model passes)
+PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES},
+                **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK} for name in ("stats_cells", "stats_levels")}}
+RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
 
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
@@ -47,12 +60,13 @@ def _program(ctx, name: str, hexagonal: bool):
     lattice (hydro._gl.program inserts defines in the vertex stage only; these passes need them in
     the fragment stage)."""
     cache = _programs.setdefault(ctx, {})
-    model = name in MODEL_PASSES
-    key = (name, hexagonal and model)
+    hexagonal = hexagonal and name in MODEL_PASSES
+    key = (name, hexagonal)
     prog = cache.get(key)
     if prog is None:
         vertex = _gl.source("fragment/pass.vert")
-        fragment = _gl.source(f"fragment/{name}.frag", {**MODEL_DEFINES, "HEX": hexagonal} if model else None)
+        defines = PASS_DEFINES.get(name)
+        fragment = _gl.source(f"fragment/{name}.frag", None if defines is None else {**defines, "HEX": hexagonal})
         try:
             prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
         except Exception as exc:  # moderngl.Error carries the driver's log
@@ -166,8 +180,18 @@ class FragmentWaterGrid(_owner.Simulation):
         self._scale = self._target((nx, ny))
         self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
         self._clear_ledger()
+        # the stats levels (rgba32f), each STATS_BLOCK times smaller a side, the last one texel; the records
+        # queued at the ends of step() calls go into two pixel buffers, by the call's parity
+        self._levels, size = [], (nx, ny)
+        while not self._levels or size != (1, 1):
+            size = (-(-size[0] // STATS_BLOCK), -(-size[1] // STATS_BLOCK))
+            self._levels.append(self._target(size, 4))
+        self._records = []
+        for _ in range(2):
+            self._records.append(ctx.buffer(reserve=RECORD_BYTES))
+            self._made.append(self._records[-1])
         self._passes = {}
-        for name in MODEL_PASSES + ("brush",):
+        for name in MODEL_PASSES + ("brush", "stats_cells", "stats_levels"):
             prog = _program(ctx, name, self._hexagonal)
             vao = ctx.vertex_array(prog, [])
             self._made.append(vao)
@@ -177,7 +201,12 @@ class FragmentWaterGrid(_owner.Simulation):
 
         self._sim_time = 0.0
         self._iteration = 0
-        self._lowest_bed = None                     # the lowest bed, read back when a level face needs it
+        self._calls = 0                             # step() calls so far
+        # step() plans from the record queued at the end of the call before the previous one (_ends: the
+        # calls whose ends the two buffers hold, newest last; _ring: (calls, stats) last read of them) or
+        # from the stats reduced at the first call after an edit (_planned: (stats, calls then));
+        # _sync_next: an edit since
+        self._ends, self._ring, self._planned, self._sync_next = [], None, None, True
         self._booked = {kind: 0.0 for kind in bnd.KINDS if kind != "wall"}
         self._edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
         self._note_boundary_bounds()
@@ -228,6 +257,7 @@ class FragmentWaterGrid(_owner.Simulation):
         depth = check.field("water", depth, self.shape, nonnegative=True)
         old = self.volume()
         self._water[0][0].write(depth.tobytes())
+        self._edited()
         self._edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
 
     @property
@@ -241,7 +271,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         height = check.field("terrain", height, self.shape)
         self._terrain[0][0].write(height.tobytes())
-        self._lowest_bed = None
+        self._edited()
 
     def set_terrain(self, heights, origin=(0, 0)) -> None:
         """Absolute terrain heights, an (h, w) array, for the rectangle of cells [y0 : y0 + h, x0 : x0 + w]
@@ -251,7 +281,7 @@ class FragmentWaterGrid(_owner.Simulation):
         heights, x0, y0 = check.rectangle(heights, origin, self.nx, self.ny)
         h, w = heights.shape
         self._terrain[0][0].write(heights.tobytes(), viewport=(x0, y0, w, h))
-        self._lowest_bed = None
+        self._edited()
 
     def _flow(self, k) -> np.ndarray:
         self._alive()
@@ -282,9 +312,11 @@ class FragmentWaterGrid(_owner.Simulation):
         self._flows[k][0][0].write(flow.tobytes())
 
     def volume(self) -> float:
-        """Total water volume (depth * cell area), world units^3, summed in float64 (reads the water back)."""
+        """Total water volume (depth * cell area), world units^3: the depths summed on the GPU as float
+        pairs (fragment/pairs.glsl; within 1e-14 of the float64 sum), one texel read back. Waits for the GPU to
+        finish the work queued so far."""
         self._alive()
-        return float(self.water.astype(np.float64).sum()) * self.geometry.cell_area
+        return self._measure()["volume"]
 
     # ------------------------------------------------------------------------------------- boundaries
 
@@ -362,7 +394,7 @@ class FragmentWaterGrid(_owner.Simulation):
         origin, weights, _ = self._brush(x, y, radius, normalise=False)
         depth = check.real32("depth", depth)
         self._draw_brush(self._terrain, origin, weights, -depth, (-3.0e38, 3.0e38))
-        self._lowest_bed = None
+        self._edited()
 
     def add_water(self, x, y, radius, volume) -> None:
         """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth round
@@ -372,6 +404,7 @@ class FragmentWaterGrid(_owner.Simulation):
         volume = check.real32("volume", volume, low=0.0)
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._draw_brush(self._water, origin, weights, amount, (-FLOAT32_MAX, FLOAT32_MAX))
+        self._edited()
         self._edits["brushes"] += volume
 
     def remove_water(self, x, y, radius, volume) -> None:
@@ -387,6 +420,7 @@ class FragmentWaterGrid(_owner.Simulation):
         before = self._read_box(box)
         self._draw_brush(self._water, origin, weights, -amount, (0.0, FLOAT32_MAX))
         taken = before - self._read_box(box)
+        self._edited()
         self._edits["drains"] -= math.fsum(taken.ravel()) * self.geometry.cell_area
 
     def _read_box(self, box) -> np.ndarray:
@@ -410,50 +444,98 @@ class FragmentWaterGrid(_owner.Simulation):
 
     # --------------------------------------------------------------------------------------- stepping
 
-    def _stats(self) -> dict:
-        """The deepest water now, and where a level face needs it the lowest bed (read back)."""
-        stats = {"max_depth": float(self.water.max())}
-        if self._max_level is not None:
-            if self._lowest_bed is None:
-                self._lowest_bed = float(self.terrain.min())
-            stats["min_terrain"] = self._lowest_bed
-        return stats
+    def _edited(self) -> None:
+        """The water or terrain changed otherwise than by stepping: the next step() plans from them as
+        they are then."""
+        self._sync_next = True
+
+    def _reduce(self) -> None:
+        """Queue the reduction of the water and terrain as they are into the last stats level (one texel);
+        nothing waits."""
+        levels = self._levels
+        with self._bound():
+            self._draw("stats_cells", levels[0][1], {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0]},
+                       u_size=(self.nx, self.ny))
+            for before, level in zip(levels, levels[1:]):
+                self._draw("stats_levels", level[1], {"u_level": before[0]})
+
+    def _record(self, data) -> dict:
+        """The stats of a record's bytes: volume (the pair's sum in float64, times the cell area), the
+        deepest water and the lowest bed on the grid's edge."""
+        hi, lo, deepest, lowest = np.frombuffer(data, np.float32)
+        return {"volume": (float(hi) + float(lo)) * self.geometry.cell_area, "max_depth": float(deepest),
+                "min_terrain": float(lowest)}
+
+    def _measure(self) -> dict:
+        """The stats of the water as it is now (reduced, then its one texel read: waits for the GPU)."""
+        self._reduce()
+        return self._record(self._levels[-1][0].read())
+
+    def _queue_end(self) -> None:
+        """At the end of a step() call: its record, copied into the pixel buffer of the call's parity,
+        not waited for."""
+        self._reduce()
+        self._levels[-1][1].read_into(self._records[self._calls % 2], components=4, dtype="f4")
+        self._ends = (self._ends + [self._calls])[-2:]
+
+    def _planning_stats(self) -> tuple[dict, int]:
+        """The stats a step() call plans from and how many calls before this one they were taken (as
+        WaterGrid's): after an edit, the water as it is now (waiting for the GPU); else the newer of those
+        and the record queued at the end of the call before the previous one, read from its buffer
+        (waiting only for the work queued before it, nearly always done). Never the previous call's
+        record, whose readiness would depend on the GPU's timing."""
+        if self._sync_next:
+            self._sync_next = False
+            self._planned = (self._measure(), self._calls)
+        best = self._planned
+        if len(self._ends) == 2 and self._ends[0] > best[1]:
+            calls = self._ends[0]
+            if self._ring is None or self._ring[0] != calls:
+                self._ring = (calls, self._record(self._records[calls % 2].read()))
+            best = (self._ring[1], calls)
+        return best[0], self._calls - best[1]
 
     def _coupling(self, stats, dt, margin=1.0) -> float:
         """Upper bound of K/S = g A / (l S) over every pipe during the coming `dt` (as WaterGrid's), the
         deepest water taken `margin` times deeper than measured."""
         p, geo = self.params, self.geometry
         depth = stats["max_depth"] * margin + self._max_cell_inflow * dt / geo.cell_area
-        if self._max_level is not None:
+        if self._max_level is not None:     # a level face's pipe: the outside surface over the lowest edge bed
             depth = max(depth, self._max_level - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
 
-    def _auto_substeps(self, stats, dt) -> int:
-        limit = max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN), self.geometry, self.params)
+    def _auto_substeps(self, stats, dt, lag=0) -> int:
+        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water may
+        have grown by DEPTH_MARGIN in each of those calls and in this one (as WaterGrid's)."""
+        limit = max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN ** (1 + lag)), self.geometry, self.params)
         return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
 
     def max_stable_dt(self) -> float:
-        """The largest stable substep (seconds; inf when dry) for the water as it is now."""
+        """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the
+        deepest water that call plans from (measured at the end of the call before the previous one, or
+        at the last edit; step())."""
         self._alive()
-        return max_stable_dt(self._coupling(self._stats(), 0.0), self.geometry, self.params)
+        return max_stable_dt(self._coupling(self._planning_stats()[0], 0.0), self.geometry, self.params)
 
     def step(self, dt, substeps=None) -> int:
         """Advance the simulation by `dt` seconds; returns the number of substeps taken. Without
         `substeps`, stable substeps are chosen from the exact bound (hydro.params.stable) for the deepest
-        water now, with a margin for the call's growth (re-measured every MAX_CHUNK substeps); with
-        `substeps`, dt/substeps must be stable for the water now, or ValueError is raised before
-        anything runs. A pipe deeper than its substep is stable for is treated as that deep."""
+        water measured at the end of the call before the previous one, with a margin for two calls of
+        growth (after an edit: as it is now, with a margin for this call; re-measured every MAX_CHUNK
+        substeps); with `substeps`, dt/substeps must be stable for the water so measured, or ValueError
+        is raised before anything runs. A pipe deeper than its substep is stable for is treated as that
+        deep. Nothing of the water is read back (module docstring)."""
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
-        stats = self._stats()
+        stats, lag = self._planning_stats()
         if substeps is not None:
-            sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "now")
+            sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
             self._run(sub, substeps)
             done = substeps
         else:
-            n = self._auto_substeps(stats, dt)
+            n = self._auto_substeps(stats, dt, lag)
             check_substep_count(n, dt, MAX_SUBSTEPS)
             done, remaining = 0, dt
             while True:
@@ -464,8 +546,10 @@ class FragmentWaterGrid(_owner.Simulation):
                 if chunk == n:
                     break
                 remaining -= sub * chunk
-                n = max(1, min(self._auto_substeps(self._stats(), remaining), MAX_SUBSTEPS - done))
+                n = max(1, min(self._auto_substeps(self._measure(), remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
+        self._calls += 1
+        self._queue_end()
         return done
 
     def _uniforms(self, dt: float) -> dict:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from hydro import boundary as bnd
-from hydro.params import WaterParams
+from hydro.params import Geometry, WaterParams
 from hydro.reference import water as ref
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
 from water_cases import assert_same_bits, random_state
@@ -141,6 +141,34 @@ def _same(a, b) -> bool:
     return a == b
 
 
+STATS_SHAPE = (23, 37)
+
+
+def _stats_inputs(shape, seed=3):
+    """Terrain (its lowest bed inside the grid, below the edge's) and water over many octaves, some cells
+    dry, float32."""
+    rng = np.random.default_rng(seed)
+    terrain = rng.normal(0.0, 2.0, shape)
+    if min(shape) > 2:
+        terrain[shape[0] // 2, shape[1] // 2] = -50.0
+    water = 10.0 ** rng.uniform(-6.0, 2.0, shape)
+    water[rng.random(shape) < 0.2] = 0.0
+    return terrain.astype(np.float32), water.astype(np.float32)
+
+
+def _numpy_stats(terrain, water, cell_area):
+    """What the planner's record holds, in float64: the volume, the deepest water, the lowest edge bed."""
+    edge = np.concatenate([terrain[0], terrain[-1], terrain[:, 0], terrain[:, -1]])
+    return {"volume": math.fsum(water.astype(np.float64).ravel()) * cell_area, "max_depth": float(water.max()),
+            "min_terrain": float(edge.min())}
+
+
+def _assert_stats(got, terrain, water, cell_area):
+    want = _numpy_stats(terrain, water, cell_area)
+    assert got["max_depth"] == want["max_depth"] and got["min_terrain"] == want["min_terrain"], (got, want)
+    assert abs(got["volume"] - want["volume"]) <= 1e-13 * want["volume"], (got, want)
+
+
 def child():
     """In the GL 4.1 process: every check's results, as JSON on stdout."""
     import moderngl
@@ -171,6 +199,13 @@ def child():
                              "flows": max(float(np.abs(getattr(lake, name)).max()) for name in _flow_names(kind)),
                              "ledger": lake.ledger(), "volume": lake.volume()}
         lake.release()
+
+    out["stats"] = {}
+    for kind, cls in KINDS.items():
+        terrain, water = _stats_inputs(STATS_SHAPE)
+        g = cls(ctx, terrain, water=water)
+        out["stats"][kind] = g._measure()
+        g.release()
 
     g = _grid(ctx)
     g.set_boundary("left", "inflow", 0.5)
@@ -429,3 +464,179 @@ def test_release_frees_every_gl_object(ctx, gl_objects, kind):
     assert gl_objects() == []
     with pytest.raises(RuntimeError, match="after release"):
         g.step(0.1)
+
+
+# ----------------------------------------------------------------------------- the planning record
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_stats_are_reduced_on_the_gpu(gl41, kind):
+    """On the GL 4.1 context the record of the water (fragment/stats.frag) is NumPy's."""
+    terrain, water = _stats_inputs(STATS_SHAPE)
+    geometry = {"square": Geometry.square, "hex": Geometry.hexagonal}[kind](1.0)
+    _assert_stats(gl41["stats"][kind], terrain, water, geometry.cell_area)
+
+
+@pytest.mark.parametrize("shape", [(23, 37), (37, 23), (1, 1), (1, 5), (9, 1), (2, 2), (8, 8), (9, 65), (16, 17),
+                                   (130, 67), (260, 300)])
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_stats_reduced_on_the_gpu_are_numpys(ctx, kind, shape):
+    """The record reduced level by level (sizes that are no multiple of the block, one cell, one row or
+    column, several levels): the deepest water and the lowest bed on the edge to the bit (the lowest bed
+    of the grid lies inside it), the volume to 1e-13 of float64's; the same bits when reduced again."""
+    terrain, water = _stats_inputs(shape)
+    g = KINDS[kind](ctx, terrain, water=water)
+    assert g._levels[-1][0].size == (1, 1)
+    _assert_stats(g._measure(), terrain, water, g.geometry.cell_area)
+    first = g._levels[-1][0].read()
+    g._reduce()
+    assert g._levels[-1][0].read() == first
+    assert g.volume() == g._record(first)["volume"]
+    g.release()
+
+
+def test_volume_keeps_float64_precision(ctx):
+    """A sum float32 would round: 2^24 + 1 in cells of 1, 2^-24 (and a deep column's rounding)."""
+    water = np.full((40, 50), 2.0 ** -24, np.float32)
+    water[7, 9] = 2.0 ** 24
+    water[0, 0] = 3.0
+    g = FragmentWaterGrid(ctx, np.zeros(water.shape), water=water)
+    exact = 2.0 ** 24 + 3.0 + (water.size - 2) * 2.0 ** -24
+    assert g.volume() == pytest.approx(exact, rel=1e-15, abs=0)
+    g.release()
+
+
+def _expected_substeps(g, stats, dt, lag):
+    """The planner's rule (docs/design.md, "Planning a call"), worked out here from `stats`."""
+    from hydro.params import max_stable_dt
+    from hydro.water import AUTO_SAFETY, DEPTH_MARGIN
+    geo = g.geometry
+    depth = stats["max_depth"] * DEPTH_MARGIN ** (1 + lag) + g._max_cell_inflow * dt / geo.cell_area
+    if g._max_level is not None:
+        depth = max(depth, g._max_level - stats["min_terrain"])
+    coupling = g.params.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+    return max(1, math.ceil(dt / (AUTO_SAFETY * max_stable_dt(coupling, geo, g.params)) - 1e-9))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_step_plans_from_the_record_of_the_call_before_the_previous_one(ctx, kind):
+    """The first call after an edit plans from the water as it is (as the readback at every call did);
+    later ones from the newer of that and the record of the end of the call before the previous one,
+    with a margin for the calls since; a call past MAX_CHUNK substeps measures again after each
+    MAX_CHUNK. Each count is the rule's for the water NumPy saw then."""
+    terrain, water = _lake_at_rest()
+    g = KINDS[kind](ctx, terrain, water=water)
+    g.set_boundary("right", "level", 1.0)
+    g.set_boundary("left", "inflow", 2.0)
+    g.add_water(4.0, 5.0, 2.5, 12.0)
+    area = g.geometry.cell_area
+
+    def now():
+        return _numpy_stats(g.terrain, g.water, area)
+    edit, ends, taken = (0, now()), {}, []     # (calls then, the stats after the last edit); per call its end
+    for dt in (0.3, 0.3, 0.3, 0.2, 0.3, "dig", 0.3, 0.3, 12.0, 0.3, 0.3, "pour", 0.2):
+        if dt in ("dig", "pour"):
+            g.dig(8.0, 5.0, 2.0, 0.5) if dt == "dig" else g.add_water(9.0, 4.0, 2.0, 30.0)
+            edit = (g._calls, now())
+            continue
+        calls = g._calls
+        base = (calls - 1, ends[calls - 1]) if calls - 1 > edit[0] else edit
+        want = _expected_substeps(g, base[1], dt, calls - base[0])
+        n = g.step(dt)
+        taken.append(n)
+        if want <= 64:
+            assert n == want, (calls, n, want)
+        else:                                  # 64 as planned, the rest planned from the water after them
+            assert n > 64, (calls, n, want)
+        ends[g._calls] = now()
+    assert max(taken) > 64 and min(taken) >= 2, taken
+    g.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_plans_the_substeps_the_compute_grid_plans(ctx, kind):
+    """Planning by the same rule from the same water, the fragment grid and the cell-wise kernel's grid
+    pick the same substeps in every automatic call of the run (and of more calls after it, without
+    edits), and end with the same water."""
+    import hydro
+    run = RUN + [("step", (0.2, None), {})] * 4 + [("step", (15.0, None), {})]
+    compute = {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind]
+    grids = [_grid(ctx, kind), _grid(ctx, kind, compute, kernel="cells")]
+    fragment, cells = (_play(g, run) for g in grids)
+    assert fragment == cells and fragment[-1] > 64, (fragment, cells)
+    _same_bits(grids[0].water, grids[1].water, err_msg="water")
+    for g in grids:
+        g.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_same_calls_give_the_same_bits_whatever_waits(ctx, kind):
+    """Two grids given the same calls take the same substeps and hold the same bits, though one of them
+    waits for the GPU between calls (volume(), max_stable_dt(), reading the water)."""
+    a, b = _grid(ctx, kind), _grid(ctx, kind)
+    run = RUN + [("step", (0.25, None), {})] * 5
+    for g in (a, b):
+        g.set_boundary("right", "inflow", 1.0)
+    taken = []
+    for name, args, kwargs in run:
+        for g in (a, b):
+            result = getattr(g, name)(*args, **kwargs)
+            if g is a and name == "step":
+                taken.append(result)
+            elif name == "step":
+                assert result == taken[-1]
+        b.volume(), b.max_stable_dt(), b.water
+    for name in ("water",) + _flow_names(kind):
+        assert_same_bits(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.ledger() == b.ledger()
+    a.release()
+    b.release()
+
+
+class _Reads:
+    """Counts the bytes moderngl reads back from textures, framebuffers and buffers (read into client
+    memory; read_into a buffer, which stays on the GPU, counted apart)."""
+
+    def __init__(self, monkeypatch):
+        import moderngl
+        self.client, self.gpu = [], []
+        for cls in (moderngl.Texture, moderngl.Framebuffer, moderngl.Buffer):
+            self._wrap(monkeypatch, cls)
+
+    def _wrap(self, monkeypatch, cls):
+        import moderngl
+        read, read_into = cls.read, cls.read_into
+
+        def counted_read(obj, *args, **kwargs):
+            data = read(obj, *args, **kwargs)
+            self.client.append(len(data))
+            return data
+
+        def counted_into(obj, buffer, *args, **kwargs):
+            before = buffer.size if isinstance(buffer, moderngl.Buffer) else None
+            read_into(obj, buffer, *args, **kwargs)
+            (self.gpu if before is not None else self.client).append(obj.width * obj.height * 4 * 4)
+        monkeypatch.setattr(cls, "read", counted_read)
+        monkeypatch.setattr(cls, "read_into", counted_into)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_step_reads_back_one_texel_not_the_water(ctx, monkeypatch, kind):
+    """A step() call reads back one record of 16 bytes at most (after an edit, the reduced texel; else the
+    record of the call before the previous one, from its pixel buffer), and volume() one texel: never
+    the water (96 x 80 cells, 30 KB), in calls of set and automatic substeps, long ones included."""
+    terrain, water = _stats_inputs((80, 96))
+    g = KINDS[kind](ctx, np.abs(terrain), water=np.minimum(water, 1.0))
+    g.set_boundary("left", "level", 2.0)
+    reads = _Reads(monkeypatch)
+    for call in range(8):
+        if call == 5:
+            g.add_water(30.0, 40.0, 4.0, 20.0)
+        before = len(reads.client)
+        g.step(0.2, None if call % 2 else 3)
+        assert sum(reads.client[before:]) <= 16, (call, reads.client[before:])
+    g.step(30.0)                                     # past MAX_CHUNK: measured again, one texel each time
+    assert g.iteration > 64 + 8 and max(reads.client) == 16 and max(reads.gpu) == 16, (reads.client, reads.gpu)
+    count = len(reads.client)
+    g.volume()
+    assert reads.client[count:] == [16]
+    g.release()

@@ -5,6 +5,7 @@
 // so the total keeps twice float's precision until hydro/water_fragment.py folds it into float64.
 #include "common/model.glsl"
 #include "fragment/lattice.glsl"
+#include "fragment/pairs.glsl"
 
 uniform sampler2D u_ledger;                 // (hi, lo) per entry, before this substep
 uniform sampler2D u_flow_x, u_flow_y;       // scaled
@@ -44,6 +45,5 @@ void main() {
     precise float product = u_dt * rate;
     precise float hi = booked.x + product;
     precise float lo = booked.y + (sum_error(booked.x, product, hi) + product_error(u_dt, rate, product));
-    precise float total = hi + lo;          // renormalised, so hi keeps the leading bits
-    o_booked = vec2(total, sum_error(hi, lo, total));
+    o_booked = renormalised(hi, lo);        // so hi keeps the leading bits
 }

@@ -1,0 +1,19 @@
+// The planning record of the water state (hydro/water_fragment.py's _reduce), reduced on the GPU level by
+// level: (the sum of the depths as a float pair hi + lo, fragment/pairs.glsl; the deepest water; the
+// lowest bed on the grid's edge, where level faces are). Each texel of a level combines a block of
+// STATS_BLOCK x STATS_BLOCK texels of the level before (stats_cells.frag: of cells) in a fixed order,
+// so the same water gives the same bits; the last level is one texel.
+#include "fragment/grid.glsl"
+#include "fragment/pairs.glsl"
+
+#define NO_BED 3.0e38               // above every bed (beds are finite float32)
+layout(location = 0) out vec4 o_record;
+
+// The first texel of the block this texel combines.
+ivec2 block_first() { return texel() * STATS_BLOCK; }
+
+// Texel c of a level (or cell c) of `size` texels, clamped into it; `in_range` says whether it was in.
+ivec2 clamped(ivec2 c, ivec2 size, out bool in_range) {
+    in_range = all(lessThan(c, size));
+    return min(c, size - 1);
+}
