@@ -67,11 +67,15 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None):
 
 
 def svg(rows, path):
-    """µs a substep (log) against the awake fraction (log), a line per size and mode."""
+    """µs a substep (log) against the fraction of tiles the sleeping grids computed (log), a line per size
+    and mode."""
     w, h, m = 640, 400, 60
+    # a world's x is the fraction its sleeping grids computed, its dense grid's too
+    sleeping = {(r["size"], r["fraction"]): r["awake"] for r in rows if r["mode"] != "dense"}
+    rows = [dict(r, awake=sleeping.get((r["size"], r["fraction"]), r["awake"])) for r in rows]
     xs = [max(r["awake"], 1e-3) for r in rows]
     ys = [r["us_per_substep"] for r in rows]
-    x0, x1 = np.log10(min(xs)), 0.0
+    x0, x1 = np.floor(np.log10(min(xs))), 0.0
     y0, y1 = np.floor(np.log10(min(ys))), np.ceil(np.log10(max(ys)))
 
     def px(a, u):
@@ -81,7 +85,7 @@ def svg(rows, path):
            f'<rect width="{w}" height="{h}" fill="white"/>',
            f'<line x1="{m}" y1="{h - m}" x2="{w - m}" y2="{h - m}" stroke="black"/>',
            f'<line x1="{m}" y1="{m}" x2="{m}" y2="{h - m}" stroke="black"/>',
-           f'<text x="{w / 2}" y="{h - 15}" text-anchor="middle">fraction of tiles computed (log)</text>',
+           f'<text x="{w / 2}" y="{h - 15}" text-anchor="middle">fraction of tiles a sleeping grid computes (log)</text>',
            f'<text x="15" y="{h / 2}" transform="rotate(-90 15 {h / 2})" text-anchor="middle">µs a substep (log)</text>']
     for e in range(int(y0), int(y1) + 1):
         _, y = px(1.0, 10.0 ** e)

@@ -184,7 +184,7 @@ class _PipeGrid(_owner.Simulation):
     def sleep(self) -> bool:
         """Whether step() skips the tiles where nothing moves (hydro.water_sleep): the same water and
         ledger as computing them. The cell-wise kernel sleeps tiles; the other kernels, and every kernel
-        while the water cycle or erosion is on, compute every tile. Settable between steps."""
+        while erosion is on, compute every tile. Settable between steps."""
         return self._sleep
 
     @sleep.setter

@@ -106,6 +106,9 @@ class FragmentWaterGrid(_owner.Simulation):
     _kind = "FragmentWaterGrid"
     _hexagonal = False
     backend = "fragment"        # hydro.WaterGrid's is "compute"
+    # its passes compute every cell: no tile sleeps (hydro.WaterGrid's sleep=True skips still tiles)
+    sleep = False
+    awake = 1.0
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None):
         self._released = True                     # until every resource exists

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hydro
 from hydro import boundary as bnd
 from hydro.params import Geometry, WaterParams
 from hydro.reference import water as ref
@@ -207,6 +208,18 @@ def child():
         out["stats"][kind] = g._measure()
         g.release()
 
+    out["sleep"] = []                   # portable code passes sleep=; these passes compute every cell
+    terrain, water = _lake_at_rest()
+    for sleep in (True, False, "yes"):
+        try:
+            g = hydro.WaterGrid(ctx, terrain, water=water, sleep=sleep)
+        except TypeError as exc:
+            out["sleep"].append([repr(sleep), str(exc)])
+            continue
+        g.step(0.1)
+        out["sleep"].append([repr(sleep), g.backend, g.sleep, g.awake])
+        g.release()
+
     g = _grid(ctx)
     g.set_boundary("left", "inflow", 0.5)
     g.set_boundary("top", "level", 0.7)
@@ -361,6 +374,11 @@ def test_gl41_lake_at_rest_stays_at_rest(gl41, kind):
     assert lake["ledger"]["level"] == 0.0
     assert lake["volume"] == lake["ledger"]["initial"] == lake["ledger"]["expected"]
     assert all(n >= 1 for n in lake["taken"])
+
+
+def test_gl41_grids_take_sleep_and_compute_every_cell(gl41):
+    assert gl41["sleep"][:2] == [["True", "fragment", False, 1.0], ["False", "fragment", False, 1.0]]
+    assert gl41["sleep"][2][0] == "'yes'" and gl41["sleep"][2][1].startswith("sleep: expected True")
 
 
 def test_gl41_bad_arguments_are_refused_and_change_nothing(gl41):
