@@ -501,7 +501,8 @@ class Game:
         wheel = (f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else "")
         return [
             f"{fps:5.1f} fps   sim {self.sim_ms:5.2f} ms/frame   volume {self.grid.volume():10.1f}   "
-            f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}"
+            f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}   "
+            f"awake {100 * self.grid.awake:3.0f}%"
             + ("   PAUSED" if self.paused else "") + ("   RAIN" if self.rain else "")
             + ("   EROSION" if self.erosion else ""),
             f"tool: {self.tool} ({TOOLS[self.tool][1]}), radius {self.brush_radius:.1f}   [{keys}]   "

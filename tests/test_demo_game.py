@@ -599,3 +599,10 @@ def test_the_demo_reaches_into_no_private_name():
                       if any(part.startswith("_") and not part[1:].isdigit() and not part.startswith("__")
                              for part in name.split("."))]
     assert found == []
+
+
+def test_the_hud_shows_the_share_of_the_world_the_water_computes(game):
+    for _ in range(20):
+        game.fixed_step()
+    line = game.hud_lines(60.0)[0]
+    assert f"awake {100 * game.grid.awake:3.0f}%" in line
