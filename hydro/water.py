@@ -147,6 +147,7 @@ class _PipeGrid(_owner.Simulation):
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._evaporation_slot + 1)
         self._state.sleep = Sleep(self._state, self._tuning.sleep_tile)
+        self._state.sleep.set_open(self._table, self._layout)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
@@ -218,6 +219,7 @@ class _PipeGrid(_owner.Simulation):
             self._state.sleep.release()
             self._state.sleep = None
             self._state.sleep = Sleep(self._state, tuning.sleep_tile)
+            self._state.sleep.set_open(self._table, self._layout)
         self._set_tuning(tuning)
 
     def _set_tuning(self, tuning: plan.Tuning) -> None:
@@ -428,15 +430,17 @@ class _PipeGrid(_owner.Simulation):
         """
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
-        if not np.array_equal(table["kind"], self._table["kind"]):
+        kinds = not np.array_equal(table["kind"], self._table["kind"])
+        if kinds:
             self._fold_ledger()
-            # a face that is not a wall keeps its tile awake; one that became a wall stops its flow
-            self._state.sleep.wake()
         self._table = table
         data = table.tobytes()
         self._state.boundary.orphan(len(data))      # a fresh store: a step still reading the old table keeps it
         self._state.boundary.write(data)
         self._note_boundary_bounds()
+        if kinds:       # a face that is not a wall keeps its tiles awake; one that became a wall stops its flow
+            self._state.sleep.set_open(table, self._layout)
+            self._state.sleep.wake()
 
     @property
     def boundaries(self) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 from . import _gl, _native
 from . import water_plan as plan
 from .params import Geometry, WaterParams, speed_cap, stable_face_depth
+from .water_sleep import WAKE_RECTS
 
 
 class WaterState:
@@ -183,9 +184,10 @@ class CellWise(Kernel):
             views, tile = self.view_defines, self.tuning.sleep_tile
             tiles = dict(SLEEP=True, SLEEP_TILE=tile) if sleeping else {}
             groups = dict(tiles, GROUP_X=tile, GROUP_Y=tile // self.tuning.cell_rows) if sleeping else {}
+            plans = dict(SLEEP=True, WAKE_RECTS=WAKE_RECTS) if sleeping else {}
             self.programs[sleeping] = (
                 self._program("cells_accelerate", **views, **groups), self._program("cells_move", **views, **groups),
-                {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate, **tiles)
+                {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate, **plans)
                  for book, accelerate in ((False, True), (True, False), (True, True))})
         return self.programs[sleeping]
 
@@ -194,32 +196,31 @@ class CellWise(Kernel):
         sleep = s.sleep if call.sleep else None
         accelerate, move, boundary = self._programs(sleep is not None)
         uniforms = s.model_uniforms(dt, call.smoothing)
-        if sleep is not None:
-            uniforms["u_tiles_x"] = sleep.tiles[0]
         for prog in (accelerate, move, *boundary.values()):
             _gl.set_uniforms(prog, **uniforms)
+        if sleep is not None:
+            for prog in (accelerate, move):
+                _gl.set_uniforms(prog, u_tiles_x=sleep.tiles[0])
         for prog in boundary.values():
             _gl.set_uniforms(prog, u_count=self.faces)
         s.bind()
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)
         self._bind()
-        self._boundary(boundary, book=False, accelerate=True)
+        self._boundary(boundary, book=False, accelerate=True, sleep=sleep)
         for k in range(call.substeps):
-            if sleep is not None:
-                sleep.plan()
             self._cells(accelerate, sleep)
             self._cells(move, sleep)
+            if sleep is not None:
+                sleep.end_substep()
             more = k + 1 < call.substeps
             if hook is None:
-                self._boundary(boundary, book=True, accelerate=more)
+                self._boundary(boundary, book=True, accelerate=more, sleep=sleep)
             else:       # the boundary faces' scaled flows stored for the hook first, then the next's
                 self._boundary(boundary, book=True, accelerate=False)
                 hook(dt)
                 if more:
-                    self._boundary(boundary, book=False, accelerate=True)
-            if sleep is not None:
-                sleep.end_substep()
+                    self._boundary(boundary, book=False, accelerate=True, sleep=sleep)
 
     def _bind(self):
         b, s = _gl.BINDINGS, self.state
@@ -237,9 +238,17 @@ class CellWise(Kernel):
         else:
             sleep.run(prog)
 
-    def _boundary(self, programs, book: bool, accelerate: bool):
+    def _boundary(self, programs, book: bool, accelerate: bool, sleep=None):
+        """The boundary faces' pass; where it accelerates them for a sleeping substep, it plans that
+        substep's tiles too (one more invocation a tile)."""
+        prog = programs[book, accelerate]
         count = self.faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
-        _gl.dispatch(self.ctx, programs[book, accelerate], _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
+        plans = sleep is not None and accelerate
+        if plans:
+            count += sleep.plan(prog)
+        _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
+        if plans:
+            sleep.planned()
 
 
 class Fused(Kernel):

@@ -2,26 +2,28 @@
 
 A tile sleeps when a substep left its water and its faces' flows exactly as they were, and the tiles
 beside it too: its next substep would work out the same numbers from the same numbers, so skipping it
-gives the bits computing it gives (a dry slope, a lake whose flows have settled). Each substep a plan
-(water/sleep_plan.comp, one invocation per tile, on the GPU) lists the tiles that changed in the
-substep before, with those beside them, and those an edit woke; the cell passes run one workgroup per
-listed tile through an indirect dispatch, and flag the tiles in which something changed
-(common/sleep.glsl). Tiles with a side that is not a wall flag themselves at every substep (the boundary
-pass), so inflows, outflows and levels, and every change of their values, keep them computed. The
-water cycle needs nothing more: rain or a spring changes a cell's water, or what rounding owes it, at
-every substep, so the tiles under them stay flagged; evaporation and drains change the water they take
-until there is none (a change of the rates wakes every tile for one substep). Nothing is read back: `awake_fraction()` reads the count of tiles computed only when asked.
-docs/design.md, "Sleeping tiles", says why the same bits.
+gives the bits computing it gives (a dry slope, a lake whose flows have settled). The boundary pass
+before each substep also plans it, one invocation per tile (common/sleep_plan.glsl): it lists the
+tiles that changed in the substep before, with those beside them, the tiles beside a side that is not
+a wall (so inflows, outflows and levels, and every change of their values, keep them computed), and
+those an edit woke; the cell passes run one workgroup per listed tile through an indirect dispatch and
+flag the tiles in which something changed (common/sleep.glsl). The water cycle needs nothing more:
+rain or a spring changes a cell's water, or what rounding owes it, at every substep, so the tiles under
+them stay flagged; evaporation and drains change the water they take until there is none (a change of
+the rates wakes every tile for one substep). Nothing is read back: `awake_fraction()` reads the count of
+tiles computed only when asked. docs/design.md, "Sleeping tiles", says why the same bits.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import _gl
+from .boundary import KINDS
 from ._owner import Held
 
 WAKE_RECTS = 8                  # rectangles an edit wakes between two calls before they merge into one box
-ARGS = np.array([0, 1, 1, 0, 0, 1, 1, 0, 0], np.uint32)   # two dispatches' (x, y, z, unused), the total
+# the tiles listed over a call's substeps (and 3 unused), then two dispatches' (x, y, z, unused) by parity
+ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
 
 
 def tiles_of(nx: int, ny: int, tile: int) -> tuple[int, int]:
@@ -40,13 +42,13 @@ def wake_box(box, nx: int, ny: int, tile: int):
 class Sleep(Held):
     """The sleeping tiles of one grid (`state`, a water_kernels.WaterState) of `tile` x `tile` cells."""
 
-    held = ("list", "flags_even", "flags_odd", "args")
+    held = ("list", "flags_even", "flags_odd", "args", "open")
 
     def __init__(self, state, tile: int):
         self.state, self.ctx, self.tile = state, state.ctx, tile
         self.tiles = tiles_of(state.nx, state.ny, tile)
         count = self.tiles[0] * self.tiles[1]
-        self.list = self.flags_even = self.flags_odd = self.args = None
+        self.list = self.flags_even = self.flags_odd = self.args = self.open = None
         try:
             self.list = self.ctx.buffer(reserve=4 * count)
             # each tile's flag that something changed in it, written by the substeps of that parity
@@ -59,7 +61,7 @@ class Sleep(Held):
             self.release()
             raise
         self.count = count
-        self.program = _gl.program(self.ctx, "water/sleep_plan.comp", {"WAKE_RECTS": WAKE_RECTS})
+        self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
         self.all_woken = True           # every tile computes the next substep (made, or after an edit)
         self.boxes = []                 # tile rectangles woken since the last substep
@@ -90,11 +92,30 @@ class Sleep(Held):
         self.substeps += substeps
         self.wake()
 
-    def plan(self) -> None:
-        """Dispatch the plan of the next substep and bind what its cell passes read and flag."""
+    def set_open(self, table, layout) -> None:
+        """The boundary table changed its faces' kinds: the tiles holding a cell beside a face that is not
+        a wall stay awake (hydro.boundary's table and layout)."""
+        cells = np.zeros(self.state.nx * self.state.ny, bool)
+        cells[layout.inside_cell[table["kind"] != KINDS["wall"]]] = True
+        self.any_open = bool(cells.any())
+        if self.any_open:
+            if self.open is None:
+                self.open = self.ctx.buffer(reserve=4 * self.count)
+            self.open.write(self.tiles_of_cells(cells.reshape(self.state.ny, self.state.nx)).astype(np.uint32).tobytes())
+
+    def tiles_of_cells(self, cells) -> np.ndarray:
+        """(tiles y, tiles x) bools: the tiles holding a True of the (ny, nx) bools `cells`."""
+        tx, ty = self.tiles
+        padded = np.zeros((ty * self.tile, tx * self.tile), bool)
+        padded[:cells.shape[0], :cells.shape[1]] = cells
+        return padded.reshape(ty, self.tile, tx, self.tile).any(axis=(1, 3))
+
+    def plan(self, prog) -> int:
+        """Bind what the plan of the coming substep reads and writes and set its uniforms on `prog` (the
+        boundary pass that runs it: common/sleep_plan.glsl); returns its invocations, one a tile."""
         b = _gl.BINDINGS
         if not self.listed:
-            self.args.write(ARGS[8:].tobytes(), offset=32)
+            self.args.write(ARGS[:1].tobytes())
             self.listed = True
         flags = (self.flags_even, self.flags_odd)
         p = self.parity
@@ -102,21 +123,25 @@ class Sleep(Held):
         flags[p].bind_to_storage_buffer(b["B_SLEEP_CLEAR"])
         self.list.bind_to_storage_buffer(b["B_SLEEP_LIST"])
         self.args.bind_to_storage_buffer(b["B_SLEEP_ARGS"])
-        prog = self.program
-        _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_wake_all=self.all_woken,
+        if self.any_open:
+            self.open.bind_to_storage_buffer(b["B_SLEEP_OPEN"])
+        _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_wake_all=self.all_woken, u_any_open=self.any_open,
                          u_wake_count=len(self.boxes))
         if self.boxes:
             rects = np.zeros((WAKE_RECTS, 4), np.int32)
             rects[:len(self.boxes)] = self.boxes
             prog["u_wake"].write(rects.tobytes())
-        _gl.dispatch(self.ctx, prog, *self.tiles, local=(8, 8))
-        flags[p].bind_to_storage_buffer(b["B_SLEEP_ACTIVE"])
         self.all_woken, self.boxes = False, []
         self.substeps += 1
+        return self.count
+
+    def planned(self) -> None:
+        """The plan ran: the coming substep's cell passes flag the tiles they change."""
+        (self.flags_even, self.flags_odd)[self.parity].bind_to_storage_buffer(_gl.BINDINGS["B_SLEEP_ACTIVE"])
 
     def run(self, prog) -> None:
         """Run a cell pass of the planned substep over its awake tiles."""
-        prog.run_indirect(self.args, 16 * self.parity)
+        prog.run_indirect(self.args, 16 + 16 * self.parity)
         self.ctx.memory_barrier()
 
     def end_substep(self) -> None:
@@ -127,5 +152,5 @@ class Sleep(Held):
         reads the count back, waiting for the GPU."""
         if not self.substeps:
             return 1.0
-        listed = int(np.frombuffer(self.args.read(4, offset=32), np.uint32)[0]) if self.listed else 0
+        listed = int(np.frombuffer(self.args.read(4), np.uint32)[0]) if self.listed else 0
         return (listed + self.computed * self.count) / (self.substeps * self.count)

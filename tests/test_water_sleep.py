@@ -127,6 +127,28 @@ def test_an_edit_wakes_the_still_lake_it_reaches(ctx, kind, edit):
         g.release()
 
 
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_a_tide_on_a_still_sea_moves_it(ctx, kind):
+    """A sea at rest against a level side sleeps; the level changes every call (the side's kind does not)
+    and the sea follows, as it does with every tile computed."""
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    for g in (a, b):
+        g.set_boundary("left", "level", 1.5)            # the lake's own level: nothing moves
+        g.step(0.2)
+        g.step(0.2)
+    assert a.awake < 0.5
+    sea = b.water[:, :38].copy()
+    for call in range(6):
+        for g in (a, b):
+            g.set_boundary("left", "level", 1.5 + 0.05 * (call + 1))
+            g.step(0.2)
+        assert_twins(a, b, f"call {call}")
+    assert b.water[:, :38].sum() > sea.sum(), "the tide moved no water: the case tests nothing"
+    for g in (a, b):
+        g.release()
+
+
 def test_a_still_lake_and_dry_land_cost_nothing(ctx):
     terrain, water = basin()
     water[:, 60:] = 0.0                     # no pond: nothing moves anywhere

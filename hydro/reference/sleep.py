@@ -26,19 +26,25 @@ def changed_cells(before, after) -> np.ndarray:
 
 def awake_tiles(changed, tile: int, open_cells=None, woken=None) -> np.ndarray:
     """(tiles y, tiles x) bools: the tiles of `tile` x `tile` cells the next substep computes, from the
-    cells that changed in the substep before, the cells beside a side that is not a wall (`open_cells`)
-    and the tiles an edit woke (`woken`), all (ny, nx) or (tiles y, tiles x) bools or None."""
+    cells that changed in the substep before (with the tiles beside theirs), the cells beside a side that
+    is not a wall (`open_cells`: their tiles) and the tiles an edit woke (`woken`); (ny, nx) bools, the
+    last (tiles y, tiles x), or None."""
     changed = np.asarray(changed, bool)
-    if open_cells is not None:
-        changed = changed | open_cells
-    ny, nx = changed.shape
-    ty, tx = -(-ny // tile), -(-nx // tile)
-    padded = np.zeros((ty * tile, tx * tile), bool)
-    padded[:ny, :nx] = changed
-    active = padded.reshape(ty, tile, tx, tile).any(axis=(1, 3))
+    active = _tiles(changed, tile)
+    ty, tx = active.shape
     grown = np.pad(active, 1)
     awake = np.zeros_like(active)
     for dy in range(3):
         for dx in range(3):
             awake |= grown[dy:dy + ty, dx:dx + tx]
+    if open_cells is not None:
+        awake |= _tiles(np.asarray(open_cells, bool), tile)
     return awake if woken is None else awake | woken
+
+
+def _tiles(cells, tile: int) -> np.ndarray:
+    ny, nx = cells.shape
+    ty, tx = -(-ny // tile), -(-nx // tile)
+    padded = np.zeros((ty * tile, tx * tile), bool)
+    padded[:ny, :nx] = cells
+    return padded.reshape(ty, tile, tx, tile).any(axis=(1, 3))

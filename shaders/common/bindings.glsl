@@ -50,11 +50,13 @@
 #define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
 #define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
 // sleeping tiles (hydro/water_sleep.py): the tiles a substep computes, each tile's flag that its water or
-// flows changed (the substep's, and the next one's, cleared by the plan), the dispatch arguments and totals
+// flows changed (the substep's, and the next one's, cleared by the plan), the dispatch arguments and totals,
+// the tiles kept awake
 #define B_SLEEP_LIST 20
 #define B_SLEEP_ACTIVE 21
 #define B_SLEEP_CLEAR 22
 #define B_SLEEP_ARGS 23
+#define B_SLEEP_OPEN 24      // the tiles beside a side that is not a wall
 // the renderer's deposits pass (render/deposits.comp): the terrain as it was when tracking began
 #define B_DEPOSIT_REFERENCE 5   // image unit (B_PACKED_OUT)
 

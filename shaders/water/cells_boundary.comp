@@ -1,7 +1,8 @@
 #version 430
 // CellWise._boundary: the boundary faces of the cell-wise kernel, one invocation per boundary table
 // entry (its face as hydro/boundary.py's Layout lists it). Between two substeps one dispatch does
-// both jobs: BOOK for the substep that ends, ACCELERATE for the next.
+// both jobs: BOOK for the substep that ends, ACCELERATE for the next (with SLEEP, ACCELERATE also plans
+// the next substep's tiles: common/sleep_plan.glsl).
 // BOOK, after the cell passes: scale each face by its inside cell's outflow scale (upwind_scaled, K = 1
 //   outside), book what crossed it and store it in the flows.
 // ACCELERATE, before them: re-impose or accelerate each face against the outside (the boundary face
@@ -11,7 +12,9 @@
 #include "common/water.glsl"
 #include "common/model.glsl"
 #include "common/ledger.glsl"
-#include "common/sleep.glsl"
+#if SLEEP && ACCELERATE
+#include "common/sleep_plan.glsl"
+#endif
 
 struct FacePlace { int array, i, j; };     // flow_x, flow_y, flow_z; column; row
 layout(std430, binding = B_BOUNDARY_FACES) restrict readonly buffer Places { FacePlace u_places[]; };
@@ -29,6 +32,13 @@ uniform int u_count;                        // entries in the boundary table
 
 void main() {
     int b = int(gl_GlobalInvocationID.y) * LOCAL_SIZE + int(gl_GlobalInvocationID.x);
+#if SLEEP && ACCELERATE
+    // the invocations past the faces (and hex's two corners) plan the coming substep's tiles
+    if (b >= u_count + 2 * HEX) {
+        plan_tile(b - u_count - 2 * HEX);
+        return;
+    }
+#endif
     if (b >= u_count) {
 #if HEX
         // two more invocations keep the unused corner faces of flow_z at 0, as the other kernels do
@@ -55,9 +65,6 @@ void main() {
     float k = imageLoad(u_scale, c).r;
     q = enters ? upwind_scaled(q, 1.0, k) : upwind_scaled(q, k, 1.0);
     book(b, u_dt, entering(q, enters));
-#if SLEEP
-    if (u_boundary[b].kind != BC_WALL) sleep_mark(c);    // a side that is not a wall keeps its tiles awake
-#endif
 #else
     float q = p.array == 0 ? u_flow_x[i] : p.array == 1 ? u_flow_y[i] : 0.0;
 #if HEX
