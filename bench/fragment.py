@@ -5,8 +5,11 @@ between two glFinish. On a GL 4.3+ context the fragment grid is made directly (F
 the same card runs both; on macOS it is the one WaterGrid returns. Both plan each call from a record
 of the water reduced on the GPU at the end of the call before the previous one (the fragment grid's
 by fragment passes, 16 bytes read back), so calls of one substep pay one small reduction each.
+`--cycle` turns the water cycle on in both (bench/water.py's: a light rain and evaporation, a spring and
+a drain): the fragment grid's move pass then runs the cycle and writes each cell's record too, and its
+stats passes add what evaporation and drains took to the ledger, every 64 substeps and once a call.
 
-    python bench/fragment.py --sizes 256 1024 4096 --calls 1 64
+    python bench/fragment.py --sizes 256 1024 4096 --calls 1 64 [--cycle]
 """
 import argparse
 import sys
@@ -22,9 +25,13 @@ GRIDS = {("square", "fragment"): FragmentWaterGrid, ("hex", "fragment"): Fragmen
          ("square", "compute"): hydro.WaterGrid, ("hex", "compute"): hydro.HexWaterGrid}
 
 
-def time_grid(ctx, kind, backend, n, per_call, seconds):
+def time_grid(ctx, kind, backend, n, per_call, seconds, cycle=False):
     terrain, water = scene(n, kind)
     g = GRIDS[kind, backend](ctx, terrain, water=water)
+    if cycle:                                 # as bench/water.py's --cycle
+        g.rain, g.evaporation = 1e-5, 2e-6
+        g.add_source(n / 4, n / 4, 3.0, 0.5)
+        g.add_source(3 * n / 4, 3 * n / 4, 3.0, -0.5)
     h = 0.5 * g.max_stable_dt()
     g.step(h * per_call, substeps=per_call)
     ctx.finish()
@@ -45,17 +52,18 @@ def main():
     ap.add_argument("--calls", type=int, nargs="+", default=[1, 64], metavar="SUBSTEPS")
     ap.add_argument("--kinds", nargs="+", default=["square", "hex"])
     ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--cycle", action="store_true", help="the water cycle on: rain, evaporation, a spring, a drain")
     args = ap.parse_args()
     ctx = hydro.create_context()
     print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}  GL_VERSION: {ctx.info['GL_VERSION']}  "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}" + ("  cycle on" if args.cycle else ""))
     print("| grid | size | substeps a call | fragment µs/substep | compute µs/substep | fragment cell·steps/s | ledger ok |")
     print("|---|---|---|---|---|---|---|")
     for n in args.sizes:
         for kind in args.kinds:
             for per_call in args.calls:
-                frag, ok = time_grid(ctx, kind, "fragment", n, per_call, args.seconds)
-                comp, _ = time_grid(ctx, kind, "compute", n, per_call, args.seconds)
+                frag, ok = time_grid(ctx, kind, "fragment", n, per_call, args.seconds, args.cycle)
+                comp, _ = time_grid(ctx, kind, "compute", n, per_call, args.seconds, args.cycle)
                 print(f"| {kind} | {n}² | {per_call} | {frag * 1e6:.1f} | {comp * 1e6:.1f} | {n * n / frag:.3g} | {ok} |",
                       flush=True)
 

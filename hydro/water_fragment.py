@@ -10,9 +10,21 @@ cell's K, each column moved by its scaled faces, and what crossed each boundary 
 and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
 bytes (common/boundary_table.glsl under FRAGMENT).
 
-A first piece: depth-area pipes; no Manning friction, inertia, water cycle, erosion or probes. The
-ledger keeps per boundary face an unevaluated float sum hi + lo on the GPU (book.frag), folded into
-float64 on the CPU when ledger() is asked or before set_boundary() changes a face's kind.
+The classic model: depth-area pipes; no Manning friction, inertia, erosion or probes. The ledger keeps
+per boundary face an unevaluated float sum hi + lo on the GPU (book.frag), folded into float64 on the
+CPU when ledger() is asked or before set_boundary() changes a face's kind.
+
+The water cycle (docs/design.md, "The water cycle"): `rain`, `evaporation`, `add_source()` and `sources`
+are WaterGrid's own (hydro.water_cycle's Cycle and Source hold the rates, the rain-field and sources
+textures and what rain and springs add, booked as rate x area x time of the float32 rates). With it on,
+the move pass (variant WATER_CYCLE, fragment/cycle.glsl) runs common/model.glsl's cycled() on each
+column after its move, owed what the move lost to rounding (moved_error()), and writes the cell's record
+(what evaporation and drains took, what the column is owed) to a second render target, an rgba32f
+texture that ping-pongs like the water. The stats passes (TAKEN) sum what was taken as float pairs with
+the planning record, and book_cycle.frag adds the sum to a texel of the cycle's ledger, at the end of
+every call and every CYCLE_FOLD substeps where something takes water; the move pass then starts the
+taken amounts again from 0. The same water as WaterGrid's cell-wise kernel, to the bit in the test
+context, and the same ledger; nothing of the grid is read back.
 
 step() plans as WaterGrid does (docs/design.md, "Planning a call"), from a record of the water reduced
 on the GPU (fragment/stats.glsl: the sum of the depths as a float pair, the deepest water, the lowest
@@ -38,35 +50,46 @@ from . import _validate as check
 from . import boundary as bnd
 from ._validate import FLOAT32_MAX
 from .params import Geometry, WaterParams, check_substep_count, checked_substep, max_stable_dt, stable_face_depth
-from .water import AUTO_SAFETY, DEPTH_MARGIN, MAX_CHUNK, MAX_SUBSTEPS       # planned as WaterGrid plans
+from .water import AUTO_SAFETY, CYCLE_FOLD, DEPTH_MARGIN, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
+from .water import _PipeGrid
+from .water_cycle import Cycle
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
 REQUIRED_VERSION = 410
-# the defines every model pass takes (and HEX): the classic model, no water cycle
+# the defines every model pass takes (and HEX): the classic model. CYCLE stays off: it is common/cycle.glsl's
+# (storage buffers); the move pass runs the water cycle under its own WATER_CYCLE (fragment/cycle.glsl)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
 # each pass's defines where it takes any (HEX too, for the lattice's model passes)
-PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES},
+PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",)},
                 **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK} for name in ("stats_cells", "stats_levels")}}
+# the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
+# cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
+# adding what the cycle took or not
+NO_CYCLE = (("RAIN_FIELD", False), ("SOURCES", False), ("WATER_CYCLE", False))
+NO_TAKEN = (("TAKEN", False),)
+DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": NO_TAKEN}
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
 
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
 
-def _program(ctx, name: str, hexagonal: bool):
-    """The vertex + fragment program of shaders/fragment/<name>.frag, compiled once per context and
-    lattice (hydro._gl.program inserts defines in the vertex stage only; these passes need them in
-    the fragment stage)."""
+def _program(ctx, name: str, hexagonal: bool, variant: tuple = ()):
+    """The vertex + fragment program of shaders/fragment/<name>.frag, compiled once per context, lattice
+    and variant ((define, value) pairs) (hydro._gl.program inserts defines in the vertex stage only; these
+    passes need them in the fragment stage)."""
     cache = _programs.setdefault(ctx, {})
     hexagonal = hexagonal and name in MODEL_PASSES
-    key = (name, hexagonal)
+    key = (name, hexagonal, variant)
     prog = cache.get(key)
     if prog is None:
         vertex = _gl.source("fragment/pass.vert")
         defines = PASS_DEFINES.get(name)
-        fragment = _gl.source(f"fragment/{name}.frag", None if defines is None else {**defines, "HEX": hexagonal})
+        if defines is not None:
+            defines = {**defines, "HEX": hexagonal, **dict(variant)}
+        fragment = _gl.source(f"fragment/{name}.frag", defines)
         try:
             prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
         except Exception as exc:  # moderngl.Error carries the driver's log
@@ -97,9 +120,13 @@ class FragmentWaterGrid(_owner.Simulation):
     ctx: a moderngl.Context with GL >= 4.1, or None for a private standalone one.
     terrain: (ny, nx) heights in world units; cell_size, gravity, friction: see hydro.params.WaterParams
     (pipe area "depth", no Manning friction, no inertia). water: optional initial depths (ny, nx), >= 0.
+    The water cycle as WaterGrid's: `rain` (m/s, a number or an (ny, nx) field), `evaporation` (m/s),
+    `add_source(x, y, radius, rate)` (springs and drains, `source.rate`, `source.remove()`) and
+    `sources`, run on the GPU at every substep and booked in ledger() under "rain", "sources",
+    "evaporation" and "drains" (module docstring).
     The passes render into the grid's own framebuffers with the context's other state as it is: keep
     blending off while step() runs (moderngl's default). The framebuffer and viewport of the context
-    before a call are restored after it; texture units from 0 up (five at most) are left bound to the
+    before a call are restored after it; texture units from 0 up (seven at most) are left bound to the
     grid's textures.
     """
 
@@ -193,13 +220,21 @@ class FragmentWaterGrid(_owner.Simulation):
         for _ in range(2):
             self._records.append(ctx.buffer(reserve=RECORD_BYTES))
             self._made.append(self._records[-1])
-        self._passes = {}
+        self._passes = {}                           # (name, variant) -> (program, vertex array), made on first use
         for name in MODEL_PASSES + ("brush", "stats_cells", "stats_levels"):
-            prog = _program(ctx, name, self._hexagonal)
-            vao = ctx.vertex_array(prog, [])
-            self._made.append(vao)
-            self._passes[name] = (prog, vao)
+            self._pass(name, DEFAULT_VARIANTS.get(name, ()))
         self._brush_weights = None
+        # the water cycle (_cycle_of), made on first use: its rates and sources (a water_cycle.Cycle), each
+        # cell's record as two rgba32f textures the move pass ping-pongs (_cycle_records, current first), the
+        # move's framebuffers of water and record (_move_targets), what the stats passes sum of the records
+        # per level (_taken) and the ledger of what evaporation and drains took, a texel of float pairs
+        # (_cycle_ledger, current first)
+        self._cycle = None
+        self._cycle_records, self._move_targets, self._taken, self._cycle_ledger = None, {}, None, None
+        self._move_variant = NO_CYCLE
+        self._fresh = False                         # the records' taken amounts were added to the ledger since
+        self._unfolded = False                      # a substep of the cycle ran since they were last added
+        self._cycle_books = {"rain": 0.0, "sources": 0.0}     # what rain and springs added (as WaterGrid's)
         self._released = False
 
         self._sim_time = 0.0
@@ -217,7 +252,18 @@ class FragmentWaterGrid(_owner.Simulation):
         self._seal()
 
     def _gpu_objects(self):
-        return list(getattr(self, "_made", []))
+        cycle = getattr(self, "_cycle", None)
+        return list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects())
+
+    def _pass(self, name: str, variant: tuple = ()):
+        """The program and vertex array of pass `name` in `variant`, made on first use."""
+        made = self._passes.get((name, variant))
+        if made is None:
+            prog = _program(self.ctx, name, self._hexagonal, variant)
+            vao = self.ctx.vertex_array(prog, [])
+            self._made.append(vao)
+            made = self._passes[name, variant] = (prog, vao)
+        return made
 
     def _clear_ledger(self):
         zeros = np.zeros(2 * self._table_size[0] * self._table_size[1], np.float32).tobytes()
@@ -362,14 +408,73 @@ class FragmentWaterGrid(_owner.Simulation):
         self._clear_ledger()
 
     def ledger(self) -> dict:
-        """Where the water came from: the start volume, what crossed each kind of boundary (+ in, - out),
-        what brushes, drains (remove_water) and assignments added; `expected` is their sum, which volume() matches to float
-        precision. Reads the GPU's per-face sums back."""
+        """Where the water came from, as WaterGrid.ledger(): the start volume, what crossed each kind of
+        boundary (+ in, - out), what brushes, drains (remove_water and sources' drains) and assignments
+        added, what rain and springs added and evaporation took; `expected` is their sum, which volume()
+        matches to float precision. Reads the GPU's per-face sums and the cycle's texel back."""
         self._alive()
         self._fold_ledger()
-        out = {"initial": self._initial_volume, **self._booked, **self._edits}
+        evaporated, drained = self._cycle_taken()
+        out = {"initial": self._initial_volume, **self._booked, "brushes": self._edits["brushes"],
+               "drains": self._edits["drains"] - drained, "assigned": self._edits["assigned"],
+               "rain": self._cycle_books["rain"], "evaporation": -evaporated, "sources": self._cycle_books["sources"]}
         out["expected"] = math.fsum(out.values())
         return out
+
+    def _cycle_taken(self) -> tuple[float, float]:
+        """What evaporation and drains took so far (volume, float64), from the cycle's ledger texel (the
+        stats passes add the records to it at the end of every call, so nothing is left out)."""
+        if self._cycle_ledger is None:
+            return 0.0, 0.0
+        e_hi, e_lo, d_hi, d_lo = np.frombuffer(self._cycle_ledger[0][0].read(), np.float32).astype(np.float64)
+        area = self.geometry.cell_area
+        return (e_hi + e_lo) * area, (d_hi + d_lo) * area
+
+    # ------------------------------------------------------------------------------------ water cycle
+    # The API is WaterGrid's own (hydro.water), its methods and properties taken as they are: they work
+    # through _cycle_of() and _cycle_changed(), which this grid has.
+
+    rain = _PipeGrid.rain
+    evaporation = _PipeGrid.evaporation
+    add_source = _PipeGrid.add_source
+    sources = _PipeGrid.sources
+
+    def _cycle_of(self) -> "_FragmentCycle":
+        """The grid's water cycle, made on first use, with the records' textures and framebuffers; the next
+        step() measures the water as it is (as WaterGrid's, whose stats pass is made anew then)."""
+        if self._cycle is None:
+            size, zeros = (self.nx, self.ny), bytes(16 * self.nx * self.ny)
+            self._cycle_records = [self._texture(size, 4, zeros), self._texture(size, 4, zeros)]
+            self._taken = []
+            for level in self._levels:
+                tex = self._texture(level[0].size, 4)
+                fbo = self.ctx.framebuffer(color_attachments=[level[0], tex])
+                self._made.append(fbo)
+                self._taken.append([tex, fbo])
+            self._cycle_ledger = [self._target((1, 1), 4, bytes(16)), self._target((1, 1), 4, bytes(16))]
+            self._cycle = _FragmentCycle(self)
+            self._sync_next, self._ends = True, []
+        return self._cycle
+
+    def _cycle_changed(self) -> None:
+        """The cycle's rates changed: the move pass's variant follows them (the cycle on or off, a rain
+        field, sources), made on first use."""
+        defines = self._cycle.defines
+        self._move_variant = (("RAIN_FIELD", defines["RAIN_FIELD"]), ("SOURCES", defines["SOURCES"]),
+                              ("WATER_CYCLE", defines["CYCLE"]))
+
+    @property
+    def _cycle_on(self) -> bool:
+        return dict(self._move_variant)["WATER_CYCLE"]
+
+    def _move_target(self, water_tex, record_tex):
+        """The framebuffer of the move pass with the cycle on: the water, then the record (MRT)."""
+        key = (water_tex.glo, record_tex.glo)
+        fbo = self._move_targets.get(key)
+        if fbo is None:
+            fbo = self._move_targets[key] = self.ctx.framebuffer(color_attachments=[water_tex, record_tex])
+            self._made.append(fbo)
+        return fbo
 
     # ---------------------------------------------------------------------------------------- brushes
 
@@ -454,13 +559,27 @@ class FragmentWaterGrid(_owner.Simulation):
 
     def _reduce(self) -> None:
         """Queue the reduction of the water and terrain as they are into the last stats level (one texel);
-        nothing waits."""
-        levels = self._levels
+        nothing waits. Where a substep of the water cycle ran since the last one, the passes also sum what
+        evaporation and drains took (the cells' records, TAKEN) and book_cycle.frag adds it to the cycle's
+        ledger texel, after which the move pass starts those amounts again from 0 (_fresh)."""
+        levels, taken = self._levels, self._unfolded
+        variant = (("TAKEN", taken),)
+        targets = [pair[1] for pair in (self._taken if taken else levels)]
+        cells = {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0]}
+        if taken:
+            cells["u_record"] = self._cycle_records[0]
         with self._bound():
-            self._draw("stats_cells", levels[0][1], {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0]},
-                       u_size=(self.nx, self.ny))
-            for before, level in zip(levels, levels[1:]):
-                self._draw("stats_levels", level[1], {"u_level": before[0]})
+            self._draw("stats_cells", targets[0], cells, variant, u_size=(self.nx, self.ny))
+            for k in range(1, len(levels)):
+                inputs = {"u_level": levels[k - 1][0]}
+                if taken:
+                    inputs["u_taken_level"] = self._taken[k - 1][0]
+                self._draw("stats_levels", targets[k], inputs, variant)
+            if taken:
+                books = self._cycle_ledger
+                self._draw("book_cycle", books[1][1], {"u_books": books[0][0], "u_taken": self._taken[-1][0]})
+                books.reverse()
+                self._unfolded, self._fresh = False, True
 
     def _record(self, data) -> dict:
         """The stats of a record's bytes: volume (the pair's sum in float64, times the cell area), the
@@ -503,6 +622,8 @@ class FragmentWaterGrid(_owner.Simulation):
         deepest water taken `margin` times deeper than measured."""
         p, geo = self.params, self.geometry
         depth = stats["max_depth"] * margin + self._max_cell_inflow * dt / geo.cell_area
+        if self._cycle is not None:                   # and what rain and springs add to one
+            depth += self._cycle.max_supply * dt
         if self._max_level is not None:     # a level face's pipe: the outside surface over the lowest edge bed
             depth = max(depth, self._max_level - stats["min_terrain"])
         return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
@@ -564,17 +685,37 @@ class FragmentWaterGrid(_owner.Simulation):
                     u_max_face_depth=stable_face_depth(dt, geo, p))
 
     def _run(self, sub: float, n: int) -> None:
-        """n substeps of `sub` seconds, nothing read back."""
+        """n substeps of `sub` seconds, nothing read back. Where the water cycle takes water (evaporation,
+        drains), in runs of at most CYCLE_FOLD substeps, each followed by the stats passes, which add what
+        it took (summed in float32 in each cell's record) to the ledger, so that sum stays short (as
+        WaterGrid's)."""
+        if not (self._cycle_on and self._cycle.takes):
+            self._run_chunk(sub, n)
+            return
+        for first in range(0, n, CYCLE_FOLD):
+            if first:
+                self._reduce()
+            self._run_chunk(sub, min(CYCLE_FOLD, n - first))
+
+    def _run_chunk(self, sub: float, n: int) -> None:
         uniforms = self._uniforms(sub)
+        cycle = None
+        if self._cycle_on:
+            cycle = {"u_rain": 0.0 if isinstance(self._cycle.rain, np.ndarray) else self._cycle.rain,
+                     "u_evaporation": self._cycle.evaporation}
         with self._bound():
             for _ in range(n):
-                self._substep(uniforms)
+                self._substep(uniforms, cycle)
             if n % 2:                   # the water back in the texture water_texture hands out
                 self.ctx.copy_framebuffer(self._water[1][1], self._water[0][1])
                 self._water.reverse()
         self._iteration += n
+        if cycle is not None:           # the substeps of the float32 length the GPU takes (as WaterGrid's)
+            seconds = float(np.float32(sub)) * n
+            self._cycle_books["rain"] += seconds * self._cycle.rain_rate
+            self._cycle_books["sources"] += seconds * self._cycle.spring_rate
 
-    def _substep(self, u: dict) -> None:
+    def _substep(self, u: dict, cycle: dict | None = None) -> None:
         terrain, water = self._terrain[0][0], self._water[0][0]
         accelerated, scale, axes = self._accelerated, self._scale, range(len(self._flows))
         for k in axes:
@@ -588,16 +729,28 @@ class FragmentWaterGrid(_owner.Simulation):
                        u_axis=k, **u)
             self._flows[k].reverse()
         scaled = {f"u_flow_{'xyz'[k]}": self._flows[k][0][0] for k in axes}
-        self._draw("move", self._water[1][1], {"u_water": water, **scaled}, **u)
+        if cycle is None:
+            self._draw("move", self._water[1][1], {"u_water": water, **scaled}, NO_CYCLE, **u)
+        else:
+            records = self._cycle_records
+            inputs = {"u_water": water, **scaled, "u_record": records[0]}
+            if self._cycle.rain_texture is not None and isinstance(self._cycle.rain, np.ndarray):
+                inputs["u_rain_field"] = self._cycle.rain_texture
+            if self._cycle.sources:
+                inputs["u_sources"] = self._cycle.sources_texture
+            self._draw("move", self._move_target(self._water[1][0], records[1]), inputs, self._move_variant,
+                       u_fresh=self._fresh, **cycle, **u)
+            records.reverse()
+            self._fresh, self._unfolded = False, True
         self._water.reverse()
         self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places, **scaled},
                    u_count=self._layout.size, **u)
         self._ledger.reverse()
 
-    def _draw(self, name, target, textures: dict, **uniforms) -> None:
-        """Run pass `name` over every texel of framebuffer `target`, reading `textures` (uniform name ->
-        texture, given units in order)."""
-        prog, vao = self._passes[name]
+    def _draw(self, name, target, textures: dict, variant: tuple | None = None, **uniforms) -> None:
+        """Run pass `name` (in `variant`, else its default one) over every texel of framebuffer `target`,
+        reading `textures` (uniform name -> texture, given units in order)."""
+        prog, vao = self._pass(name, DEFAULT_VARIANTS.get(name, ()) if variant is None else variant)
         for unit, (uniform, tex) in enumerate(textures.items()):
             tex.use(unit)
             uniforms[uniform] = unit
@@ -628,6 +781,18 @@ class FragmentWaterGrid(_owner.Simulation):
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"
         return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
+
+
+class _FragmentCycle(Cycle):
+    """hydro.water_cycle.Cycle for a fragment grid: the same rates, sources, rain-field and sources textures
+    and books; each cell's record is the grid's pair of textures instead of Cycle's storage buffers, which
+    are freed as soon as made."""
+
+    def __init__(self, grid):
+        super().__init__(grid, grid)                # the grid has the ctx, nx, ny and geometry Cycle reads
+        for name in ("record", "record_out"):
+            getattr(self, name).release()
+            setattr(self, name, None)
 
 
 class FragmentHexWaterGrid(FragmentWaterGrid):

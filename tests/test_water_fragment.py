@@ -2,8 +2,9 @@
 fragment-shader passes, on an OpenGL 4.1 core context with no compute shaders, storage buffers or image
 stores (as macOS has): Mesa's overrides give one, set before the driver loads, so those checks run in a
 child process that prints its results as JSON; the tests here compare them with the float64 reference
-(hydro/reference/water.py). In the test context (GL 4.3+), the grids give the cell-wise kernel's water
-to the bit on CPU rasterisers, subnormal numbers flushed."""
+(hydro/reference/water.py) and, with the water cycle on, with the compute grids run here. In the test
+context (GL 4.3+), the grids give the cell-wise kernel's water to the bit on CPU rasterisers, subnormal
+numbers flushed, with the water cycle too."""
 import json
 import math
 import os
@@ -55,6 +56,43 @@ RUN = [
 ]
 
 
+# The water cycle's run (docs/design.md, "The water cycle"): rain as a rate and as a field, evaporation,
+# a spring and a drain over open sides; a rate changed, sources removed, the cycle off and on again; calls
+# of set and automatic substeps, one longer than CYCLE_FOLD (the records added to the ledger mid-call)
+# and one past MAX_CHUNK (measured again mid-call). "set": an attribute; "rate" / "remove": the grid's
+# i-th live source.
+def _rain_field():
+    return np.random.default_rng(5).uniform(0.0, 2e-3, SHAPE).astype(np.float32)
+
+
+CYCLE_RUN = [
+    ("set_boundary", ("left", "inflow", 0.6), {"span": (2, 7)}),
+    ("set_boundary", ("right", "outflow", 0.4), {}),
+    ("set_boundary", ("bottom", "level", 0.9), {}),
+    ("set", ("rain", 1e-3), {}),
+    ("set", ("evaporation", 4e-3), {}),
+    ("add_source", (3.0, 4.0, 2.5, 0.3), {}),
+    ("add_source", (11.5, 6.0, 3.0, -0.5), {}),
+    ("step", (0.2, 4), {}),
+    ("step", (0.15, None), {}),
+    ("set", ("rain", _rain_field()), {}),
+    ("rate", (0, 0.8), {}),
+    ("step", (0.2, None), {}),
+    ("add_water", (6.5, 3.2, 2.5, 3.0), {}),
+    ("step", (3.0, 150), {}),
+    ("remove", (1,), {}),
+    ("set", ("evaporation", 0.0), {}),
+    ("step", (0.2, None), {}),
+    ("set", ("rain", 0.0), {}),
+    ("remove", (0,), {}),
+    ("step", (0.2, 2), {}),
+    ("set", ("evaporation", 1e-3), {}),
+    ("add_source", (7.0, 5.0, 1.5, -0.2), {}),
+    ("step", (15.0, None), {}),
+    ("step", (0.2, None), {}),
+]
+
+
 def _flow_names(kind):
     return ("flow_x", "flow_y", "flow_z")[:2 + (kind == "hex")]
 
@@ -83,6 +121,14 @@ def _play(g, run, taken=None):
     step() took."""
     counts, done = iter(taken or ()), []
     for name, args, kwargs in run:
+        if name in ("set", "rate", "remove"):
+            if name == "set":
+                setattr(g, *args)
+            elif name == "rate":
+                g.sources[args[0]].rate = args[1]
+            else:
+                g.sources[args[0]].remove()
+            continue
         if name == "step" and taken is not None and args[1] is None:
             args = (args[0], next(counts))
         elif name == "step" and taken is not None:
@@ -129,6 +175,48 @@ def _bad_calls(ctx, g):
         ("water", lambda: FragmentWaterGrid(ctx, t, water=np.ones((2, 2)))),
         ("ctx", lambda: FragmentWaterGrid("ctx", t)),
     ]
+
+
+def _refuse_cycle_calls(ctx):
+    """Bad values of the water cycle on a grid with it on, each refused by name: [name, error, message]
+    per call, and what changed of the grid (nothing, if all is well)."""
+    g = _grid(ctx)
+    g.set_boundary("left", "level", 0.9)
+    g.rain = 1e-3
+    g.evaporation = 2e-3
+    source = g.add_source(3.0, 3.0, 1.5, 0.2)
+    removed = g.add_source(8.0, 5.0, 2.0, -0.3)
+    g.step(0.1, 2)
+    removed.remove()
+    g.step(0.1)
+
+    def state():
+        return {**_snapshot(g), "rain": g.rain, "evaporation": g.evaporation, "sources": g.sources,
+                "rate": source.rate, "volume": g.volume()}
+    before = state()
+    calls = [
+        ("rain", lambda: setattr(g, "rain", -1e-3)), ("rain", lambda: setattr(g, "rain", float("nan"))),
+        ("rain", lambda: setattr(g, "rain", "heavy")), ("rain", lambda: setattr(g, "rain", np.ones((3, 3)))),
+        ("rain", lambda: setattr(g, "rain", np.full(SHAPE, -1.0))),
+        ("evaporation", lambda: setattr(g, "evaporation", -1.0)),
+        ("evaporation", lambda: setattr(g, "evaporation", math.inf)),
+        ("x", lambda: g.add_source("a", 1.0, 1.0, 1.0)), ("y", lambda: g.add_source(1.0, math.nan, 1.0, 1.0)),
+        ("radius", lambda: g.add_source(1.0, 1.0, 0.0, 1.0)), ("rate", lambda: g.add_source(1.0, 1.0, 1.0, 1e39)),
+        ("x, y", lambda: g.add_source(-50.0, 1.0, 1.0, 1.0)), ("x, y", lambda: g.add_source(4.0, 60.0, 2.0, 1.0)),
+        ("rate", lambda: setattr(source, "rate", None)),
+        ("Source: removed", lambda: setattr(removed, "rate", 1.0)),
+    ]
+    refused = []
+    for name, call in calls:
+        try:
+            call()
+            refused.append([name, None, "accepted"])
+        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
+            refused.append([name, type(exc).__name__, str(exc)])
+    after = state()
+    changed = [k for k in before if not _same(before[k], after[k])]
+    g.release()
+    return {"refused": refused, "changed": changed}
 
 
 def _snapshot(g):
@@ -201,6 +289,15 @@ def child():
                              "ledger": lake.ledger(), "volume": lake.volume()}
         lake.release()
 
+    out["cycle"] = {}
+    for kind in KINDS:
+        g = _grid(ctx, kind)
+        taken = _play(g, CYCLE_RUN)
+        out["cycle"][kind] = {"taken": taken, "volume": g.volume(), "ledger": g.ledger(), "iteration": g.iteration,
+                              "sources": len(g.sources),
+                              **{name: getattr(g, name).tolist() for name in ("water",) + _flow_names(kind)}}
+        g.release()
+
     out["stats"] = {}
     for kind, cls in KINDS.items():
         terrain, water = _stats_inputs(STATS_SHAPE)
@@ -235,6 +332,7 @@ def child():
     after = _snapshot(g)
     out["bad"] = {"refused": refused, "changed": [k for k in before if not _same(before[k], after[k])]}
     g.release()
+    out["bad_cycle"] = _refuse_cycle_calls(ctx)
     out["error"] = ctx.error
     print(json.dumps(out))
 
@@ -389,6 +487,154 @@ def test_gl41_bad_arguments_are_refused_and_change_nothing(gl41):
     assert gl41["bad"]["changed"] == []
 
 
+# ----------------------------------------------------------------------------------- the water cycle
+
+def _compute_grid(kind):
+    return {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind]
+
+
+def _assert_same_ledger(got, want, kind):
+    """The fragment grid's ledger is the compute grid's, entry by entry, to float64 rounding of sums in
+    another order; on the hex lattice evaporation and drains to 1e-7 (the compute grid books them with
+    the float32 cell area, sqrt(3) / 2 rounded: 1.8e-8 off; the fragment grid with the float64 one)."""
+    assert want.keys() - {"sediment_out"} == got.keys(), (got.keys(), want.keys())
+    scale = max(abs(v) for v in want.values())
+    for key, value in got.items():
+        rel = 1e-7 if kind == "hex" and key in ("evaporation", "drains", "expected") else 1e-12
+        assert value == pytest.approx(want[key], rel=rel, abs=1e-13 * scale), key
+
+
+def _assert_cycle_run(fragment, compute, compute_taken, kind):
+    """The fragment grid's results of CYCLE_RUN (a dict of lists, from the GL 4.1 child or here) are the
+    compute grid's: the substeps it planned, the water and flows to the bit (subnormal numbers flushed),
+    the ledger and the volume."""
+    assert fragment["taken"] == compute_taken and max(compute_taken) > 64, (fragment["taken"], compute_taken)
+    for name in ("water",) + _flow_names(kind):
+        _same_bits(np.asarray(fragment[name], np.float32), getattr(compute, name), err_msg=name)
+    ledger = fragment["ledger"]
+    _assert_same_ledger(ledger, compute.ledger(), kind)
+    assert fragment["iteration"] == compute.iteration
+    assert fragment["volume"] == pytest.approx(compute.volume(), rel=1e-12)
+    assert fragment["volume"] == pytest.approx(ledger["expected"], rel=1e-7)
+    assert min(ledger["rain"], ledger["sources"], -ledger["evaporation"], -ledger["drains"]) > 0.01, ledger
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_water_cycle_matches_the_compute_grid(gl41, ctx, kind):
+    """On the GL 4.1 context, rain (a rate, then a field), evaporation, springs and drains changed and
+    removed between calls of set and automatic substeps: the compute grid's substeps, water, flows and
+    ledger (the cycle's arithmetic is the same common/model.glsl functions)."""
+    compute = _grid(ctx, kind, _compute_grid(kind), kernel="cells")
+    taken = _play(compute, CYCLE_RUN)
+    assert gl41["cycle"][kind]["sources"] == len(compute.sources) == 1
+    _assert_cycle_run(gl41["cycle"][kind], compute, taken, kind)
+    compute.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_water_cycle_matches_the_cell_wise_water_grid(ctx, kind):
+    """The same run in one process, both grids on the test context."""
+    grids = [_grid(ctx, kind), _grid(ctx, kind, _compute_grid(kind), kernel="cells")]
+    fragment, compute = grids
+    taken = [_play(g, CYCLE_RUN) for g in grids]
+    run = {"taken": taken[0], "ledger": fragment.ledger(), "volume": fragment.volume(), "iteration": fragment.iteration,
+           **{name: getattr(fragment, name) for name in ("water",) + _flow_names(kind)}}
+    _assert_cycle_run(run, compute, taken[1], kind)
+    assert fragment.rain == compute.rain == 0.0 and fragment.evaporation == compute.evaporation == np.float32(1e-3)
+    for g in grids:
+        g.release()
+
+
+def test_gl41_bad_cycle_values_are_refused_and_change_nothing(gl41):
+    """Rain negative, not finite or a field of the wrong shape, evaporation negative, a source off the grid
+    or of a bad rate, a removed source's rate set: each refused naming it, the grid as it was."""
+    for name, kind, message in gl41["bad_cycle"]["refused"]:
+        expected = "RuntimeError" if name.startswith("Source") else ("ValueError", "TypeError")
+        assert kind in expected, (name, kind, message)
+        assert message.startswith(name), (name, message)
+    assert gl41["bad_cycle"]["changed"] == []
+
+
+def test_bad_cycle_values_are_refused_and_change_nothing(ctx):
+    bad = _refuse_cycle_calls(ctx)
+    assert [kind for _, kind, _ in bad["refused"]].count(None) == 0, bad
+    assert bad["changed"] == []
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_water_equals_its_ledger_over_a_long_run(ctx, rng, kind):
+    """Rain (a field), evaporation, springs and drains, with inflow, outflow and level sides, for 2 x 10^4
+    substeps: the volume equals the ledger to float precision (what rounding held back from the columns
+    is owed to them, so no error grows with the substeps), and no depth goes negative."""
+    terrain, water = random_state(rng, (8, 9))
+    g = KINDS[kind](ctx, terrain, water=water)
+    g.set_boundary("left", "inflow", 0.05)
+    g.set_boundary("right", "outflow", 0.08)
+    g.set_boundary("top", "level", 0.7)
+    g.rain = rng.uniform(0.0, 4e-4, (8, 9))
+    g.evaporation = 2e-4
+    g.add_source(2.0, 3.0, 1.5, 0.03)
+    g.add_source(6.0, 5.0, 2.0, -0.05)
+    for _ in range(10):
+        g.step(20.0, substeps=2000)
+    ledger = g.ledger()
+    assert g.iteration == 20_000
+    assert min(ledger["rain"], ledger["sources"], -ledger["evaporation"], -ledger["drains"]) > 1.0
+    assert g.volume() == pytest.approx(ledger["expected"], rel=3e-7)
+    assert g.water.min() >= 0.0
+    g.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_rain_too_small_for_a_float32_column_still_arrives(ctx, kind):
+    """4e-7 m of rain a substep on a 10 m lake, less than half its last bit: owed to the columns, the rain
+    arrives all the same, rate x time, as the ledger says."""
+    g = KINDS[kind](ctx, np.zeros((6, 7)), water=np.full((6, 7), 10.0))
+    g.rain = 2e-5
+    for _ in range(20):
+        g.step(5.0, substeps=250)
+    np.testing.assert_allclose(g.water - 10.0, 2e-5 * 100.0, rtol=0.01)
+    assert g.ledger()["rain"] == pytest.approx(2e-5 * 100.0 * 42 * g.geometry.cell_area, rel=1e-6)
+    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-7)
+    g.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_planning_counts_what_rain_and_springs_add(ctx, kind):
+    """On dry land a strong spring is all the depth there will be: the planner counts what the supply
+    adds during the call (as WaterGrid's _coupling), and both grids take the same substeps, more than
+    one."""
+    grids = [cls(ctx, np.zeros((12, 12))) for cls in (KINDS[kind], _compute_grid(kind))]
+    for g in grids:
+        g.add_source(6.0, 6.0, 1.0, 40.0)
+        g.rain = 0.05
+    taken = [[g.step(2.0) for _ in range(3)] for g in grids]
+    assert taken[0] == taken[1] and taken[0][0] > 1, taken
+    _same_bits(grids[0].water, grids[1].water, err_msg="water")
+    for g in grids:
+        g.release()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_water_cycle_reads_back_one_texel_a_call(ctx, monkeypatch, kind):
+    """With the cycle on, what evaporation and drains took is summed on the GPU (a call longer than
+    CYCLE_FOLD sums it mid-call too): a step() call reads back 16 bytes at most, never the water."""
+    terrain, water = _stats_inputs((40, 48))
+    g = KINDS[kind](ctx, np.abs(terrain), water=np.minimum(water, 1.0))
+    g.evaporation = 1e-3
+    g.rain = np.full((40, 48), 2e-4)
+    g.add_source(20.0, 20.0, 3.0, -0.5)
+    reads = _Reads(monkeypatch)
+    for substeps in (3, 150, None, None, None):
+        before = len(reads.client)
+        g.step(0.2 if substeps is None else 0.01 * substeps, substeps)
+        assert sum(reads.client[before:]) <= 16, reads.client[before:]
+    ledger = g.ledger()
+    assert g.volume() == pytest.approx(ledger["expected"], rel=1e-7)
+    assert ledger["evaporation"] < 0 and ledger["drains"] < 0
+    g.release()
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_matches_the_cell_wise_water_grid(ctx, kind):
     """In a GL 4.3+ context the fragment passes give the cell-wise kernel's water, flows and terrain (to
@@ -472,10 +718,15 @@ def test_textures_stay_the_same_through_steps_and_brushes(ctx):
     g.release()
 
 
+@pytest.mark.parametrize("cycle", [False, True], ids=["", "cycle"])
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_release_frees_every_gl_object(ctx, gl_objects, kind):
+def test_release_frees_every_gl_object(ctx, gl_objects, kind, cycle):
     g = _grid(ctx, kind)
     g.add_water(3.0, 4.0, 2.0, 1.0)
+    if cycle:
+        g.rain = _rain_field()
+        g.evaporation = 1e-3
+        g.add_source(5.0, 5.0, 2.0, -0.2)
     g.step(0.1)
     g.release()
     g.release()

@@ -3,11 +3,17 @@
 // lowest bed on the grid's edge, where level faces are). Each texel of a level combines a block of
 // STATS_BLOCK x STATS_BLOCK texels of the level before (stats_cells.frag: of cells) in a fixed order,
 // so the same water gives the same bits; the last level is one texel.
+// TAKEN (the water cycle's records are added to the ledger): a second render target, what evaporation
+// and drains took (fragment/cycle.glsl's record), each summed as a float pair the same way:
+// (evaporated hi, lo, drained hi, lo) depth; book_cycle.frag adds the last level's to the ledger.
 #include "fragment/grid.glsl"
 #include "fragment/pairs.glsl"
 
 #define NO_BED 3.0e38               // above every bed (beds are finite float32)
 layout(location = 0) out vec4 o_record;
+#if TAKEN
+layout(location = 1) out vec4 o_taken;
+#endif
 
 // The first texel of the block this texel combines.
 ivec2 block_first() { return texel() * STATS_BLOCK; }

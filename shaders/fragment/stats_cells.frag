@@ -4,11 +4,17 @@
 #include "fragment/stats.glsl"
 
 uniform sampler2D u_water, u_terrain;
+#if TAKEN
+uniform sampler2D u_record;         // fragment/cycle.glsl's, per cell
+#endif
 
 void main() {
     ivec2 first = block_first();
     vec2 sum = vec2(0.0);
     float deepest = 0.0, lowest = NO_BED;
+#if TAKEN
+    vec2 evaporated = vec2(0.0), drained = vec2(0.0);
+#endif
     for (int dy = 0; dy < STATS_BLOCK; ++dy) {
         for (int dx = 0; dx < STATS_BLOCK; ++dx) {
             bool in_grid;
@@ -16,6 +22,11 @@ void main() {
             float h = in_grid ? texelFetch(u_water, c, 0).r : 0.0;
             sum = pair_sum(sum, vec2(h, 0.0));
             deepest = max(deepest, h);
+#if TAKEN
+            vec2 taken = in_grid ? texelFetch(u_record, c, 0).xy : vec2(0.0);
+            evaporated = pair_sum(evaporated, vec2(taken.x, 0.0));
+            drained = pair_sum(drained, vec2(taken.y, 0.0));
+#endif
         }
     }
     // the edge's beds, in the blocks that hold some of it
@@ -31,4 +42,7 @@ void main() {
         }
     }
     o_record = vec4(sum, deepest, lowest);
+#if TAKEN
+    o_taken = vec4(evaporated, drained);
+#endif
 }
