@@ -73,7 +73,7 @@ class Cycle(Held):
 
     held = ("record", "record_out", "rain_texture", "sources_texture")
 
-    def __init__(self, grid, state):
+    def __init__(self, grid, state, records: bool = True):
         self.grid, self.ctx, self.state = grid, state.ctx, state
         self.nx, self.ny, self.cell_area = state.nx, state.ny, state.geometry.cell_area
         self.record = self.record_out = self.rain_texture = self.sources_texture = None
@@ -85,10 +85,12 @@ class Cycle(Held):
         self._springs = {}              # block (bx, by) -> (float64 sum, max) of its springs' rates, m/s
         self.rain_rate = 0.0            # m^3/s the rain adds over the grid (float64 of its float32 rates)
         self.rain_max = 0.0             # the fastest rain on a cell, m/s
-        # the records as they are, and the buffer a dispatch with halos writes them to (swap_records)
-        self.record = self.ctx.buffer(reserve=16 * self.nx * self.ny)
-        self.record.clear()
-        self.record_out = self.ctx.buffer(reserve=16 * self.nx * self.ny)
+        # the records as they are, and the buffer a dispatch with halos writes them to (swap_records); a
+        # grid that keeps them itself (`records` False: the fragment backend's textures) has none
+        if records:
+            self.record = self.ctx.buffer(reserve=16 * self.nx * self.ny)
+            self.record.clear()
+            self.record_out = self.ctx.buffer(reserve=16 * self.nx * self.ny)
 
     # ------------------------------------------------------------------------------------------ rates
 

@@ -17,7 +17,7 @@ CPU when ledger() is asked or before set_boundary() changes a face's kind.
 The water cycle (docs/design.md, "The water cycle"): `rain`, `evaporation`, `add_source()` and `sources`
 are WaterGrid's own (hydro.water_cycle's Cycle and Source hold the rates, the rain-field and sources
 textures and what rain and springs add, booked as rate x area x time of the float32 rates). With it on,
-the move pass (variant WATER_CYCLE, fragment/cycle.glsl) runs common/model.glsl's cycled() on each
+the move pass (variant CYCLE, fragment/cycle.glsl) runs common/model.glsl's cycled() on each
 column after its move, owed what the move lost to rounding (moved_error()), and writes the cell's record
 (what evaporation and drains took, what the column is owed) to a second render target, an rgba32f
 texture that ping-pongs like the water. The stats passes (TAKEN) sum what was taken as float pairs with
@@ -57,8 +57,8 @@ from .water_cycle import Cycle
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
 REQUIRED_VERSION = 410
-# the defines every model pass takes (and HEX): the classic model. CYCLE stays off: it is common/cycle.glsl's
-# (storage buffers); the move pass runs the water cycle under its own WATER_CYCLE (fragment/cycle.glsl)
+# the defines every model pass takes (and HEX): the classic model; the move pass's variants turn CYCLE on
+# (common/cycle.glsl's rates and arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
@@ -68,7 +68,7 @@ PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
 # cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
 # adding what the cycle took or not
-NO_CYCLE = (("RAIN_FIELD", False), ("SOURCES", False), ("WATER_CYCLE", False))
+NO_CYCLE = (("CYCLE", False), ("RAIN_FIELD", False), ("SOURCES", False))
 NO_TAKEN = (("TAKEN", False),)
 DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": NO_TAKEN}
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
@@ -460,12 +460,12 @@ class FragmentWaterGrid(_owner.Simulation):
         """The cycle's rates changed: the move pass's variant follows them (the cycle on or off, a rain
         field, sources), made on first use."""
         defines = self._cycle.defines
-        self._move_variant = (("RAIN_FIELD", defines["RAIN_FIELD"]), ("SOURCES", defines["SOURCES"]),
-                              ("WATER_CYCLE", defines["CYCLE"]))
+        self._move_variant = (("CYCLE", defines["CYCLE"]), ("RAIN_FIELD", defines["RAIN_FIELD"]),
+                              ("SOURCES", defines["SOURCES"]))
 
     @property
     def _cycle_on(self) -> bool:
-        return dict(self._move_variant)["WATER_CYCLE"]
+        return dict(self._move_variant)["CYCLE"]
 
     def _move_target(self, water_tex, record_tex):
         """The framebuffer of the move pass with the cycle on: the water, then the record (MRT)."""
@@ -785,14 +785,10 @@ class FragmentWaterGrid(_owner.Simulation):
 
 class _FragmentCycle(Cycle):
     """hydro.water_cycle.Cycle for a fragment grid: the same rates, sources, rain-field and sources textures
-    and books; each cell's record is the grid's pair of textures instead of Cycle's storage buffers, which
-    are freed as soon as made."""
+    and books; each cell's record is the grid's pair of textures instead of Cycle's storage buffers."""
 
     def __init__(self, grid):
-        super().__init__(grid, grid)                # the grid has the ctx, nx, ny and geometry Cycle reads
-        for name in ("record", "record_out"):
-            getattr(self, name).release()
-            setattr(self, name, None)
+        super().__init__(grid, grid, records=False)     # the grid has the ctx, nx, ny and geometry Cycle reads
 
 
 class FragmentHexWaterGrid(FragmentWaterGrid):

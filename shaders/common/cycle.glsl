@@ -4,11 +4,18 @@
 #if CYCLE
 uniform float u_rain;               // m/s of depth over every cell
 uniform float u_evaporation;        // m/s of depth, where water is
+// FRAGMENT (the GL 4.1 passes, shaders/fragment/): samplers bound by name, and each cell's record kept in
+// a texture by fragment/cycle.glsl in place of the storage buffers below
+#ifdef FRAGMENT
+#define CYCLE_TEXTURE(unit) uniform sampler2D
+#else
+#define CYCLE_TEXTURE(unit) layout(binding = unit) uniform sampler2D
+#endif
 #if RAIN_FIELD
-layout(binding = B_RAIN_FIELD) uniform sampler2D u_rain_field;      // m/s a cell
+CYCLE_TEXTURE(B_RAIN_FIELD) u_rain_field;       // m/s a cell
 #endif
 #if SOURCES
-layout(binding = B_SOURCES) uniform sampler2D u_sources;            // (springs, drains) m/s a cell
+CYCLE_TEXTURE(B_SOURCES) u_sources;             // (springs, drains) m/s a cell
 #endif
 // Each cell's record, a vec4, row-major: the depth it lost to evaporation and to drains since the
 // stats pass last added them to the ledger (water/stats.comp, which clears them), and what the cycle
@@ -16,12 +23,16 @@ layout(binding = B_SOURCES) uniform sampler2D u_sources;            // (springs,
 // writes its record at B_CYCLE_RECORD_OUT: another tile's halo may read the cell's record while the
 // owner updates it, so kernels with halos take two buffers in turn (the cell-wise kernel, one bound
 // at both points: no restrict).
+#ifndef FRAGMENT
 layout(std430, binding = B_CYCLE_RECORD) buffer CycleRecord { vec4 u_cycle_record[]; };
 layout(std430, binding = B_CYCLE_RECORD_OUT) buffer CycleRecordOut { vec4 u_cycle_record_out[]; };
+#endif
 
 // Cell c's rates, (supply, evaporation, drain) m/s of depth; 0 outside the grid (ghost columns).
 vec3 cycle_rates(ivec2 c) {
-    if (!inside(c)) return vec3(0.0);
+#ifndef FRAGMENT
+    if (!inside(c)) return vec3(0.0);       // a fragment pass writes cells of the grid alone
+#endif
     float supply = u_rain, drain = 0.0;
 #if RAIN_FIELD
     supply += texelFetch(u_rain_field, c, 0).r;
@@ -34,7 +45,6 @@ vec3 cycle_rates(ivec2 c) {
     return vec3(supply, u_evaporation, drain);
 }
 
-int record_index(ivec2 c) { return c.y * u_size.x + c.x; }
 
 // Cell c's column of depth h, as the substep's move left it with rounding error `move_error`
 // (moved_error()), through the substep's cycle; its record `rec` (as cycle_record() read it) brought up
@@ -46,6 +56,9 @@ float cycle_step(float h, float move_error, vec3 rates, inout vec4 rec) {
     return done.x;
 }
 
+#ifndef FRAGMENT
+int record_index(ivec2 c) { return c.y * u_size.x + c.x; }
+
 vec4 cycle_record(ivec2 c) { return inside(c) ? u_cycle_record[record_index(c)] : vec4(0.0); }
 
 // The same on the record in memory, where `owner` (the cell's one owner, once a substep); a copy of
@@ -56,4 +69,5 @@ float cycle_cell(ivec2 c, float h, float move_error, bool owner) {
     if (owner) u_cycle_record_out[record_index(c)] = rec;
     return h;
 }
+#endif
 #endif

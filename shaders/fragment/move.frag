@@ -1,6 +1,6 @@
 #version 410
 // Move each column by the net flow of its scaled faces (common/model.glsl's net_inflow, moved); with
-// the water cycle on (WATER_CYCLE, fragment/cycle.glsl), then through the substep's cycle (cycled()),
+// the water cycle on (CYCLE, fragment/cycle.glsl), then through the substep's cycle (cycled()),
 // owed what the move lost to rounding (moved_error()), its record written to a second render target.
 #include "common/model.glsl"
 #include "fragment/lattice.glsl"
@@ -8,7 +8,7 @@
 #include "fragment/cycle.glsl"
 
 layout(location = 0) out float o_depth;
-#if WATER_CYCLE
+#if CYCLE
 layout(location = 1) out vec4 o_record;
 #endif
 
@@ -16,7 +16,7 @@ void main() {
     ivec2 c = texel();
     float before = face_at(u_water, c), rate = move_rate(), net = net_inflow(faces_of(c));
     float h = moved(before, rate, net);
-#if WATER_CYCLE
+#if CYCLE
     vec4 rec = cycle_record(c);
     h = cycle_step(h, moved_error(before, rate, net, h), cycle_rates(c), rec);
     o_record = rec;
