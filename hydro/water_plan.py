@@ -84,9 +84,11 @@ class Tuning:
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
+        # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
         if inertia:
-            return Tuning(one="blocked", many="blocked", **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA)})
-        return Tuning(one="fused", many="blocked", **lattice)
+            return Tuning(one="blocked", many="blocked", cell_rows=4,
+                          **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA)})
+        return Tuning(one="fused", many="blocked", cell_rows=4, **lattice)
 
     def replace(self, **changes) -> "Tuning":
         return dataclasses.replace(self, **changes)
