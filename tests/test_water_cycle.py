@@ -9,8 +9,8 @@ import pytest
 
 import hydro
 from hydro.reference import water as ref
-from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, random_state, set_boundary_both,
-                         twins)
+from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, cycle_long_run, gpu_flows, random_state,
+                         set_boundary_both, twins)
 
 KERNELS = ["cells", "fused", "blocked"]
 CYCLE_KEYS = ("rain", "evaporation", "sources", "drains")
@@ -89,27 +89,8 @@ def test_kernels_agree_with_the_cycle(ctx, rng, kind):
 
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_water_equals_its_ledger_over_a_long_run(ctx, rng, kind):
-    """Rain (a field), evaporation, springs and drains, with inflow, outflow and level sides, for 2 x 10^4
-    substeps (10^5 with erosion too: test_water_erosion): the volume equals the ledger to float
-    precision (what rounding held back from the columns is owed to them, so no error grows with the
-    substeps), and no depth goes negative."""
-    terrain, water = random_state(rng, (8, 9))
-    g = GRIDS[kind](ctx, terrain, water=water, kernel="cells")
-    g.set_boundary("left", "inflow", 0.05)
-    g.set_boundary("right", "outflow", 0.08)
-    g.set_boundary("top", "level", 0.7)
-    g.rain = rng.uniform(0.0, 4e-4, (8, 9))
-    g.evaporation = 2e-4
-    g.add_source(2.0, 3.0, 1.5, 0.03)
-    g.add_source(6.0, 5.0, 2.0, -0.05)
-    for _ in range(10):
-        g.step(20.0, substeps=2000)
-    ledger = g.ledger()
-    assert g.iteration == 20_000
-    assert min(ledger["rain"], ledger["sources"], -ledger["evaporation"], -ledger["drains"]) > 1.0
-    assert g.volume() == pytest.approx(ledger["expected"], rel=3e-7)
-    assert g.water.min() >= 0.0
-    g.release()
+    """water_cases.cycle_long_run on the cell-wise kernel (10^5 substeps with erosion too: test_water_erosion)."""
+    cycle_long_run(lambda terrain, water: GRIDS[kind](ctx, terrain, water=water, kernel="cells"), rng)
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))

@@ -20,7 +20,7 @@ from hydro import boundary as bnd
 from hydro.params import Geometry, WaterParams
 from hydro.reference import water as ref
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
-from water_cases import assert_same_bits, random_state
+from water_cases import assert_same_bits, cycle_long_run, random_state
 
 # what makes llvmpipe a GL 4.1 core context with no compute shaders, storage buffers or image stores
 GL41_ENV = {"MESA_GL_VERSION_OVERRIDE": "4.1", "MESA_GLSL_VERSION_OVERRIDE": "410",
@@ -563,26 +563,8 @@ def test_bad_cycle_values_are_refused_and_change_nothing(ctx):
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_water_equals_its_ledger_over_a_long_run(ctx, rng, kind):
-    """Rain (a field), evaporation, springs and drains, with inflow, outflow and level sides, for 2 x 10^4
-    substeps: the volume equals the ledger to float precision (what rounding held back from the columns
-    is owed to them, so no error grows with the substeps), and no depth goes negative."""
-    terrain, water = random_state(rng, (8, 9))
-    g = KINDS[kind](ctx, terrain, water=water)
-    g.set_boundary("left", "inflow", 0.05)
-    g.set_boundary("right", "outflow", 0.08)
-    g.set_boundary("top", "level", 0.7)
-    g.rain = rng.uniform(0.0, 4e-4, (8, 9))
-    g.evaporation = 2e-4
-    g.add_source(2.0, 3.0, 1.5, 0.03)
-    g.add_source(6.0, 5.0, 2.0, -0.05)
-    for _ in range(10):
-        g.step(20.0, substeps=2000)
-    ledger = g.ledger()
-    assert g.iteration == 20_000
-    assert min(ledger["rain"], ledger["sources"], -ledger["evaporation"], -ledger["drains"]) > 1.0
-    assert g.volume() == pytest.approx(ledger["expected"], rel=3e-7)
-    assert g.water.min() >= 0.0
-    g.release()
+    """water_cases.cycle_long_run on the fragment grids."""
+    cycle_long_run(lambda terrain, water: KINDS[kind](ctx, terrain, water=water), rng)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
