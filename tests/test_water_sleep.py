@@ -7,6 +7,7 @@ import pytest
 
 import hydro
 from hydro.reference import sleep as ref_sleep
+import water_cases
 from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, retune
 
 TILE = 16
@@ -57,6 +58,26 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
     assert b.awake == 1.0
     assert awake[1] < 0.4, awake           # the dry land beyond the front slept
     assert awake[-1] > awake[1] + 0.2, awake     # and woke as the front came
+    for g in (a, b):
+        g.release()
+
+
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_gauges_read_after_every_substep_see_the_same_water(ctx, kind):
+    """A gauge's pass follows every substep (the kernel's hook, between the boundary faces' booking and
+    the next substep's plan): the same bits, and the same discharge, as computing every tile."""
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    gauges = [g.add_gauge((39.5, 20.0), (39.5, 60.0)) for g in (a, b)]
+    for g in (a, b):
+        g.set_terrain(np.full((30, 4), 0.5, np.float32), origin=(38, 25))    # the ridge breached
+    for call in range(5):
+        for g in (a, b):
+            g.step(0.3)
+        assert_twins(a, b, f"call {call}")
+    assert a.awake < 1.0
+    assert gauges[1].volume != 0.0
+    assert gauges[0].volume == (gauges[1].volume if water_cases.BITWISE else pytest.approx(gauges[1].volume, rel=1e-3))
     for g in (a, b):
         g.release()
 
