@@ -41,10 +41,11 @@ def basin(shape=(96, 112)):
     return terrain.astype(np.float32), (lake + pond).astype(np.float32)
 
 
+@pytest.mark.parametrize("shape", [(80, 112), (53, 37)], ids=["whole-tiles", "ragged"])
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model):
-    ny, nx = 80, 112
+def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model, shape):
+    ny, nx = shape
     terrain = np.zeros((ny, nx), np.float32)
     water = np.zeros((ny, nx), np.float32)
     water[:24, :20] = 1.0
@@ -56,8 +57,9 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
         assert_twins(a, b, f"call {call}")
         awake.append(a.awake)
     assert b.awake == 1.0
-    assert awake[1] < 0.4, awake           # the dry land beyond the front slept
-    assert awake[-1] > awake[1] + 0.2, awake     # and woke as the front came
+    if shape == (80, 112):                  # (the ragged grid is a few tiles, the water in most of them)
+        assert awake[1] < 0.4, awake           # the dry land beyond the front slept
+        assert awake[-1] > awake[1] + 0.2, awake     # and woke as the front came
     for g in (a, b):
         g.release()
 
