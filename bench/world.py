@@ -66,7 +66,10 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None):
     return per, awake, ran, ok
 
 
-def svg(rows, path):
+LABELS = {"sleep": "sleep=True", "cells": "sleeping, cell-wise kernel", "dense": "every tile, dense kernel"}
+
+
+def svg(rows, path, title=""):
     """µs a substep (log) against the fraction of tiles the sleeping grids computed (log), a line per size
     and mode."""
     w, h, m = 640, 400, 60
@@ -83,6 +86,7 @@ def svg(rows, path):
                 h - m - (np.log10(u) - y0) / max(y1 - y0, 1e-9) * (h - 2 * m))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
            f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w / 2}" y="25" text-anchor="middle">{title}</text>',
            f'<line x1="{m}" y1="{h - m}" x2="{w - m}" y2="{h - m}" stroke="black"/>',
            f'<line x1="{m}" y1="{m}" x2="{m}" y2="{h - m}" stroke="black"/>',
            f'<text x="{w / 2}" y="{h - 15}" text-anchor="middle">fraction of tiles a sleeping grid computes (log)</text>',
@@ -101,7 +105,7 @@ def svg(rows, path):
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in (px(a, u) for a, u in pts))
         c = colours[i % len(colours)]
         out.append(f'<polyline points="{coords}" fill="none" stroke="{c}" stroke-width="2"/>')
-        out.append(f'<text x="{w - m + 5 - 120}" y="{m + 16 * i}" fill="{c}">{n}² {mode}</text>')
+        out.append(f'<text x="{w - m - 200}" y="{m + 16 * i}" fill="{c}">{n}² {LABELS[mode]}</text>')
     out.append("</svg>")
     Path(path).write_text("\n".join(out) + "\n")
 
@@ -140,7 +144,7 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({"info": info, "rows": rows}, indent=1))
     if args.svg:
-        svg(rows, args.svg)
+        svg(rows, args.svg, f"{info['renderer']}, calls of {args.calls} substeps")
 
 
 if __name__ == "__main__":
