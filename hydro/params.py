@@ -167,6 +167,38 @@ def smoothing_weight(dt: float, depth: float, geometry: Geometry, params: WaterP
 ADVECTIVE_COURANT = 0.5
 
 
+# A step() call's automatic substeps stay this far inside the stable limit, and plan for the deepest water
+# having grown this much in each call since it was measured (hydro.water, hydro.water_fragment)
+AUTO_SAFETY = 0.9
+DEPTH_MARGIN = 1.25
+
+
+def coupling(params: WaterParams, geometry: Geometry, depth: float, dt: float, *, max_cell_inflow: float = 0.0,
+             max_supply: float = 0.0, max_level: float | None = None, min_edge_bed: float = 0.0) -> float:
+    """Upper bound of K/S = g A / (l S) over every pipe during a coming `dt`: pipes of a constant area by
+    that area; pipes of the water's depth `depth` deep (the deepest water, with its margin), plus what an
+    inflow can pile into one cell (`max_cell_inflow`, volume/s) and what rain and springs add to one
+    (`max_supply`, m/s) during dt, and at least a level face's pipe (the outside surface `max_level`
+    over the lowest bed on the grid's edge)."""
+    if not params.depth_area:
+        return params.gravity * float(params.pipe_area) / (geometry.pipe_length * geometry.cell_area)
+    depth += max_cell_inflow * dt / geometry.cell_area
+    depth += max_supply * dt
+    if max_level is not None:
+        depth = max(depth, max_level - min_edge_bed)
+    return params.gravity * depth * geometry.face_width / (geometry.pipe_length * geometry.cell_area)
+
+
+def auto_substeps(params: WaterParams, geometry: Geometry, coupling_bound: float, dt: float,
+                  speed: float = 0.0) -> int:
+    """The fewest equal substeps of `dt` AUTO_SAFETY inside the stable limit of pipes of `coupling_bound`
+    (coupling()), and with inertia inside the advective bound of water `speed` fast."""
+    limit = max_stable_dt(coupling_bound, geometry, params)
+    if params.inertia and speed > 0:
+        limit = min(limit, ADVECTIVE_COURANT * geometry.pipe_length / speed)
+    return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
+
+
 def speed_cap(dt: float, geometry: Geometry) -> float:
     """The fastest a face's momentum moves in a substep of dt: ADVECTIVE_COURANT l / dt."""
     return ADVECTIVE_COURANT * geometry.pipe_length / dt

@@ -30,8 +30,8 @@ from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
-from .params import (ADVECTIVE_COURANT, Erosion, Geometry, WaterParams, check_substep_count, checked_substep,
-                     max_stable_dt, smoothing_weight, stable)
+from .params import (DEPTH_MARGIN, Erosion, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep,
+                     coupling, max_stable_dt, smoothing_weight, stable)
 from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
@@ -39,8 +39,6 @@ from .water_sleep import Sleep
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
 
-AUTO_SAFETY = 0.9          # automatic substeps stay this far inside the stable limit
-DEPTH_MARGIN = 1.25        # deepest water may grow this much during one step() call
 MAX_CHUNK = 64             # automatic substeps between two re-measurements of the deepest water
 MAX_SUBSTEPS = 100_000     # per step() call; more means dt is far too large for the grid
 CYCLE_FOLD = 64            # substeps the water cycle's records sum what it took over, at most
@@ -722,29 +720,19 @@ class _PipeGrid(_owner.Simulation):
     # --------------------------------------------------------------------------------------- stepping
 
     def _coupling(self, stats, dt, margin=1.0) -> float:
-        """Upper bound of K/S = g A / (l S) over every pipe during the coming `dt`, the deepest water
-        taken `margin` times deeper than measured."""
-        p, geo = self.params, self.geometry
-        if not p.depth_area:
-            return p.gravity * float(p.pipe_area) / (geo.pipe_length * geo.cell_area)
-        depth = stats["max_depth"] * margin
-        # water an inflow can pile into one cell during dt
-        depth += self._max_cell_inflow * dt / geo.cell_area
-        if self._cycle is not None:                   # and what rain and springs add to one
-            depth += self._cycle.max_supply * dt
-        if self._max_level is not None:   # a level face's pipe: the outside surface over the lowest edge bed
-            depth = max(depth, self._max_level - stats["min_terrain"])
-        return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+        """hydro.params.coupling of the coming `dt` for this grid, from `stats`, the deepest water taken
+        `margin` times deeper than measured."""
+        return coupling(self.params, self.geometry, stats["max_depth"] * margin, dt,
+                        max_cell_inflow=self._max_cell_inflow,
+                        max_supply=0.0 if self._cycle is None else self._cycle.max_supply,
+                        max_level=self._max_level, min_edge_bed=stats.get("min_terrain", 0.0))
 
     def _auto_substeps(self, stats, dt, lag=0) -> int:
         """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water (and
         with inertia the fastest) may have grown by DEPTH_MARGIN in each of those calls and in this one."""
         margin = DEPTH_MARGIN ** (1 + lag)
-        limit = max_stable_dt(self._coupling(stats, dt, margin), self.geometry, self.params)
-        speed = stats.get("max_speed", 0.0) * margin
-        if self.params.inertia and speed > 0:
-            limit = min(limit, ADVECTIVE_COURANT * self.geometry.pipe_length / speed)
-        return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
+        return auto_substeps(self.params, self.geometry, self._coupling(stats, dt, margin), dt,
+                             stats.get("max_speed", 0.0) * margin)
 
     def max_stable_dt(self) -> float:
         """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the

@@ -49,8 +49,9 @@ from . import _gl, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from ._validate import FLOAT32_MAX
-from .params import Geometry, WaterParams, check_substep_count, checked_substep, max_stable_dt, stable_face_depth
-from .water import AUTO_SAFETY, CYCLE_FOLD, DEPTH_MARGIN, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
+from .params import (DEPTH_MARGIN, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep, coupling,
+                     max_stable_dt, stable_face_depth)
+from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
 from .water import _PipeGrid
 from .water_cycle import Cycle
 
@@ -618,21 +619,17 @@ class FragmentWaterGrid(_owner.Simulation):
         return best[0], self._calls - best[1]
 
     def _coupling(self, stats, dt, margin=1.0) -> float:
-        """Upper bound of K/S = g A / (l S) over every pipe during the coming `dt` (as WaterGrid's), the
-        deepest water taken `margin` times deeper than measured."""
-        p, geo = self.params, self.geometry
-        depth = stats["max_depth"] * margin + self._max_cell_inflow * dt / geo.cell_area
-        if self._cycle is not None:                   # and what rain and springs add to one
-            depth += self._cycle.max_supply * dt
-        if self._max_level is not None:     # a level face's pipe: the outside surface over the lowest edge bed
-            depth = max(depth, self._max_level - stats["min_terrain"])
-        return p.gravity * depth * geo.face_width / (geo.pipe_length * geo.cell_area)
+        """hydro.params.coupling of the coming `dt` for this grid (as WaterGrid's), the deepest water
+        taken `margin` times deeper than measured."""
+        return coupling(self.params, self.geometry, stats["max_depth"] * margin, dt,
+                        max_cell_inflow=self._max_cell_inflow,
+                        max_supply=0.0 if self._cycle is None else self._cycle.max_supply,
+                        max_level=self._max_level, min_edge_bed=stats.get("min_terrain", 0.0))
 
     def _auto_substeps(self, stats, dt, lag=0) -> int:
         """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water may
         have grown by DEPTH_MARGIN in each of those calls and in this one (as WaterGrid's)."""
-        limit = max_stable_dt(self._coupling(stats, dt, DEPTH_MARGIN ** (1 + lag)), self.geometry, self.params)
-        return max(1, math.ceil(dt / (AUTO_SAFETY * limit) - 1e-9))
+        return auto_substeps(self.params, self.geometry, self._coupling(stats, dt, DEPTH_MARGIN ** (1 + lag)), dt)
 
     def max_stable_dt(self) -> float:
         """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the

@@ -759,7 +759,7 @@ def test_volume_keeps_float64_precision(ctx):
 def _expected_substeps(g, stats, dt, lag):
     """The planner's rule (docs/design.md, "Planning a call"), worked out here from `stats`."""
     from hydro.params import max_stable_dt
-    from hydro.water import AUTO_SAFETY, DEPTH_MARGIN
+    from hydro.params import AUTO_SAFETY, DEPTH_MARGIN
     geo = g.geometry
     depth = stats["max_depth"] * DEPTH_MARGIN ** (1 + lag) + g._max_cell_inflow * dt / geo.cell_area
     if g._max_level is not None:

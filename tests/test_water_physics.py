@@ -333,7 +333,7 @@ MU = {"square": 8.0, "hex": 9.0}
 
 def _planned_substeps(dt, limit):
     """What step(dt) picks: the fewest equal substeps AUTO_SAFETY inside the stable limit."""
-    from hydro.water import AUTO_SAFETY
+    from hydro.params import AUTO_SAFETY
     ratio = dt / (AUTO_SAFETY * limit)
     assert abs(ratio - round(ratio)) > 1e-3, "a case on the edge between two counts"
     return max(1, math.ceil(ratio))
