@@ -125,12 +125,6 @@ class _PipeGrid(_owner.Simulation):
         ctx = self.ctx
         self._check_limits()
         self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
-        p = self.params
-        if p.fixed_substep is not None and not p.depth_area and not stable(
-                p.fixed_substep, self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p):
-            limit = max_stable_dt(self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p)
-            raise ValueError(f"fixed_substep: {p.fixed_substep} s is beyond the stable limit {limit:.4g} s of "
-                             f"pipes of a constant area {p.pipe_area}; expected fixed_substep <= {limit:.4g}")
         self._layout = bnd.layout(self.nx, self.ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         self._note_boundary_bounds()
@@ -142,6 +136,12 @@ class _PipeGrid(_owner.Simulation):
         self._evaporation_slot = self._kind_slot + len(bnd.KINDS)     # then what evaporation took
         self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = self._cycle = None
         self._erosion = None                        # water_erosion.ErosionState, once asked for
+        p = self.params
+        if p.fixed_substep is not None and not p.depth_area and not stable(
+                p.fixed_substep, self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p):
+            limit = max_stable_dt(self._coupling({"max_depth": 0.0}, 0.0), self.geometry, p)
+            raise ValueError(f"fixed_substep: {p.fixed_substep} s is beyond the stable limit {limit:.4g} s of "
+                             f"pipes of a constant area {p.pipe_area}; expected fixed_substep <= {limit:.4g}")
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._evaporation_slot + 1)
         self._state.sleep = Sleep(self._state, self._tuning.sleep_tile)
@@ -437,6 +437,7 @@ class _PipeGrid(_owner.Simulation):
         self._state.boundary.write(data)
         self._note_boundary_bounds()
         if kinds:       # a face that is not a wall keeps its tiles awake; one that became a wall stops its flow
+            self._state.set_kinds(table["kind"])
             self._state.sleep.set_open(table, self._layout)
             self._state.sleep.wake()
 
