@@ -19,6 +19,7 @@ import numpy as np
 from . import _gl, _native
 from . import water_plan as plan
 from .params import Geometry, WaterParams, speed_cap, stable_face_depth
+from .boundary import KINDS
 from .water_sleep import WAKE_RECTS
 
 
@@ -35,6 +36,9 @@ class WaterState:
                         "INERTIA": params.inertia, "CYCLE": False, "RAIN_FIELD": False, "SOURCES": False}
         self.cycle = None               # the grid's hydro.water_cycle.Cycle, once it has one
         self.sleep = None               # the grid's hydro.water_sleep.Sleep
+        self.open_entries = None        # the table entries that are not walls, and how often they changed
+        self.kinds_version = 0
+        self.set_kinds(boundary_table["kind"])
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
         self.flow_shapes = [(self.ny, self.nx + 1), (self.ny + 1, self.nx)] + [(self.ny + 1, self.nx + 1)] * hexagonal
@@ -57,6 +61,11 @@ class WaterState:
         self.boundary = ctx.buffer(boundary_table.tobytes())
         self.ledger = ctx.buffer(reserve=8 * ledger_slots)
         self.ledger.clear()
+
+    def set_kinds(self, kinds: np.ndarray) -> None:
+        """The boundary table's kinds changed (hydro.boundary.KINDS, an entry each)."""
+        self.open_entries = np.flatnonzero(kinds != KINDS["wall"]).astype(np.int32)
+        self.kinds_version += 1
 
     def objects(self) -> list:
         sleep = [] if self.sleep is None else self.sleep.objects()
@@ -168,8 +177,12 @@ class CellWise(Kernel):
         ctx, s, tuning = self.ctx, self.state, self.tuning
         self.scale = self._keep(ctx.texture(s.size, 1, dtype="f4"))     # each cell's outflow scale, pass 1 to 2
         self.scale.repeat_x = self.scale.repeat_y = False
-        self.places = self._keep(ctx.buffer(np.stack([layout.array, layout.i, layout.j], axis=1).astype("<i4").tobytes()))
+        # every boundary face (array, column, row, table entry), and a list of those that are not walls
+        self.all_places = np.stack([layout.array, layout.i, layout.j, np.arange(layout.size)], axis=1).astype("<i4")
+        self.places = self._keep(ctx.buffer(self.all_places.tobytes()))
         self.faces = layout.size
+        self.open_places = self._keep(ctx.buffer(reserve=max(self.all_places.nbytes, 16)))
+        self.open_faces, self.open_version = 0, None
         units = _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1
         self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp, units) if tuning.buffer_views else None)
         if self.views is not None:
@@ -201,13 +214,16 @@ class CellWise(Kernel):
         if sleep is not None:
             for prog in (accelerate, move):
                 _gl.set_uniforms(prog, u_tiles_x=sleep.tiles[0])
-        for prog in boundary.values():
-            _gl.set_uniforms(prog, u_count=self.faces)
+        if self.open_version != s.kinds_version:
+            self.open_faces = len(s.open_entries)
+            if self.open_faces:
+                self.open_places.write(self.all_places[s.open_entries].tobytes())
+            self.open_version = s.kinds_version
         s.bind()
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)
         self._bind()
-        self._boundary(boundary, book=False, accelerate=True, sleep=sleep)
+        self._boundary(boundary, book=False, accelerate=True, sleep=sleep, every=True)
         for k in range(call.substeps):
             self._cells(accelerate, sleep)
             self._cells(move, sleep)
@@ -225,7 +241,6 @@ class CellWise(Kernel):
     def _bind(self):
         b, s = _gl.BINDINGS, self.state
         self.scale.bind_to_image(b["B_OUTFLOW_SCALE"], read=True, write=True)
-        self.places.bind_to_storage_buffer(b["B_BOUNDARY_FACES"])
         if self.views is not None:       # the input flows of both cell passes, as bind_flows binds them
             for axis, buf, tmp in zip("XYZ", s.flows, s.flows_tmp):
                 self.views.bind(b[f"B_FLOW_{axis}_VIEW"], buf)
@@ -238,15 +253,20 @@ class CellWise(Kernel):
         else:
             sleep.run(prog)
 
-    def _boundary(self, programs, book: bool, accelerate: bool, sleep=None):
-        """The boundary faces' pass; where it accelerates them for a sleeping substep, it plans that
+    def _boundary(self, programs, book: bool, accelerate: bool, sleep=None, every: bool = False):
+        """The boundary faces' pass over every face (`every`: a call's first, which zeroes the walls) or
+        over those that are not walls; where it accelerates them for a sleeping substep, it plans that
         substep's tiles too (one more invocation a tile)."""
         prog = programs[book, accelerate]
-        count = self.faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
+        faces = self.faces if every else self.open_faces
+        (self.places if every else self.open_places).bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY_FACES"])
+        _gl.set_uniforms(prog, u_count=faces)
+        count = faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
         plans = sleep is not None and accelerate
         if plans:
             count += sleep.plan(prog)
-        _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
+        if count:
+            _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
         if plans:
             sleep.planned()
 

@@ -1,6 +1,8 @@
 #version 430
-// CellWise._boundary: the boundary faces of the cell-wise kernel, one invocation per boundary table
-// entry (its face as hydro/boundary.py's Layout lists it). Between two substeps one dispatch does
+// CellWise._boundary: the boundary faces of the cell-wise kernel, one invocation per face of a list
+// (its face as hydro/boundary.py's Layout lists it, and its table entry): every face at a call's start,
+// which also zeroes the walls, and between substeps the faces that are not walls (a wall's faces stay 0:
+// the cell passes store them as 0 and book nothing through them). Between two substeps one dispatch does
 // both jobs: BOOK for the substep that ends, ACCELERATE for the next (with SLEEP, ACCELERATE also plans
 // the next substep's tiles: common/sleep_plan.glsl).
 // BOOK, after the cell passes: scale each face by its inside cell's outflow scale (upwind_scaled, K = 1
@@ -16,7 +18,7 @@
 #include "common/sleep_plan.glsl"
 #endif
 
-struct FacePlace { int array, i, j; };     // flow_x, flow_y, flow_z; column; row
+struct FacePlace { int array, i, j, entry; };  // flow_x, flow_y, flow_z; column; row; its table entry
 layout(std430, binding = B_BOUNDARY_FACES) restrict readonly buffer Places { FacePlace u_places[]; };
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict readonly image2D u_scale;       // K per cell
@@ -28,29 +30,30 @@ layout(std430, binding = B_FLOW_Y_TMP) restrict buffer FlowYTmp { float u_flow_y
 layout(std430, binding = B_FLOW_Z) restrict buffer FlowZ { float u_flow_z[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZTmp { float u_flow_z_tmp[]; };
 #endif
-uniform int u_count;                        // entries in the boundary table
+uniform int u_count;                        // faces in the list at B_BOUNDARY_FACES
 
 void main() {
-    int b = int(gl_GlobalInvocationID.y) * LOCAL_SIZE + int(gl_GlobalInvocationID.x);
+    int k = int(gl_GlobalInvocationID.y) * LOCAL_SIZE + int(gl_GlobalInvocationID.x);
 #if SLEEP && ACCELERATE
     // the invocations past the faces (and hex's two corners) plan the coming substep's tiles
-    if (b >= u_count + 2 * HEX) {
-        plan_tile(b - u_count - 2 * HEX);
+    if (k >= u_count + 2 * HEX) {
+        plan_tile(k - u_count - 2 * HEX);
         return;
     }
 #endif
-    if (b >= u_count) {
+    if (k >= u_count) {
 #if HEX
         // two more invocations keep the unused corner faces of flow_z at 0, as the other kernels do
-        if (b < u_count + 2) {
-            int corner = index_z(b == u_count ? ivec2(0) : u_size);
+        if (k < u_count + 2) {
+            int corner = index_z(k == u_count ? ivec2(0) : u_size);
             u_flow_z[corner] = 0.0;
             u_flow_z_tmp[corner] = 0.0;
         }
 #endif
         return;
     }
-    FacePlace p = u_places[b];
+    FacePlace p = u_places[k];
+    int b = p.entry;
     ivec2 f = ivec2(p.i, p.j);
     ivec2 from = p.array == 0 ? f - ivec2(1, 0) : f - ivec2(0, 1);
     ivec2 to = p.array == 2 ? f - ivec2(1, 0) : f;
@@ -62,8 +65,8 @@ void main() {
 #if HEX
     if (p.array == 2) q = u_flow_z_tmp[i];
 #endif
-    float k = imageLoad(u_scale, c).r;
-    q = enters ? upwind_scaled(q, 1.0, k) : upwind_scaled(q, k, 1.0);
+    float scale = imageLoad(u_scale, c).r;
+    q = enters ? upwind_scaled(q, 1.0, scale) : upwind_scaled(q, scale, 1.0);
     book(b, u_dt, entering(q, enters));
 #else
     float q = p.array == 0 ? u_flow_x[i] : p.array == 1 ? u_flow_y[i] : 0.0;
