@@ -52,6 +52,7 @@ from ._validate import FLOAT32_MAX
 from .params import (DEPTH_MARGIN, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep, coupling,
                      max_stable_dt, stable_face_depth)
 from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
+from .hex import HexWaterGrid
 from .water import _PipeGrid
 from .water_cycle import Cycle
 
@@ -337,23 +338,9 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         return self._read(self._flows[k][0][0], self._flow_shapes[k])
 
-    @property
-    def flow_x(self) -> np.ndarray:
-        """Signed flow (ny, nx+1), volume/s, from cell [y, x-1] to [y, x]; a NumPy copy. Settable."""
-        return self._flow(0)
-
-    @flow_x.setter
-    def flow_x(self, flow):
-        self._set_flow(0, "flow_x", flow)
-
-    @property
-    def flow_y(self) -> np.ndarray:
-        """Signed flow (ny+1, nx), volume/s, from cell [y-1, x] to [y, x]; a NumPy copy. Settable."""
-        return self._flow(1)
-
-    @flow_y.setter
-    def flow_y(self, flow):
-        self._set_flow(1, "flow_y", flow)
+    # WaterGrid's flow properties, on this grid's _flow and _set_flow
+    flow_x = _PipeGrid.flow_x
+    flow_y = _PipeGrid.flow_y
 
     def _set_flow(self, k, name, flow):
         """Flows are state too (a saved game restores them); they move water only through step()."""
@@ -797,11 +784,4 @@ class FragmentHexWaterGrid(FragmentWaterGrid):
     _kind = "FragmentHexWaterGrid"
     _hexagonal = True
 
-    @property
-    def flow_z(self) -> np.ndarray:
-        """Signed flow (ny+1, nx+1), volume/s, from vertex (x, y-1) to (x-1, y); a NumPy copy. Settable."""
-        return self._flow(2)
-
-    @flow_z.setter
-    def flow_z(self, flow):
-        self._set_flow(2, "flow_z", flow)
+    flow_z = HexWaterGrid.flow_z         # HexWaterGrid's, on this grid's _flow and _set_flow
