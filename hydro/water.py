@@ -135,6 +135,7 @@ class _PipeGrid(_owner.Simulation):
         self._kind_slot = self._drain_slot + 1        # then one a boundary kind: what faces booked under it,
         self._evaporation_slot = self._kind_slot + len(bnd.KINDS)     # then what evaporation took
         self._state = self._stats = self._brush_buffer = self._sampler = self._gauges = self._cycle = None
+        self._last_points = None            # (dtype, shape, bytes, checked) of the points sampled last
         self._erosion = None                        # water_erosion.ErosionState, once asked for
         p = self.params
         if p.fixed_substep is not None and not p.depth_area and not stable(
@@ -228,6 +229,9 @@ class _PipeGrid(_owner.Simulation):
         if getattr(self, "_state", None) is not None and self._state.defines["CYCLE"]:
             tuning = tuning.replace(climb_from=None, climb_walled_from=None, wide=())
         self._tuning = tuning
+        if getattr(self, "_sampler", None) is not None:
+            self._sampler.flush()
+            self._sampler.fold = self._sampler.foldable = tuning.fold_samples
         size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
         self._state_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
@@ -266,6 +270,7 @@ class _PipeGrid(_owner.Simulation):
     def water(self, depth):
         self._alive()
         depth = check.field("water", depth, self.shape, nonnegative=True)
+        self._before_edit()
         old = self._read_stats()["volume"]
         self._state.water.write(depth.tobytes())
         self._ledger_edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
@@ -281,6 +286,7 @@ class _PipeGrid(_owner.Simulation):
     def terrain(self, height):
         self._alive()
         height = check.field("terrain", height, self.shape)
+        self._before_edit()
         self._state.terrain.write(height.tobytes())
         self._lowest_bed = float(height.min())
         self._edited()
@@ -293,6 +299,7 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         heights, x0, y0 = check.rectangle(heights, origin, self.nx, self.ny)
         h, w = heights.shape
+        self._before_edit()
         self._state.terrain.write(heights.tobytes(), viewport=(x0, y0, w, h))
         self._lowest_bed = min(self._lowest_bed, float(heights.min()))
         self._edited((x0, y0, w, h))
@@ -323,6 +330,7 @@ class _PipeGrid(_owner.Simulation):
         """Flows are state too (a saved game restores them); they move water only through step()."""
         self._alive()
         flow = check.field(name, flow, self._state.flow_shapes[k])
+        self._before_edit()
         self._state.flows[k].write(flow.tobytes())
         self._state.sleep.wake()
 
@@ -383,10 +391,23 @@ class _PipeGrid(_owner.Simulation):
         its values are back and whose `result()` returns them (as sample() does), waiting only if the GPU
         has not got there yet. The values are of the water as it is now, whatever is stepped after."""
         self._alive()
-        points = check_points("points", points, self.nx, self.ny)
+        points = self._checked_points(points)
         if self._sampler is None:
-            self._sampler = Sampler(self, self._state, self.params.cell_size)
+            self._sampler = Sampler(self, self._state, self.params.cell_size, self._tuning.fold_samples)
         return self._sampler.queue(points)
+
+    def _checked_points(self, points) -> np.ndarray:
+        """check_points, skipped for the array of the same bytes as the last one checked: a game often asks at
+        the same points every frame."""
+        last = self._last_points
+        if type(points) is np.ndarray:
+            raw = points.tobytes()
+            if last is not None and last[:2] == (points.dtype, points.shape) and last[2] == raw:
+                return last[3]
+            checked = check_points("points", points, self.nx, self.ny)
+            self._last_points = (points.dtype, points.shape, raw, checked)
+            return checked
+        return check_points("points", points, self.nx, self.ny)
 
     def add_gauge(self, p0, p1) -> Gauge:
         """A gauge on the line from p0 = (x0, y0) to p1 = (x1, y1), grid coordinates within half a cell of
@@ -429,7 +450,8 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         kinds = not np.array_equal(table["kind"], self._table["kind"])
-        if kinds:
+        if kinds:                       # the next call's first pass stops the flow of faces that became walls
+            self._before_edit()
             self._fold_ledger()
         self._table = table
         data = table.tobytes()
@@ -489,6 +511,7 @@ class _PipeGrid(_owner.Simulation):
         """Dispatch brush pass `name` over its box with its weights: one invocation per cell, or for
         remove_water one workgroup that walks the box and books what it took."""
         x0, y0, w, h = box
+        self._before_edit()
         data = weights.tobytes()
         if self._brush_buffer is None:
             self._brush_buffer = self.ctx.buffer(data)
@@ -785,6 +808,8 @@ class _PipeGrid(_owner.Simulation):
         self._sim_time += dt
         self._calls += 1
         self._end_gauges(dt)
+        if self._sampler is not None:
+            self._sampler.called()
         seq = self._stats.queue(push=True)
         if seq:
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
@@ -810,6 +835,8 @@ class _PipeGrid(_owner.Simulation):
         self._carry = max(total - n * fixed, 0.0)
         self._sim_time += n * fixed
         self._calls += 1
+        if self._sampler is not None:
+            self._sampler.called()
         if n:
             self._end_gauges(n * fixed)
         self._stats.queue()
@@ -846,7 +873,12 @@ class _PipeGrid(_owner.Simulation):
         sleep = self._sleep and not eroding
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
                               per_substep=hook is not None, smoothing=smoothing, sleep=sleep)
-        self._kernel_object(call.kernel).run(sub, call, hook)
+        # a sample waiting for this call: in the cell-wise kernel's first pass, else in its own first
+        fold = self._sampler if self._sampler is not None and self._sampler.pending is not None else None
+        if fold is not None and call.kernel != "cells":
+            fold.flush()
+            fold = None
+        self._kernel_object(call.kernel).run(sub, call, hook, **({"fold": fold} if fold else {}))
         if not call.sleep:
             self._state.sleep.dense(n)
         self._last_call = call
@@ -866,6 +898,12 @@ class _PipeGrid(_owner.Simulation):
         if name not in self._kernels:
             self._kernels[name] = KERNEL_CLASSES[name](self._state, self._tuning, self._layout)
         return self._kernels[name]
+
+    def _before_edit(self) -> None:
+        """The water, terrain, flows or a side's kinds change next, otherwise than by stepping: a sample
+        waiting for the next call samples them as they are first (water_probes.Sampler.edited)."""
+        if self._sampler is not None:
+            self._sampler.edited()
 
     def _edited(self, box=None):
         """The water or terrain changed otherwise than by stepping, in the cells `box` (x0, y0, width,

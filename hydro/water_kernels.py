@@ -204,12 +204,15 @@ class CellWise(Kernel):
                  for book, accelerate in ((False, True), (True, False), (True, True))})
         return self.programs[sleeping]
 
-    def run(self, dt, call, hook=None):
+    def run(self, dt, call, hook=None, fold=None):
+        """As Kernel.run; `fold`, where given, a water_probes.Sampler whose waiting sample the call's first
+        pass takes (a few more invocations)."""
         s = self.state
         sleep = s.sleep if call.sleep else None
         accelerate, move, boundary = self._programs(sleep is not None)
+        first = self._first_program(sleep is not None, fold is not None)
         uniforms = s.model_uniforms(dt, call.smoothing)
-        for prog in (accelerate, move, *boundary.values()):
+        for prog in (accelerate, move, *boundary.values(), first):
             _gl.set_uniforms(prog, **uniforms)
         if sleep is not None:
             for prog in (accelerate, move):
@@ -223,7 +226,7 @@ class CellWise(Kernel):
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)
         self._bind()
-        self._boundary(boundary, book=False, accelerate=True, sleep=sleep, every=True)
+        self._boundary(first, sleep=sleep, every=True, fold=fold)
         for k in range(call.substeps):
             self._cells(accelerate, sleep)
             self._cells(move, sleep)
@@ -231,12 +234,12 @@ class CellWise(Kernel):
                 sleep.end_substep()
             more = k + 1 < call.substeps
             if hook is None:
-                self._boundary(boundary, book=True, accelerate=more, sleep=sleep)
+                self._boundary(boundary[True, more], sleep=sleep if more else None)
             else:       # the boundary faces' scaled flows stored for the hook first, then the next's
-                self._boundary(boundary, book=True, accelerate=False)
+                self._boundary(boundary[True, False])
                 hook(dt)
                 if more:
-                    self._boundary(boundary, book=False, accelerate=True, sleep=sleep)
+                    self._boundary(boundary[False, True], sleep=sleep)
 
     def _bind(self):
         b, s = _gl.BINDINGS, self.state
@@ -253,22 +256,35 @@ class CellWise(Kernel):
         else:
             sleep.run(prog)
 
-    def _boundary(self, programs, book: bool, accelerate: bool, sleep=None, every: bool = False):
-        """The boundary faces' pass over every face (`every`: a call's first, which zeroes the walls) or
-        over those that are not walls; where it accelerates them for a sleeping substep, it plans that
-        substep's tiles too (one more invocation a tile)."""
-        prog = programs[book, accelerate]
+    def _first_program(self, sleeping: bool, samples: bool):
+        """A call's first boundary pass (book nothing, accelerate), with `samples` also the waiting sample's."""
+        if not samples:
+            return self._programs(sleeping)[2][False, True]
+        key = ("first", sleeping)
+        if key not in self.programs:
+            plans = dict(SLEEP=True, WAKE_RECTS=WAKE_RECTS) if sleeping else {}
+            self.programs[key] = self._program("cells_boundary", BOOK=False, ACCELERATE=True, SAMPLES=True, **plans)
+        return self.programs[key]
+
+    def _boundary(self, prog, sleep=None, every: bool = False, fold=None):
+        """A boundary faces' pass `prog` over every face (`every`: a call's first, which zeroes the walls) or
+        over those that are not walls; with `sleep` (where it accelerates the faces for a sleeping substep)
+        it plans that substep's tiles too, a tile an invocation, and with `fold` it samples the points
+        waiting for the call (water_probes.Sampler.fold_into), a point an invocation."""
         faces = self.faces if every else self.open_faces
         (self.places if every else self.open_places).bind_to_storage_buffer(_gl.BINDINGS["B_BOUNDARY_FACES"])
         _gl.set_uniforms(prog, u_count=faces)
         count = faces + 2 * self.state.hexagonal      # hex: and the two unused corner faces
-        plans = sleep is not None and accelerate
-        if plans:
+        if sleep is not None:
             count += sleep.plan(prog)
+        if fold is not None:
+            count += fold.fold_into(prog, count)
         if count:
             _gl.dispatch(self.ctx, prog, _gl.LOCAL_SIZE, -(-count // _gl.LOCAL_SIZE))
-        if plans:
+        if sleep is not None:
             sleep.planned()
+        if fold is not None:
+            fold.folded()
 
 
 class Fused(Kernel):

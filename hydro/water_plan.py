@@ -74,6 +74,10 @@ class Tuning:
     # invocation walking n cells (CPU rasterisers, where barriers are dear); at most so many records
     stats_rows: int = 0
     stats_records: int = 4096
+    # a sample waits for the next call's first pass instead of a pass of its own (CPU rasterisers, where
+    # a dispatch hands off to the rasteriser's threads; GPUs keep its pass, so its handle is ready a call
+    # sooner: docs/design.md)
+    fold_samples: bool = False
 
     @staticmethod
     def for_device(device: str, hexagonal: bool, inertia: bool = False) -> "Tuning":
@@ -83,6 +87,7 @@ class Tuning:
         lattice = _HEX if hexagonal else {}
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
+                          fold_samples=True,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
         if inertia:

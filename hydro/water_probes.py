@@ -1,9 +1,11 @@
 """What a game asks of the water between frames, without stalling a frame.
 
-- `Sampler`: the water at a few points (water/sample.comp). Each request is one small pass whose values
+- `Sampler`: the water at a few points (common/sample.glsl). Each request is one small pass whose values
   (16 bytes a point, never the grid) are copied into a fenced, persistently mapped ring
   (hydro._native.FencedReadback); the game gets a `Sample` handle it can poll next frame, whose
-  `result()` waits only where the GPU has not got there yet.
+  `result()` waits only where the GPU has not got there yet. On CPU rasterisers, where a pass of its
+  own costs a dispatch's hand-off to the rasteriser's threads, a request waits for the next step()
+  call, whose first pass samples it (`Tuning.fold_samples`, docs/design.md).
 - `Gauges`: what crosses lines across the flow (water wheels, gates, a river's mouth). A gauge is the
   faces whose pipe (the segment between the centres of the face's two cells) its line cuts, each with
   a sign (`line_faces`, worked out once on the CPU); after every substep of a call the kernels call
@@ -106,22 +108,28 @@ class Sampler(Held):
     SLOTS = 8                   # requests that can be on their way at once; the next takes the oldest
     held = ("points", "values", "ring")
 
-    def __init__(self, owner, state, cell_size: float):
+    def __init__(self, owner, state, cell_size: float, fold: bool = False):
         self.owner, self.state, self.ctx = owner, state, state.ctx
         self.program = _gl.program(self.ctx, "water/sample.comp", {"HEX": state.hexagonal})
-        self.uniforms = dict(u_face_width=float(state.geometry.face_width), u_min_depth=SAMPLE_DRY_DEPTH * cell_size)
+        self.uniforms = dict(u_sample_face_width=float(state.geometry.face_width),
+                             u_sample_min_depth=SAMPLE_DRY_DEPTH * cell_size)
         self.points = self.values = self.ring = None
         self.capacity = 0
         self.sent = None
         self.seq = 0
         self.waiting = {}                   # seq -> Sample whose record is in the ring, not yet read
+        # `fold`: a request waits for the next call's first pass (fold_into) while `foldable`, which the
+        # grid clears at an edit that call's first pass would race with, until the call after it
+        self.fold, self.foldable = fold, fold
+        self.pending = None                 # the Sample that waits for the next call
 
     def release(self) -> None:
         super().release()
-        self.waiting = {}
+        self.waiting, self.pending = {}, None
 
     def _grow(self, count: int) -> None:
         """Room for `count` points a record: the requests in the old ring are taken first."""
+        self.flush()
         for handle in list(self.waiting.values()):
             self.take(handle)
         self.release()
@@ -132,7 +140,9 @@ class Sampler(Held):
         self.ring = _native.FencedReadback.create(self.ctx, 16 * self.capacity, self.SLOTS)
 
     def queue(self, points: np.ndarray) -> Sample:
-        """Queue the pass for `points` (checked (N, 2) float32) and the copy of its values."""
+        """Queue the pass for `points` (checked (N, 2) float32) and the copy of its values, or, folding,
+        leave them for the next call's first pass."""
+        self.flush()                            # one request waits at a time
         count = len(points)
         if count > self.capacity:
             self._grow(count)
@@ -141,34 +151,87 @@ class Sampler(Held):
             self.points.orphan(8 * self.capacity)   # a fresh store: a pass still reading the last points keeps its own
             self.points.write(data)
             self.sent = data
-        s, b = self.state, _gl.BINDINGS
-        s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
-        s.water.bind_to_image(b["B_WATER"], read=True, write=False)
-        for name, flow in zip(FLOW_BINDINGS, s.flows):     # only the flows: not the kernels' others
-            flow.bind_to_storage_buffer(b[name])
-        self.points.bind_to_storage_buffer(b["B_SAMPLE_POINTS"])
-        self.values.bind_to_storage_buffer(b["B_SAMPLE_VALUES"])
-        _gl.set_uniforms(self.program, u_size=s.size, u_count=count, **self.uniforms)
+        if self.fold and self.foldable and self.ring is not None:
+            self.pending = Sample(self, 0, count)
+            return self.pending
+        self._bind(count, self.program)
         self.program.run(-(-count // 64), 1, 1)
         self.ctx.memory_barrier()
+        return self._sent(Sample(self, 0, count))
+
+    def _bind(self, count: int, prog, state: bool = True) -> None:
+        """Bind what the sample reads (the water's `state` too, unless the kernel has) and writes, and set
+        its uniforms on `prog`."""
+        s, b = self.state, _gl.BINDINGS
+        if state:
+            s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+            s.water.bind_to_image(b["B_WATER"], read=True, write=False)
+            for name, flow in zip(FLOW_BINDINGS, s.flows):     # only the flows: not the kernels' others
+                flow.bind_to_storage_buffer(b[name])
+        self.points.bind_to_storage_buffer(b["B_SAMPLE_POINTS"])
+        self.values.bind_to_storage_buffer(b["B_SAMPLE_VALUES"])
+        _gl.set_uniforms(prog, u_size=s.size, u_sample_count=count, **self.uniforms)
+
+    def _sent(self, handle: Sample) -> Sample:
+        """The pass for `handle` ran: its values go into the ring (read now where there is none)."""
         if self.ring is None:                   # no persistent mapping (GL < 4.4): read it now
-            return Sample(self, 0, count, self._values(self.values.read(16 * count), count))
+            handle._values = self._values(self.values.read(16 * handle._count), handle._count)
+            return handle
         self.seq += 1
         overwritten = self.waiting.get(self.seq - self.SLOTS)
         if overwritten is not None:             # its slot is taken next: read it first
             self.take(overwritten)
         self.ring.push(self.values, self.seq)
-        handle = Sample(self, self.seq, count)
+        handle._seq = self.seq
         self.waiting[self.seq] = handle
         return handle
 
+    def flush(self) -> None:
+        """Run the waiting request's pass now, on the water as it still is."""
+        handle, self.pending = self.pending, None
+        if handle is not None:
+            self._bind(handle._count, self.program)
+            self.program.run(-(-handle._count // 64), 1, 1)
+            self.ctx.memory_barrier()
+            self._sent(handle)
+
+    def edited(self) -> None:
+        """The water, terrain, flows or a side's kind are about to change otherwise than by stepping: the
+        waiting request samples the water as it is first, and none waits for the call after the edit,
+        whose first pass may change a wall's flows."""
+        self.flush()
+        self.foldable = False
+
+    def fold_into(self, prog, first: int) -> int:
+        """Bind the waiting request for `prog`, the call's first pass (cells_boundary.comp with SAMPLES),
+        whose invocations from `first` sample it; returns their count (0: none waits)."""
+        if self.pending is None:
+            return 0
+        self._bind(self.pending._count, prog, state=False)     # the kernel has bound the state
+        _gl.set_uniforms(prog, u_sample_first=first)
+        return self.pending._count
+
+    def folded(self) -> None:
+        """The call's first pass ran (with the sample's invocations where one waited)."""
+        handle, self.pending = self.pending, None
+        if handle is not None:
+            self._sent(handle)
+
+    def called(self) -> None:
+        """A step() call ended: requests made now may wait for the next."""
+        self.flush()
+        self.foldable = self.fold
+
     def done(self, handle: Sample) -> bool:
         self.owner._alive()
-        return self.ring.done(handle._seq)
+        return handle is not self.pending and self.ring.done(handle._seq)
 
     def take(self, handle: Sample) -> None:
-        """Read a request's values out of the ring, waiting for the GPU if it is not done."""
+        """Read a request's values out of the ring, waiting for the GPU if it is not done (running its
+        pass first where it waits for a call)."""
         self.owner._alive()
+        if handle is self.pending:
+            self.flush()
         handle._values = self._values(self.ring.record(handle._seq), handle._count)
         del self.waiting[handle._seq]
 

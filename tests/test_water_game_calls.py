@@ -98,6 +98,9 @@ def test_a_sample_asked_now_is_the_water_now_and_reads_back_no_grid(ctx, rng, ki
     ctx.finish()
     late = g.sample_async(small)
     ctx.finish()
+    if g._tuning.fold_samples:          # it waits for the next call's first pass
+        assert not late.ready
+        g.step(0.05)
     assert late.ready
     kept = late.result()
     g.release()
@@ -107,6 +110,70 @@ def test_a_sample_asked_now_is_the_water_now_and_reads_back_no_grid(ctx, rng, ki
     unread.release()
     with pytest.raises(RuntimeError, match="after release"):
         pending.result()
+
+
+def _folding(g, fold=True):
+    g._retune(g._tuning.replace(fold_samples=fold))
+    return g
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_sample_folded_into_the_next_call_is_the_water_when_asked(ctx, rng, kind):
+    """Folded (CPU rasterisers' tuning), a sample waits for the next step() call, whose first pass samples
+    it: not ready before, ready after without a pass of its own, the same bits as a pass of its own on
+    the same water. An edit before that call (a brush, the flow setters, a side's kind, the terrain),
+    result() before it, or a call on another kernel samples the water as it was asked first; after the
+    flow setters put flow on a wall's faces (which a call's first pass stops) it is not folded."""
+    terrain, water = random_state(rng, (14, 18))
+    folded = _folding(GRIDS[kind](ctx, terrain, water=water))
+    alone = _folding(GRIDS[kind](ctx, terrain, water=water), fold=False)
+    points = np.concatenate([rng.uniform(-0.5, 13.5, (40, 2)), [[-0.5, 3.0], [0.0, 7.25], [17.5, 13.5]]])
+
+    def both(edit=None, kernel=None):
+        """A sample on each grid, `edit` after it, then a call: the folded grid's values, the other's."""
+        for g in (folded, alone):
+            g.kernel = kernel
+        want = _expected_samples(folded, points)
+        handles = [g.sample_async(points) for g in (folded, alone)]
+        if edit is not None:
+            for g in (folded, alone):
+                edit(g)
+        for g in (folded, alone):
+            g.step(0.05)
+        values = [h.result() for h in handles]
+        _assert_samples(values[0], want)
+        np.testing.assert_array_equal(values[0], values[1])
+        return handles[0]
+
+    for g in (folded, alone):
+        g.set_boundary("left", "inflow", 2.0)
+        g.set_boundary("top", "level", 1.2)
+        g.step(0.1)
+    handle = folded.sample_async(points)
+    assert not handle.ready and folded._sampler.pending is handle
+    folded.step(0.05)
+    assert folded._sampler.pending is None and handle.ready
+    alone.step(0.05)
+    both()
+    both(edit=lambda g: g.add_water(6.0, 5.0, 3.0, 4.0))
+    both(edit=lambda g: g.dig(9.0, 8.0, 2.0, 0.5))
+    wall = np.zeros((14, 19), np.float32)
+    wall[:, 0] = 0.3                    # the left side is an inflow: after the kind change, a wall's flow
+    both(edit=lambda g: g.set_boundary("left", "wall"))
+    both(edit=lambda g: setattr(g, "flow_x", wall))
+    both(edit=lambda g: g.set_terrain(np.full((3, 4), 0.25), (2, 2)))
+    both(kernel="fused")
+    for g in (folded, alone):           # flow on a wall's faces until the next call's first pass stops it
+        g.flow_x = wall
+    assert not folded._sampler.foldable
+    both()
+    assert folded._sampler.foldable
+    early = folded.sample_async(points)
+    want = _expected_samples(folded, points)
+    _assert_samples(early.result(), want)     # asked for before the call: its pass runs now
+    assert folded._sampler.pending is None
+    folded.release()
+    alone.release()
 
 
 @pytest.mark.parametrize("kind", KINDS)

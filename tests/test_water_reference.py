@@ -282,14 +282,14 @@ def test_cell_wise_passes_match_reference(ctx, rng, kind, pipe_area):
         _gl.set_uniforms(prog, u_count=cells.faces)
     state.bind()
     cells._bind()
-    cells._boundary(boundary, book=False, accelerate=True, every=True)
+    cells._boundary(boundary[False, True], every=True)
     cells._cells(accelerate)
     acc_gpu = [np.frombuffer(b.read(), np.float32).reshape(shape)
                for b, shape in zip(state.flows_tmp, state.flow_shapes)]
     for a, b in zip(acc_gpu, ref.accelerate(s, dt)):
         _close(a, b, np.abs(b).max())
     cells._cells(move)
-    cells._boundary(boundary, book=True, accelerate=False, every=True)
+    cells._boundary(boundary[True, False], every=True)
     scaled_ref, crossed = ref.scale_outflow(s, [a.astype(np.float64) for a in acc_gpu], dt)
     for a, b in zip(gpu_flows(g), scaled_ref):
         _close(a, b, np.abs(b).max())

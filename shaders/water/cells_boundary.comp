@@ -4,7 +4,9 @@
 // which also zeroes the walls, and between substeps the faces that are not walls (a wall's faces stay 0:
 // the cell passes store them as 0 and book nothing through them). Between two substeps one dispatch does
 // both jobs: BOOK for the substep that ends, ACCELERATE for the next (with SLEEP, ACCELERATE also plans
-// the next substep's tiles: common/sleep_plan.glsl).
+// the next substep's tiles: common/sleep_plan.glsl). With SAMPLES, a call's first pass also samples the
+// points queued since the last call (common/sample.glsl), past every other invocation: it writes only
+// the accelerated flows and a wall's 0, which a wall holds already where samples are folded here.
 // BOOK, after the cell passes: scale each face by its inside cell's outflow scale (upwind_scaled, K = 1
 //   outside), book what crossed it and store it in the flows.
 // ACCELERATE, before them: re-impose or accelerate each face against the outside (the boundary face
@@ -31,9 +33,21 @@ layout(std430, binding = B_FLOW_Z) restrict buffer FlowZ { float u_flow_z[]; };
 layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZTmp { float u_flow_z_tmp[]; };
 #endif
 uniform int u_count;                        // faces in the list at B_BOUNDARY_FACES
+#if SAMPLES
+#define FLOWS_DECLARED 1
+#include "common/velocity.glsl"
+#include "common/sample.glsl"
+uniform int u_sample_first;                 // the first invocation that samples
+#endif
 
 void main() {
     int k = int(gl_GlobalInvocationID.y) * LOCAL_SIZE + int(gl_GlobalInvocationID.x);
+#if SAMPLES
+    if (k >= u_sample_first) {
+        if (k < u_sample_first + u_sample_count) sample_point(k - u_sample_first);
+        return;
+    }
+#endif
 #if SLEEP && ACCELERATE
     // the invocations past the faces (and hex's two corners) plan the coming substep's tiles
     if (k >= u_count + 2 * HEX) {

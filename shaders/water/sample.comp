@@ -1,36 +1,16 @@
 #version 430
-// Sampler.queue (hydro/water_probes.py): the water at u_count points, bilinear in grid coordinates
-// (integer (x, y) is cell [y, x]; axial on the HEX lattice) between the four cells around each point:
-// depth, surface (bed + depth) and the cells' velocities (common/velocity.glsl, world units/s). A
-// point is clamped to the cell centres first, so one within half a cell of the edge takes the edge's
-// values. One invocation a point; what is read back is u_count vec4s, never the grid.
+// Sampler's own pass (hydro/water_probes.py): one invocation a point of common/sample.glsl; what is
+// read back is u_sample_count vec4s, never the grid.
 #include "common/cells.glsl"
 #include "common/water.glsl"
-#include "common/velocity.glsl"
 #define GROUP 64
 layout(local_size_x = GROUP) in;
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
-layout(std430, binding = B_SAMPLE_POINTS) restrict readonly buffer Points { vec2 u_points[]; };
-layout(std430, binding = B_SAMPLE_VALUES) restrict writeonly buffer Values { vec4 u_values[]; };
-uniform int u_count;
-uniform float u_face_width;             // world units
-uniform float u_min_depth;              // world units: no velocity in shallower cells
-
-// depth, surface, vx, vy of cell c
-vec4 cell_values(ivec2 c) {
-    float h = imageLoad(u_water, c).r;
-    return vec4(h, terrain_at(c) + h, cell_velocity(c, h, u_face_width, u_min_depth));
-}
+#include "common/velocity.glsl"
+#include "common/sample.glsl"
 
 void main() {
     int i = int(gl_GlobalInvocationID.x);
-    if (i >= u_count) return;
-    vec2 p = clamp(u_points[i], vec2(0.0), vec2(u_size - 1));
-    ivec2 c0 = min(ivec2(floor(p)), max(u_size - 2, ivec2(0)));      // the lower corner
-    ivec2 c1 = min(c0 + 1, u_size - 1);
-    vec2 f = p - vec2(c0);
-    vec4 below = mix(cell_values(c0), cell_values(ivec2(c1.x, c0.y)), f.x);
-    vec4 above = mix(cell_values(ivec2(c0.x, c1.y)), cell_values(c1), f.x);
-    u_values[i] = mix(below, above, f.y);
+    if (i < u_sample_count) sample_point(i);
 }
