@@ -16,15 +16,19 @@ What it draws (shaders/render/):
   velocity texture; the water's whole look fades in with depth up to `film_depth`, so a film reads as
   wet ground and foam never shows on water merely because it is thin;
 - the velocity texture (`velocity_texture`, rg32f, world units/s) comes from the grid's face flows in
-  a small compute pass (`velocity.comp`) run at every draw: mean face flow / (depth * face width);
+  a small pass run at every draw: mean face flow / (depth * face width) (common/velocity.glsl), a compute
+  pass (`velocity.comp`) or, for a grid of the fragment backend (GL 4.1, `grid.backend == "fragment"`),
+  a render-to-texture pass (`velocity.frag`) reading the grid's flow textures;
 - fresh sediment, once asked (`track_deposits()`: a grid with erosion on, hydro.Erosion): ground the
   water has raised above the terrain as it was then, or carries sediment over, drawn as silt, and
   sediment-laden water drawn muddy, from a small compute pass (`deposits.comp`) run at every draw
   over the terrain, a copy of it taken on the GPU (the reference) and `grid.sediment_texture`. A
-  renderer that tracks no deposits reads none of this and draws as before.
+  renderer that tracks no deposits reads none of this and draws as before. The fragment backend has
+  no erosion: there `track_deposits()` is refused.
 
 Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
-a define, not a second shader tree.
+a define, not a second shader tree. The drawing shaders are GLSL 4.10: a grid of the compute backend
+needs a GL 4.3 context, one of the fragment backend draws on GL 4.1 (macOS).
 
 Coordinates: world x, y are the grid's horizontal axes in world units (square cell [y, x] centred at
 ((x + 0.5), (y + 0.5)) * cell_size; hex vertex (x, y) at x * (s, 0) + y * (s/2, s*sqrt(3)/2)) and z is
@@ -43,7 +47,10 @@ with the game's projection: a reversed-depth game sets GREATER), and is not chan
 Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It cannot restore: the
 textures bound to its texture units (`texture_units`, default 13, 14, 15 and, while it tracks deposits,
 12), the image unit and storage-buffer bindings of the velocity and deposits passes (hydro's own
-binding points, shaders/common/bindings.glsl), and the current program and vertex array.
+binding points, shaders/common/bindings.glsl), and the current program and vertex array. On the
+fragment backend the velocity pass (in `draw` and `update_velocity`) binds the water and flow textures
+to those texture units and renders into a framebuffer of the velocity texture; the framebuffer GL had
+bound, its viewport and scissor, and the state above are put back after it.
 
 This module imports moderngl and numpy only.
 """
@@ -51,6 +58,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from dataclasses import dataclass
 
 import moderngl
@@ -58,6 +66,7 @@ import numpy as np
 
 from . import _gl, _native, _owner
 from . import _validate as check
+from .water_fragment import FragmentWaterGrid
 
 __all__ = ["Renderer", "RenderStyle", "perspective", "look_at", "orbit_eye"]
 
@@ -182,6 +191,19 @@ def _drawing_state(ctx) -> dict | None:
             else None, "restore": restore}
 
 
+def _bound_framebuffer(ctx, state):
+    """The framebuffer the game has bound now (through moderngl or not), with GL's viewport and scissor
+    (`state`: _drawing_state's): moderngl's own record of it where that is what GL has, so the game's
+    object stays bound."""
+    record, bound = ctx.fbo, ctx.detect_framebuffer()
+    if record is not None and (state is None or (record.glo == bound.glo and state["scissor"] is None
+                                                 and tuple(record.viewport) == state["viewport"])):
+        return record
+    if state is not None:
+        bound.viewport, bound.scissor = state["viewport"], state["scissor"]
+    return bound
+
+
 def _gl_matrix(view_projection) -> np.ndarray:
     """(4, 4) math layout or 16 numbers in column-major order -> 16 float32 in column-major order."""
     try:
@@ -222,6 +244,28 @@ def _vector3(name: str, value) -> np.ndarray:
     return v
 
 
+_velocity_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
+
+
+def _velocity_program(ctx, hexagonal: bool):
+    """The fragment backend's velocity pass, compiled once per context and lattice: fragment/pass.vert's
+    triangle over the target, render/velocity.frag with the lattice's define (hydro._gl.program puts
+    defines in the vertex stage only)."""
+    cache = _velocity_programs.setdefault(ctx, {})
+    prog = cache.get(hexagonal)
+    if prog is None:
+        vertex, fragment = _gl.source("fragment/pass.vert"), _gl.source("render/velocity.frag", {"HEX": hexagonal})
+        try:
+            prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
+        except Exception as exc:  # moderngl.Error carries the driver's log
+            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(fragment.splitlines(), 1))
+            raise _gl.ShaderError(f"render/velocity.frag (defines {{'HEX': {hexagonal}}}) failed to compile:\n"
+                                  f"{exc}\n{listing}") from None
+        prog.extra = {"source": vertex + fragment, "inactive": set(), "values": {}}
+        cache[hexagonal] = prog
+    return prog
+
+
 def _set(prog, **values):
     """Set uniforms that the driver kept (an unused one is optimised away, which is fine here);
     bytes are written raw (the column-major matrix)."""
@@ -236,12 +280,15 @@ def _set(prog, **values):
 class Renderer(_owner.Owner):
     """Draws one water grid (WaterGrid or HexWaterGrid) with the caller's camera.
 
-    ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()).
-    grid: the grid to draw; it is read through its textures and flow buffers, never copied.
+    ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()): GL 4.3, or
+    GL 4.1 where the grid is of the fragment backend (`grid.backend == "fragment"`).
+    grid: the grid to draw; it is read through its textures and flow buffers (the fragment backend's
+    flow textures), never copied.
     style: a RenderStyle. height_range: (low, high) terrain heights spanning the colour bands; by
     default the terrain's range when the renderer is made (one readback, here only).
     texture_units: the texture units the draw may bind (terrain, water, velocity, and the fresh deposits
-    while they are tracked): four, or three where deposits are never tracked.
+    while they are tracked): four, or three where deposits are never tracked; a hex grid of the
+    fragment backend takes four (its velocity pass reads the water and three flow textures).
     Once made, `style` can be set (a RenderStyle); the other attributes are read-only, and a name the
     renderer does not have is refused, as on the grids (`renderer.stlye = ...` would draw nothing new).
     """
@@ -263,9 +310,14 @@ class Renderer(_owner.Owner):
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
                  texture_units=(13, 14, 15, 12)):
         self._released = True
-        _gl.require_compute(ctx)
-        if getattr(type(grid), "flow_buffers", None) is None:
+        # a grid of the fragment backend (GL 4.1) has flow textures; the compute grids flow buffers
+        fragment = isinstance(grid, FragmentWaterGrid)
+        if not fragment and getattr(type(grid), "flow_buffers", None) is None:
             raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
+        if not fragment:
+            _gl.require_compute(ctx)
+        elif not isinstance(ctx, moderngl.Context):
+            raise TypeError(f"ctx: expected a moderngl.Context, got {type(ctx).__name__}")
         if getattr(grid, "ctx", None) is not ctx:
             raise ValueError("grid: it belongs to another moderngl context than ctx")
         self.style = style if style is not None else RenderStyle()
@@ -277,9 +329,13 @@ class Renderer(_owner.Owner):
         self.hexagonal = bool(getattr(grid, "_hexagonal", False))
         self.nx, self.ny = grid.nx, grid.ny
         self.cell_size = float(grid.params.cell_size)
-        flows = getattr(grid, "flow_buffers", None)
+        self._fragment = fragment
+        flows = self._flow_textures() if fragment else getattr(grid, "flow_buffers", None)
         if flows is None or len(flows) != (3 if self.hexagonal else 2):
             raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")
+        if fragment and len(units) < 1 + len(flows):
+            raise ValueError(f"texture_units: a hex grid of the fragment backend needs four (its velocity pass "
+                             f"reads the water and three flow textures), got {texture_units!r}")
 
         terrain = grid.terrain
         try:
@@ -297,12 +353,17 @@ class Renderer(_owner.Owner):
         defines = {"HEX": self.hexagonal}
         self._terrain_prog = _gl.program(ctx, "render/terrain.vert", defines, fragment="render/terrain.frag")
         self._water_prog = _gl.program(ctx, "render/water.vert", defines, fragment="render/water.frag")
-        self._velocity_prog = _gl.program(ctx, "render/velocity.comp", defines)
+        self._velocity_prog = (_velocity_program(ctx, self.hexagonal) if fragment
+                               else _gl.program(ctx, "render/velocity.comp", defines))
         self._deposits = None               # (reference, deposits) textures while deposits are tracked
 
         self.velocity_texture = ctx.texture((self.nx, self.ny), 2, dtype="f4")
         self.velocity_texture.repeat_x = self.velocity_texture.repeat_y = False
         self.velocity_texture.write(np.zeros((self.ny, self.nx, 2), np.float32).tobytes())
+        # the fragment backend's velocity pass renders into the velocity texture: its framebuffer and the
+        # pass's vertex array (no vertices: fragment/pass.vert makes its triangle from gl_VertexID)
+        self._velocity_target = ((ctx.framebuffer(color_attachments=[self.velocity_texture]),
+                                  ctx.vertex_array(self._velocity_prog, [])) if fragment else ())
         self._indices = ctx.buffer(self._mesh_indices(self.nx + 2, self.ny + 2).tobytes())
         self._vaos = {name: ctx.vertex_array(prog, [], index_buffer=self._indices, index_element_size=4)
                       for name, prog in (("terrain", self._terrain_prog), ("water", self._water_prog))}
@@ -345,8 +406,14 @@ class Renderer(_owner.Owner):
         region: (x0, y0, x1, y1) cells, ends excluded, clipped to the grid: while deposits are
         tracked, take the terrain as it is now as the reference there only (after a game's own edit
         of the ground, which is no deposit; an empty rectangle does nothing).
-        Needs a fourth texture unit (`texture_units`)."""
+        Needs a fourth texture unit (`texture_units`). Refused on the fragment backend, which has no
+        erosion."""
         self._alive()
+        if self._fragment:
+            version = self.ctx.version_code
+            raise ValueError(f"track_deposits: fresh deposits come from erosion, which needs compute shaders "
+                             f"(OpenGL 4.3); this grid runs the fragment backend (grid.backend == 'fragment', "
+                             f"OpenGL {version // 100}.{version % 100 // 10}), which has no erosion")
         if len(self.texture_units) < 4:
             raise ValueError("track_deposits: the renderer was made with three texture_units; deposits need a "
                              "fourth (texture_units=(a, b, c, d))")
@@ -423,9 +490,23 @@ class Renderer(_owner.Owner):
 
     # ------------------------------------------------------------------------------------- drawing
 
+    def _flow_textures(self) -> tuple:
+        """A fragment grid's flow textures now (flow_x, flow_y, hex flow_z; r32f, laid out as the compute
+        grids' flow buffers, texel (x, y) of face [y, x]): they ping-pong as it steps, so fetched each time."""
+        return tuple(pair[0][0] for pair in self.grid._flows)
+
     def update_velocity(self) -> None:
-        """Recompute `velocity_texture` from the grid's current flows and depths (one compute pass)."""
+        """Recompute `velocity_texture` from the grid's current flows and depths (one compute pass, or
+        on the fragment backend one render-to-texture pass)."""
         self._alive()
+        if self._fragment:
+            state = _drawing_state(self.ctx)
+            bound = _bound_framebuffer(self.ctx, state)
+            self._render_velocity()
+            bound.use()
+            if state is not None:
+                state["restore"]()
+            return
         grid, b = self.grid, _gl.BINDINGS
         grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
         self.velocity_texture.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
@@ -435,6 +516,22 @@ class Renderer(_owner.Owner):
         _gl.set_uniforms(self._velocity_prog, u_size=(self.nx, self.ny), u_face_width=float(geo.face_width),
                          u_min_depth=self.style.dry_depth * self.cell_size)
         _gl.dispatch(self.ctx, self._velocity_prog, self.nx, self.ny)
+
+    def _render_velocity(self) -> None:
+        """update_velocity on the fragment backend: render/velocity.frag over the velocity texture, the
+        water and flow textures bound to the renderer's texture units, with nothing enabled (no depth
+        test, blending, culling or scissor). Leaves the velocity texture's framebuffer bound and the
+        enable flags off: the caller puts the game's back."""
+        grid, prog, (fbo, vao) = self.grid, self._velocity_prog, self._velocity_target
+        inputs = dict(zip(("u_water", "u_flow_x", "u_flow_y", "u_flow_z"), (grid.water_texture, *self._flow_textures())))
+        for (name, tex), unit in zip(inputs.items(), self.texture_units):
+            tex.use(unit)
+            inputs[name] = unit
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_face_width=float(grid.geometry.face_width),
+                         u_min_depth=self.style.dry_depth * self.cell_size, **inputs)
+        fbo.use()                               # its whole viewport, scissor test off
+        self.ctx.enable_only(moderngl.NOTHING)
+        vao.render(moderngl.TRIANGLES, vertices=3)
 
     def draw(self, view_projection, framebuffer=None, *, eye=None, time=None) -> None:
         """Draw terrain, then water, with depth testing, into `framebuffer` (default: the one GL has bound
@@ -453,19 +550,15 @@ class Renderer(_owner.Owner):
         if framebuffer is not None and framebuffer.ctx is not self.ctx:
             raise ValueError("framebuffer: it belongs to another moderngl context than the renderer's "
                              "(GL names are per context: it would draw into that context's namesake)")
-        # the framebuffer the game has bound now (through moderngl or not), with GL's viewport and scissor
-        # (moderngl's own record of it where that is what GL has: the game's object stays bound)
-        state, record = _drawing_state(self.ctx), self.ctx.fbo
-        bound = self.ctx.detect_framebuffer()
+        state = _drawing_state(self.ctx)
+        bound = _bound_framebuffer(self.ctx, state)
         if framebuffer is None and (bound.glo == 0 and self.ctx.screen is None and self.ctx.fbo is None):
             raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
-        if record is not None and (state is None or (record.glo == bound.glo and state["scissor"] is None
-                                                     and tuple(record.viewport) == state["viewport"])):
-            bound = record
-        elif state is not None:
-            bound.viewport, bound.scissor = state["viewport"], state["scissor"]
         target = framebuffer if framebuffer is not None else bound
-        self.update_velocity()
+        if self._fragment:
+            self._render_velocity()         # bound.use() below binds the game's framebuffer back
+        else:
+            self.update_velocity()
         self.update_deposits()
 
         s, cs = self.style, self.cell_size
@@ -515,7 +608,8 @@ class Renderer(_owner.Owner):
 
     def _gpu_objects(self):
         """The renderer's own resources; the grid is not touched."""
-        return (*self._vaos.values(), self._indices, self.velocity_texture, *(self._deposits or ()))
+        return (*self._vaos.values(), self._indices, *self._velocity_target, self.velocity_texture,
+                *(self._deposits or ()))
 
     def __repr__(self):
         kind = "hex" if self.hexagonal else "square"

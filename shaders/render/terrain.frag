@@ -1,4 +1,4 @@
-#version 430
+#version 410
 // Renderer terrain pass: colour by height (sand, grass, highland, snow) and slope (rock); ground
 // under a thin film of water, or damp just above the waterline, drawn soaked (darker, deeper colour,
 // faint gloss); fresh sediment, where deposits are tracked, as silt; the skirt shows layered soil.

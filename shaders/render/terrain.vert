@@ -1,4 +1,4 @@
-#version 430
+#version 410
 // Renderer terrain pass: the heightfield displaced by the terrain texture; the skirt drops to u_base.
 #include "render/heightfield.glsl"
 

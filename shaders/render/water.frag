@@ -1,4 +1,4 @@
-#version 430
+#version 410
 // Renderer water pass: colour and opacity from depth (turquoise shallows, deep blue, 1 - exp(-d/D)),
 // Fresnel sky reflection and a sun glint, and foam where the flow is fast (streaks) or moving water
 // meets the shore (surf): a noise pattern carried along the velocity texture in two cross-faded

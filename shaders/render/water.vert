@@ -1,4 +1,4 @@
-#version 430
+#version 410
 // Renderer water pass: the water surface terrain + depth, cut at the shoreline where the interpolated
 // depth crosses zero (see water_surface). The outer ring is a wall from the bed up to the surface
 // along the edges of the world.
