@@ -66,7 +66,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
     pressure ("multigrid" | "jacobi" | "gauss-seidel"), pressure_iterations, pressure_tolerance,
     pressure_warm_start (multigrid from the last solve's q, scaled; default True),
     conserve (default True: the scalars keep the totals ledger() books), density_diffusion,
-    fixed_step (step() runs whole steps of it, the same at any frame rate), density_dissipation,
+    fixed_step (step() runs whole steps of it, the same at any frame rate), max_cfl (each step split
+    into substeps that carry the gas at most that many cells), density_dissipation,
     velocity_dissipation, fire, burn_rate, burn_heat, smoke_yield, cooling, and
     diffusion_iterations: the cap (default 500) on Chebyshev iterations of the viscosity solve, which
     otherwise runs until its error bound is below DIFFUSION_TOLERANCE (1e-5 of |v|); it needs about
@@ -124,7 +125,7 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         self._solid = np.zeros((ny, nx), bool)
         self._programs = {name: _gl.program(ctx, f"smoke/{name}.comp") for name in (
             "splat", "impulse", "combust", "forces", "diffuse", "diffuse_density", "subtract_gradient",
-            "centre_velocity", "conserve")}
+            "centre_velocity", "conserve", "max_speed")}
         self._programs["divergence"] = _gl.program(ctx, "smoke/divergence.comp", {"DIVERGENCE_ROWS": DIVERGENCE_ROWS})
         # advection in two passes of its own: the velocity's faces (before the projection) and the
         # cell scalars (after it), one file each with SCALARS choosing the fields; the scalars' last
@@ -150,6 +151,9 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         # splats' velocity impulses since the last step (impulse.comp), and the box of faces they cover
         self._impulse = (tex(fx, 1), tex(fy, 1))
         self._impulse_box = None
+        self._impulse_speed = 0.0     # a bound on the pending impulse's face speed: the sum of its splats' |v|
+        self._speed = ctx.buffer(reserve=4)        # max_speed.comp's result, a float's bits
+        made.append(self._speed)
         self._solid_tex = tex(cells, 1)
         self._centre = tex(cells, 2)
         self._pressure = Pressure(ctx, (ny, nx))
@@ -216,6 +220,7 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             area = self.params.cell_size ** 2
             self._ledger.book("splats", np.array(amounts) * ops.brush_sum(self._solid, x, y, radius) * area)
         if vel != (0.0, 0.0):
+            self._impulse_speed += max(abs(vel[0]), abs(vel[1]))      # the brush's weight is at most 1
             box = self._impulse_box or (x0, y0, x1, y1)
             self._impulse_box = (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))
 
@@ -225,7 +230,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         """Advance by dt seconds of simulated time in `substeps` equal steps; with fixed_step, by the
         whole steps of fixed_step that the time given so far allows, each in `substeps`, the rest
         carried to the next call, so any frame rate runs the same steps (a single call may run none,
-        or many: a game clamps a long frame's dt). A substep: combustion
+        or many: a game clamps a long frame's dt); with max_cfl, each step in at least the substeps
+        that carry the gas at most max_cfl cells each (a readback of the speed). A substep: combustion
         (fire), forces, the velocity's advection (by itself), the velocity the splats added since the
         last step (first substep only), viscosity, the projection, then the scalars' advection by the
         velocity just projected, so the splats' impulses and the forces, added since the last
@@ -253,6 +259,10 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             steps, each = 1, dt
         else:
             steps, each = math.floor(owed / p.fixed_step + FIXED_SLACK), p.fixed_step
+        if p.max_cfl is not None and steps > 0:
+            # the speed now and the pushes still to come bound what the first substep carries
+            speed = self._max_speed() + self._impulse_speed
+            substeps = max(substeps, ops.cfl_substeps(speed, each, p.cell_size, p.max_cfl))
         h = each / substeps
         pr = self._pressure
         # submit the caller's splats, then the forces and the advection as soon as each is queued (a
@@ -324,7 +334,7 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         self._image("B_SMOKE_IMPULSE_Y", self._impulse[1], read=True)
         _gl.dispatch(self.ctx, prog, x1 - x0 + 1, y1 - y0 + 1)
         if clear:
-            self._impulse_box = None
+            self._impulse_box, self._impulse_speed = None, 0.0
 
     def _substep_ahead(self, h, projected):
         """A substep whose forces and velocity advection (with `projected`, its projection and scalar
@@ -389,6 +399,24 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         if self._s.read is not s_read:
             self._s.swap()
         self._centre_dirty = True
+
+    def _max_speed(self) -> float:
+        """The largest |face velocity| (max_speed.comp), read back; the velocity as the last step left
+        it, without splats' pending pushes and before its residual check's correction, if any."""
+        prog = self._programs["max_speed"]
+        self._common(prog)
+        self._speed.write(b"\0" * 4)
+        self._speed.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
+        self._bind("B_SMOKE_VX", self._vx.read)
+        self._bind("B_SMOKE_VY", self._vy.read)
+        _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
+        return float(np.frombuffer(self._speed.read(), np.float32)[0])
+
+    def max_speed(self) -> float:
+        """The largest |velocity| over the faces, world units/s, of the velocity projected to the
+        tolerance (splats' pushes since the last step not included): what max_cfl sizes substeps by."""
+        self._alive()
+        return self._max_speed()
 
     def _forces(self, dt):
         """read -> write for vx, vy (the caller swaps)."""
@@ -596,7 +624,7 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
 
     def _gpu_objects(self):
         return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._s_spare, *self._impulse, self._solid_tex,
-                self._centre, self._pressure, self._div_norms, self._ledger)
+                self._centre, self._pressure, self._div_norms, self._ledger, self._speed)
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

@@ -74,6 +74,15 @@ def brush_sum(solid, x, y, radius) -> float:
     return float(w[~solid[y0:y1 + 1, x0:x1 + 1]].sum())
 
 
+def cfl_substeps(speed, dt, cell_size, max_cfl, cap=10_000) -> int:
+    """Substeps of a step of dt that carry gas at `speed` (world units/s) at most `max_cfl` cells each:
+    ceil(speed dt / (max_cfl h)), at least 1, at most `cap` (a diverged field should not hang a frame)."""
+    cells = speed * dt / (max_cfl * cell_size)
+    if not math.isfinite(cells):
+        return cap
+    return min(max(math.ceil(cells - 1e-9), 1), cap)
+
+
 def chebyshev_coefficients(a, tol, cap):
     """Coefficients (c1, c2) of each Chebyshev iteration v' = v + c1 (v - v_prev) + c2 (v* - A v) of an
     implicit diffusion solve A v = v*, A = I - a Laplacian (a = k dt / h^2, k the viscosity or the

@@ -13,11 +13,11 @@ def _relative(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
-def _push(ctx, hz, seconds=1.0, **options):
-    """A single splat of smoke with a push at t = 0 in a 48^2 box walled all round, stepped at hz for
-    `seconds`: its density, the face velocity and the grid's clock."""
+def _push(ctx, hz, seconds=1.0, push=None, **options):
+    """A single splat of smoke with a push (PUSH by default) at t = 0 in a 48^2 box walled all round,
+    stepped at hz for `seconds`: its density, the face velocity and the grid's clock."""
     g = SmokeGrid(ctx, (48, 48), **options)
-    g.splat(16, 24, 6, velocity=PUSH, density=1.0)
+    g.splat(16, 24, 6, velocity=push or PUSH, density=1.0)
     for _ in range(round(seconds * hz)):
         g.step(1.0 / hz)
     out = (g.density.astype(np.float64), *(f.copy() for f in g.face_velocity), g.sim_time, g.iteration)
@@ -26,6 +26,7 @@ def _push(ctx, hz, seconds=1.0, **options):
 
 
 PUSH = (30.0, 10.0)       # world units (cells) per second: the puff crosses most of the box in a second
+HARD_PUSH = (60.0, 0.0)   # twice as hard: the projected push carries the gas about a cell a step at 30 Hz
 
 
 @pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
@@ -34,10 +35,48 @@ def test_one_step_a_frame_keeps_a_pushed_puff_within_ten_percent(ctx, advection)
     within 10 % (relative L2) of 120 Hz's. Measured on llvmpipe: 5.3 % and 2.1 % (MacCormack), 5.4 %
     and 1.7 % (semi-Lagrangian). A push twice as hard (60 units/s) leaves 28 % and 12 % with
     MacCormack: the schemes' first-order time error (the projection takes more kinetic energy out
-    of a larger step's advected field), which fixed_step removes."""
+    of a larger step's advected field), which fixed_step and max_cfl remove."""
     density = {hz: _push(ctx, hz, advection=advection)[0] for hz in RATES}
     for hz in (30, 60):
         assert _relative(density[hz], density[120]) < 0.10, hz
+
+
+@pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
+def test_max_cfl_keeps_a_hard_push_within_ten_percent(ctx, advection):
+    """One step a frame with max_cfl = 0.25: the hard push's substeps carry the gas at most a quarter
+    cell each at any frame rate, so 30 and 60 Hz stay within 10 % of 120 Hz (llvmpipe: 0.4 % and 0.3 %,
+    MacCormack; without max_cfl 28 % and 12 %); the box keeps its density, none negative."""
+    runs = {hz: _push(ctx, hz, push=HARD_PUSH, advection=advection, max_cfl=0.25) for hz in RATES}
+    for hz in (30, 60):
+        assert _relative(runs[hz][0], runs[120][0]) < 0.10, hz
+    assert [runs[hz][4] > 100 for hz in RATES] == [True] * 3      # substeps of about 1/120 s at every rate
+    start = 1.0 * sum((1 - r2) ** 2 for r2 in (((i - 16) ** 2 + (j - 24) ** 2) / 36.0
+                                               for i in range(48) for j in range(48)) if r2 < 1)
+    for hz in RATES:
+        assert runs[hz][0].min() >= 0.0
+        assert runs[hz][0].sum() == pytest.approx(start, rel=1e-4), hz
+
+
+def test_max_cfl_splits_a_step_by_the_speed_and_the_pending_pushes(ctx):
+    """max_cfl = 0.5 on cells of 0.5: a velocity whose largest face speed is 10 steps dt = 0.1 in
+    ceil(10 * 0.1 / 0.25) = 4 substeps; a pending push of 5 more makes it 6; a slow field takes 1."""
+    g = SmokeGrid(ctx, (16, 16), cell_size=0.5, max_cfl=0.5)
+    vx, vy = (np.zeros_like(f) for f in g.face_velocity)
+    vx[8, 5], vy[3, 7] = -10.0, 4.0
+    g.face_velocity = (vx, vy)
+    assert g.max_speed() == 10.0
+    g.step(0.1)
+    assert g.iteration == 4
+    g.face_velocity = (vx, vy)
+    g.splat(8, 8, 2, velocity=(0.0, -5.0), density=0.0)
+    g.step(0.1)
+    assert g.iteration == 4 + 6
+    g.face_velocity = (vx * 0.01, vy * 0.01)
+    g.step(0.1)
+    assert g.iteration == 11
+    g.release()
+    with pytest.raises(ValueError, match="max_cfl"):
+        SmokeGrid(ctx, (8, 8), max_cfl=0.0)
 
 
 def test_fixed_step_runs_the_same_steps_at_any_frame_rate(ctx):

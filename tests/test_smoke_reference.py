@@ -470,6 +470,19 @@ def test_centre_velocity(case):
     np.testing.assert_allclose(ops.centre_velocity(vx, vy), expected, rtol=0, atol=1e-15)
 
 
+def test_max_speed(case):
+    """max_speed.comp (SmokeGrid.max_speed) against hydro.reference.smoke.max_speed, to the bit (a max
+    of float32 values), on the random faces and then with the largest on the top side, made open."""
+    g, vx, vy, s, solid, bc = case
+    assert g.max_speed() == ref.max_speed(vx, vy) > 0.0
+    g.set_boundary("top", "open")
+    vy = vy.copy()
+    vy[-1, np.flatnonzero(~solid[-1])[0]] = -7.5   # the top row of vy faces: the last row past the cells
+    g.face_velocity = (vx, vy)
+    vx, vy = (f.astype(np.float64) for f in g.face_velocity)
+    assert g.max_speed() == ref.max_speed(vx, vy) == 7.5
+
+
 def test_whole_projection_matches_exact_reference(case):
     """GPU multigrid to its tolerance against a float64 solve to 1e-10: the projected fields agree."""
     g, vx, vy, s, solid, bc = case

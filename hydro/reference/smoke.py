@@ -507,6 +507,12 @@ def step(vx, vy, s, solid, bc: Bc, dt, p, tol=1e-10, impulse=None):
     return vx, vy, carried_s
 
 
+def max_speed(vx, vy):
+    """The largest |velocity| over the vx and vy faces (max_speed.comp): what a step with max_cfl
+    sizes its substeps by."""
+    return float(max(np.abs(vx).max(), np.abs(vy).max()))
+
+
 def centre_velocity(vx, vy):
     """Velocity at cell centres (ny, nx, 2): the mean of each component's two faces."""
     return np.stack([0.5 * (vx[:, :-1] + vx[:, 1:]), 0.5 * (vy[:-1] + vy[1:])], axis=-1)
