@@ -493,7 +493,7 @@ class Renderer(_owner.Owner):
     def _flow_textures(self) -> tuple:
         """A fragment grid's flow textures now (flow_x, flow_y, hex flow_z; r32f, laid out as the compute
         grids' flow buffers, texel (x, y) of face [y, x]): they ping-pong as it steps, so fetched each time."""
-        return tuple(pair[0][0] for pair in self.grid._flows)
+        return self.grid.flow_textures
 
     def update_velocity(self) -> None:
         """Recompute `velocity_texture` from the grid's current flows and depths (one compute pass, or

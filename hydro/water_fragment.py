@@ -10,7 +10,7 @@ cell's K, each column moved by its scaled faces, and what crossed each boundary 
 and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
 bytes (common/boundary_table.glsl under FRAGMENT).
 
-The classic model: depth-area pipes; no Manning friction, inertia, erosion or probes. The ledger keeps
+The classic model: depth-area pipes; no Manning friction, inertia, erosion or gauges. The ledger keeps
 per boundary face an unevaluated float sum hi + lo on the GPU (book.frag), folded into float64 on the
 CPU when ledger() is asked or before set_boundary() changes a face's kind.
 
@@ -35,9 +35,14 @@ bed on the edge), level by level down to one texel, of which 16 bytes are read b
 - after an edit (a brush, the water or terrain setters) the next call reduces the water as it is and
   waits for it; a call of more than MAX_CHUNK substeps does so after each MAX_CHUNK.
 volume() reduces the water as it is and waits for it.
+
+sample() and sample_async() (docs/design.md, "Asking the water between frames"): common/sample.glsl's
+sample_point() in a pass of one texel a point (fragment/sample.frag), whose values are packed into a
+fenced pixel buffer that the handle reads later (_FragmentSampler).
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import sys
 import weakref
@@ -45,7 +50,7 @@ import weakref
 import moderngl
 import numpy as np
 
-from . import _gl, _owner, lattice
+from . import _gl, _native, _owner, lattice
 from . import _validate as check
 from . import boundary as bnd
 from ._validate import FLOAT32_MAX
@@ -55,6 +60,7 @@ from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid 
 from .hex import HexWaterGrid
 from .water import _PipeGrid
 from .water_cycle import Cycle
+from .water_probes import SAMPLE_DRY_DEPTH, Sample
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
@@ -63,9 +69,10 @@ REQUIRED_VERSION = 410
 # (common/cycle.glsl's rates and arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
+LATTICE_PASSES = MODEL_PASSES + ("sample",)     # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
-# each pass's defines where it takes any (HEX too, for the lattice's model passes)
-PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",)},
+# each pass's defines where it takes any (HEX too, for the lattice's passes)
+PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",)}, "sample": {},
                 **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK} for name in ("stats_cells", "stats_levels")}}
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
 # cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
@@ -74,6 +81,7 @@ NO_CYCLE = (("CYCLE", False), ("RAIN_FIELD", False), ("SOURCES", False))
 NO_TAKEN = (("TAKEN", False),)
 DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": NO_TAKEN}
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
+SAMPLE_ROW = 1024           # texels a row of the sample pass's points and values
 
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
@@ -83,7 +91,7 @@ def _program(ctx, name: str, hexagonal: bool, variant: tuple = ()):
     and variant ((define, value) pairs) (hydro._gl.program inserts defines in the vertex stage only; these
     passes need them in the fragment stage)."""
     cache = _programs.setdefault(ctx, {})
-    hexagonal = hexagonal and name in MODEL_PASSES
+    hexagonal = hexagonal and name in LATTICE_PASSES
     key = (name, hexagonal, variant)
     prog = cache.get(key)
     if prog is None:
@@ -233,6 +241,7 @@ class FragmentWaterGrid(_owner.Simulation):
         # (_cycle_ledger, current first)
         self._cycle = None
         self._cycle_records, self._move_targets, self._taken, self._cycle_ledger = None, {}, None, None
+        self._sampler, self._last_points = None, None     # sample_async's pass and ring, made on first use
         self._move_variant = NO_CYCLE
         self._fresh = False                         # the records' taken amounts were added to the ledger since
         self._unfolded = False                      # a substep of the cycle ran since they were last added
@@ -254,8 +263,9 @@ class FragmentWaterGrid(_owner.Simulation):
         self._seal()
 
     def _gpu_objects(self):
-        cycle = getattr(self, "_cycle", None)
-        return list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects())
+        cycle, sampler = getattr(self, "_cycle", None), getattr(self, "_sampler", None)
+        return (list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects())
+                + ([] if sampler is None else [sampler]))
 
     def _pass(self, name: str, variant: tuple = ()):
         """The program and vertex array of pass `name` in `variant`, made on first use."""
@@ -342,6 +352,14 @@ class FragmentWaterGrid(_owner.Simulation):
     flow_x = _PipeGrid.flow_x
     flow_y = _PipeGrid.flow_y
 
+    @property
+    def flow_textures(self) -> tuple:
+        """The r32f textures holding flow_x, flow_y (hex: flow_z) now, texel (x, y) of face [y, x], for a
+        game's shaders (the compute grids' flow_buffers). The grid swaps textures as it steps: fetch them
+        after each step(), do not keep them."""
+        self._alive()
+        return tuple(pair[0][0] for pair in self._flows)
+
     def _set_flow(self, k, name, flow):
         """Flows are state too (a saved game restores them); they move water only through step()."""
         self._alive()
@@ -354,6 +372,35 @@ class FragmentWaterGrid(_owner.Simulation):
         finish the work queued so far."""
         self._alive()
         return self._measure()["volume"]
+
+    # ------------------------------------------------------------------------------ asking the water
+
+    sample = _PipeGrid.sample
+    _checked_points = _PipeGrid._checked_points     # check_points, skipped for the same array as the last
+
+    def sample_async(self, points) -> Sample:
+        """sample(points) without waiting, as WaterGrid.sample_async: a hydro.water_probes.Sample handle
+        whose `ready` says whether its values are back and whose `result()` returns them. With no
+        persistent mapping on GL 4.1, the values go into a pixel buffer read later: the pass and the
+        copy are queued and fenced now, `ready` asks the fence and `result()` reads the buffer, waiting
+        only if the GPU has not got there yet (where the context gives no fences, the values are read at
+        once). The values are of the water as it is now, whatever is stepped after."""
+        self._alive()
+        points = self._checked_points(points)
+        if self._sampler is None:
+            self._sampler = _FragmentSampler(self)
+        return self._sampler.queue(points)
+
+    def _sample_pass(self, points, target, box) -> None:
+        """fragment/sample.frag over `box` (x, y, w, h) of framebuffer `target`, the points texture's
+        texels there: one point a texel."""
+        inputs = {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0],
+                  **{f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self._flows)}, "u_points": points}
+        target.viewport = box
+        with self._bound():
+            self._draw("sample", target, inputs, u_size=(self.nx, self.ny),
+                       u_sample_face_width=float(self.geometry.face_width),
+                       u_sample_min_depth=SAMPLE_DRY_DEPTH * self.params.cell_size)
 
     # ------------------------------------------------------------------------------------- boundaries
 
@@ -765,6 +812,98 @@ class FragmentWaterGrid(_owner.Simulation):
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"
         return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
+
+
+class _FragmentSampler:
+    """A fragment grid's samples (as hydro.water_probes.Sampler, whose Sample handles it gives): the
+    points an rg32f texture and the values an rgba32f target, SAMPLE_ROW texels a row, point i at texel
+    (i % SAMPLE_ROW, i // SAMPLE_ROW); each request's texels are packed into a pixel buffer of a ring of
+    SLOTS, behind a fence (glFenceSync: GL 3.2), and read when its handle asks. Made on the first sample;
+    a request of more points than the textures hold makes them again, after taking those on their way."""
+
+    SLOTS = 8                   # requests that can be on their way at once; the next takes the oldest
+    _FENCES = {"glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
+               "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
+               "glDeleteSync": (None, [ctypes.c_void_p])}
+
+    def __init__(self, grid):
+        self.grid, self.ctx = grid, grid.ctx
+        self.gl = _native.gl_functions(self.ctx, self._FENCES)   # None: no loader, values read at once
+        self.capacity, self.points, self.target, self.buffers = 0, None, None, []
+        self.fences = [None] * self.SLOTS
+        self.sent = None                    # the points in the texture (bytes)
+        self.seq = 0
+        self.waiting = {}                   # seq -> Sample whose values are in a pixel buffer, not yet read
+
+    def _grow(self, count: int) -> None:
+        for handle in list(self.waiting.values()):
+            self.take(handle)
+        self.release()
+        self.capacity = max(64, 1 << (count - 1).bit_length())
+        width = min(self.capacity, SAMPLE_ROW)
+        size = (width, self.capacity // width)
+        self.points = self.ctx.texture(size, 2, dtype="f4")
+        values = self.ctx.texture(size, 4, dtype="f4")
+        self.target = (values, self.ctx.framebuffer(color_attachments=[values]))
+        for tex in (self.points, values):
+            tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        if self.gl is not None:
+            self.buffers = [self.ctx.buffer(reserve=16 * self.capacity) for _ in range(self.SLOTS)]
+
+    def queue(self, points: np.ndarray) -> Sample:
+        """Queue the pass for `points` (checked (N, 2) float32) and the copy of its values."""
+        count = len(points)
+        if count > self.capacity:
+            self._grow(count)
+        width = self.points.size[0]
+        box = (0, 0, width, -(-count // width))
+        data = points.tobytes()
+        if data != self.sent:               # a game often asks at the same points: they are there already
+            rows = np.zeros((box[2] * box[3], 2), np.float32)
+            rows[:count] = points
+            self.points.write(rows.tobytes(), viewport=box)
+            self.sent = data
+        self.grid._sample_pass(self.points, self.target[1], box)
+        if self.gl is None:
+            return Sample(self, 0, count, self._values(self.target[1].read(box, 4, dtype="f4"), count))
+        self.seq += 1
+        overwritten = self.waiting.get(self.seq - self.SLOTS)
+        if overwritten is not None:         # its buffer is taken next: read it first
+            self.take(overwritten)
+        slot = self.seq % self.SLOTS
+        self.target[1].read_into(self.buffers[slot], box, 4, dtype="f4")
+        if self.fences[slot] is not None:
+            self.gl["glDeleteSync"](self.fences[slot])
+        self.fences[slot] = self.gl["glFenceSync"](_native.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        handle = self.waiting[self.seq] = Sample(self, self.seq, count)
+        return handle
+
+    def done(self, handle: Sample) -> bool:
+        """Whether the request's values are in its buffer; never waits (flushes, so they get there)."""
+        self.grid._alive()
+        result = self.gl["glClientWaitSync"](self.fences[handle._seq % self.SLOTS], _native.GL_SYNC_FLUSH_COMMANDS_BIT, 0)
+        return result in (_native.GL_ALREADY_SIGNALED, _native.GL_CONDITION_SATISFIED)
+
+    def take(self, handle: Sample) -> None:
+        """Read a request's values out of its buffer, waiting for the GPU if it is not done."""
+        self.grid._alive()
+        handle._values = self._values(self.buffers[handle._seq % self.SLOTS].read(16 * handle._count), handle._count)
+        del self.waiting[handle._seq]
+
+    @staticmethod
+    def _values(data: bytes, count: int) -> np.ndarray:
+        return np.frombuffer(data, np.float32, 4 * count).reshape(count, 4)
+
+    def release(self) -> None:
+        """Free the textures, buffers and fences (the grid's release(); idempotent)."""
+        for fence in self.fences:
+            if fence is not None:
+                self.gl["glDeleteSync"](fence)
+        self.fences = [None] * self.SLOTS
+        for obj in (self.points, *(self.target or ()), *self.buffers):
+            if obj is not None:
+                obj.release()
+        self.points, self.target, self.buffers, self.waiting = None, None, [], {}
 
 
 class _FragmentCycle(Cycle):
