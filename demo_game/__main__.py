@@ -1,6 +1,6 @@
 """python -m demo_game [smoke] [options]: the hydro demo.
 
-    python -m demo_game                                   # the window (pyglet, GL 4.3 core)
+    python -m demo_game                                   # the window (pyglet, GL 4.3 core, else 4.1)
     python -m demo_game --script dig-channel --frames 900 # watch the canonical scenario, then close
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
     python -m demo_game --headless --frames 450 --script dam-break --out dam.png
@@ -54,6 +54,9 @@ smoke scene controls:
   C, space, Esc             clear, pause, quit
 
 With no display, the window falls back to --headless (xvfb-run gives a virtual display).
+On OpenGL 4.1 (macOS) the water scene runs the classic model as fragment passes: erosion (E, --erosion,
+--script erode), the inertia model (M, --model inertia, --script dam-break) and the water wheel need
+OpenGL 4.3 and are refused or left out, saying so; the smoke scene needs 4.3.
 """
 
 
@@ -149,7 +152,7 @@ def main(argv=None) -> int:
     except SaveError as exc:         # --load FILE: a corrupt or foreign file, named with what is wrong
         print(f"{prog}: --load: {exc}", file=sys.stderr)
         return 2
-    except hydro.HydroGLError as exc:     # no GL 4.3: the window's (GLUnavailable) or EGL's
+    except hydro.HydroGLError as exc:     # no GL context (GLUnavailable, EGL's), or GL 4.1 asked for 4.3's
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as exc:

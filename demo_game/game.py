@@ -6,6 +6,10 @@ evaporation and springs are the grid's water cycle (`grid.rain`, `grid.evaporati
 the grid's too (`grid.erosion`): the water carves its bed and lays the sediment down where it slows,
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
+On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
+the classic pipes, the water cycle and samples, but no erosion, inertia or gauges. There the game runs
+without the wheel (the HUD says why) and refuses erosion and the inertia model with `NeedsCompute`.
+
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
     game.use_tool("dig", x, y)        # tools act at grid coordinates (see Game.pick for the mouse)
@@ -57,6 +61,20 @@ WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it
 # within a simulated minute. Banks steeper than the talus angle slump, so carved ones do not stand as
 # cliffs, while the world as built has only a few faces that steep, so nothing slumps unprovoked.
 EROSION = hydro.Erosion(capacity=0.1, dissolve=0.5, deposit=0.5, talus=50.0, slump=0.5)
+COMPUTE_VERSION = 430           # below it hydro's grids run the fragment backend (hydro.water_fragment)
+
+
+class NeedsCompute(hydro.HydroGLError, ValueError):
+    """What was asked needs OpenGL 4.3 compute shaders, and the game runs on a GL 4.1 context."""
+
+
+def needs_compute(ctx, what: str) -> None:
+    """Refuse `what` (erosion, the inertia model) on a context without compute shaders, saying why."""
+    version = ctx.version_code
+    if version < COMPUTE_VERSION:
+        raise NeedsCompute(f"{what} needs OpenGL 4.3 compute shaders; this context is OpenGL {version // 100}."
+                           f"{version % 100 // 10}, on which hydro runs the classic water model as fragment "
+                           f"passes (no erosion, inertia or gauges)")
 
 
 class Camera:
@@ -103,10 +121,15 @@ class Game:
                  erosion=False):
         if model not in MODELS:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
+        if model != "classic":
+            needs_compute(ctx, f"the {model} model")
+        if erosion:
+            needs_compute(ctx, "erosion")
         self.ctx, self.world, self.time_scale = ctx, world, float(time_scale)
         self.model = model
         self.grid = None
         self.renderer = None
+        self._hexagonal = False           # the lattice of the grid made last
         self._springs: list[tuple[float, float, float]] = []     # (x, y, volume/s): the record saves keep
         self._sources = []                # the grid's source for each spring, made again with the grid
         self._rain = False
@@ -136,7 +159,13 @@ class Game:
 
     @property
     def hexagonal(self) -> bool:
-        return isinstance(self.grid, hydro.HexWaterGrid)
+        """Whether the grid is on the hex lattice (as the game made it, on either backend)."""
+        return self._hexagonal
+
+    @property
+    def compute(self) -> bool:
+        """Whether the grid runs compute shaders (erosion, inertia and gauges), not the GL 4.1 backend."""
+        return self.grid.backend == "compute"
 
     @property
     def cell_size(self) -> float:
@@ -167,6 +196,11 @@ class Game:
                    erosion=False):
         """The one place a grid is made (the first, and every rebuild): with the game's water cycle and
         erosion on it, since a new grid starts with neither, and its renderer."""
+        if erosion:
+            needs_compute(self.ctx, "erosion")
+        has_sediment = sediment is not None and np.any(np.asarray(sediment) != 0)
+        if has_sediment:
+            needs_compute(self.ctx, "the saved world's sediment (erosion)")
         grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water,
                                                                      **MODELS[self.model])
         renderer = None
@@ -177,8 +211,9 @@ class Game:
             sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
             grid.rain = RAIN_RATE if self._rain else 0.0
             grid.evaporation = EVAPORATION
-            grid.erosion = EROSION if erosion else None
-            if sediment is not None and np.any(np.asarray(sediment) != 0):   # none: no erosion state made
+            if grid.backend == "compute":               # the fragment backend has no erosion
+                grid.erosion = EROSION if erosion else None
+            if has_sediment:                            # none: no erosion state made
                 grid.sediment = sediment
             renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
             if deposits is not None:
@@ -195,11 +230,13 @@ class Game:
         if self.grid is not None:
             self.grid.release()
         self.grid, self.renderer = grid, renderer
+        self._hexagonal = bool(hexagonal)
         self._springs, self._sources = springs, sources
         self._erosion = erosion
         self._surface = None
         self._asked = None
-        self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None
+        # the wheel turns by what its gauge reads: gauges need compute shaders, so GL 4.1 goes without
+        self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None and self.compute else None
 
     def set_model(self, model: str) -> None:
         """The water model: "classic" (the pipes) or "inertia" (momentum and Manning's bed friction), on
@@ -208,6 +245,8 @@ class Game:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
         if model == self.model:
             return
+        if model != "classic":
+            needs_compute(self.ctx, f"the {model} model")
         before, self.model = self.model, model
         try:
             self.rebuild(self.grid.terrain, self.grid.water, hexagonal=self.hexagonal, **self._sediment_record())
@@ -225,7 +264,10 @@ class Game:
 
     def _sediment_record(self) -> dict:
         """The sediment the water carries and the heights the renderer measures deposits from, for a
-        new grid on the same heights (rebuild's keywords): the material and the silt go with the world."""
+        new grid on the same heights (rebuild's keywords): the material and the silt go with the world.
+        A grid of the fragment backend has neither."""
+        if not self.compute:
+            return {}
         return {"sediment": self.grid.sediment, "deposits": self.renderer.deposit_reference}
 
     def _world_center(self):
@@ -339,7 +381,10 @@ class Game:
 
     @erosion.setter
     def erosion(self, on) -> None:
-        self.grid.erosion = EROSION if on else None
+        if on:
+            needs_compute(self.ctx, "erosion")
+        if self.compute:
+            self.grid.erosion = EROSION if on else None
         self._erosion = bool(on)
         if on and not self.renderer.tracking_deposits:
             self.renderer.track_deposits()
@@ -498,7 +543,8 @@ class Game:
     def hud_lines(self, fps: float) -> list[str]:
         keys = "  ".join(f"{key} {name}" for name, (key, _) in TOOLS.items())
         lattice = "hex" if self.hexagonal else "square"
-        wheel = (f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else "")
+        wheel = (f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else
+                 "" if self.compute or self.world.wheel is None else "no wheel (its gauge needs OpenGL 4.3)   ")
         return [
             f"{fps:5.1f} fps   sim {self.sim_ms:5.2f} ms/frame   volume {self.grid.volume():10.1f}   "
             f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}   "

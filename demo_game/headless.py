@@ -57,8 +57,12 @@ def side_by_side(pictures, gap=8) -> np.ndarray:
 def run(args) -> int:
     ctx = hydro.create_context()
     print(f"headless: {ctx.info['GL_RENDERER']} (OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10})")
-    game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model,
-                erosion=args.erosion)
+    try:
+        game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model,
+                    erosion=args.erosion)
+    except Exception:                   # GL 4.1 refuses erosion and inertia (game.NeedsCompute)
+        ctx.release()
+        raise
     if args.load:
         from .saves import load
         load(game, args.load)

@@ -9,13 +9,13 @@ import numpy as np
 import pyglet
 from pyglet.window import key, mouse
 
-from .glwindow import GL43Window
+from .glwindow import GLWindow
 from .smoke_scene import STEP, WORLD, SmokeScene, _default_obstacles, pick
 
 HUD = 26                                            # pixels of the band at the top that holds the HUD
 
 
-class SmokeWindow(GL43Window):
+class SmokeWindow(GLWindow):
     def __init__(self, preset="fire", width=1024, height=768, shape=None, step=STEP, **kwargs):
         super().__init__(width, height, "hydro smoke", resizable=True, **kwargs)    # GLUnavailable below GL 4.3
         self.ctx.error                                   # moderngl may leave a flag from detection

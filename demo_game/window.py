@@ -1,4 +1,4 @@
-"""The pyglet window: a GL 4.3 core context shared with moderngl, mouse and keys, a HUD.
+"""The pyglet window: a GL 4.3 core context (else 4.1) shared with moderngl, mouse and keys, a HUD.
 
 Mouse: left drag uses the tool, right drag orbits, middle drag (or shift + right drag) pans, the wheel
 zooms. Keys: 1-5 pick the tool (dig, raise, water, spring, drain), [ and ] size the brush, R rain,
@@ -20,8 +20,8 @@ from pyglet.window import key, mouse  # noqa: E402
 
 from . import saves  # noqa: E402
 from . import world as worlds  # noqa: E402
-from .game import TOOLS, Game  # noqa: E402
-from .glwindow import GL43Window  # noqa: E402
+from .game import TOOLS, Game, NeedsCompute  # noqa: E402
+from .glwindow import GLWindow  # noqa: E402
 from .scripts import SCRIPTS  # noqa: E402
 
 SKY = (0.64, 0.78, 0.92, 1.0)
@@ -30,7 +30,9 @@ HUD_INTERVAL = 0.25                          # seconds between HUD text updates 
 TOOL_KEYS = {getattr(key, f"_{TOOLS[name][0]}"): name for name in TOOLS}
 
 
-class DemoWindow(GL43Window):
+class DemoWindow(GLWindow):
+    VERSIONS = ((4, 3), (4, 1))     # on 4.1 (macOS) the water runs hydro's fragment backend
+
     def __init__(self, args, **kwargs):
         self.game = None
         super().__init__(width=args.width, height=args.height, caption="hydro: dig a channel", resizable=True,
@@ -158,9 +160,12 @@ class DemoWindow(GL43Window):
         elif symbol == key.R:
             game.rain = not game.rain
         elif symbol == key.E:
-            game.erosion = not game.erosion
-            game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
-                            if game.erosion else "erosion off")
+            try:
+                game.erosion = not game.erosion
+                game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
+                                if game.erosion else "erosion off")
+            except NeedsCompute as exc:             # GL 4.1: the fragment backend has no erosion
+                game.message = str(exc)
         elif symbol in (key.P, key.SPACE):
             game.paused = not game.paused
         elif symbol == key.N:
@@ -175,7 +180,10 @@ class DemoWindow(GL43Window):
         elif symbol == key.L:
             game.launch_log()
         elif symbol == key.M:
-            game.set_model("inertia" if game.model == "classic" else "classic")
+            try:
+                game.set_model("inertia" if game.model == "classic" else "classic")
+            except NeedsCompute as exc:             # GL 4.1: the classic model only
+                game.message = str(exc)
         elif symbol == key.F5:
             try:
                 saves.save(game, self.save_file)
