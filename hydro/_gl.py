@@ -40,8 +40,8 @@ class ShaderError(RuntimeError):
 def create_context(*, require: int | None = None, backend: str | None = None) -> moderngl.Context:
     """A standalone (windowless) OpenGL context for hydro: GL 4.3 with compute shaders where the driver
     has it, else GL 4.1 (macOS), on which the water grids run their fragment backend
-    (hydro.water_fragment) and SmokeGrid and the renderer say they need 4.3. `require` (e.g. 430)
-    refuses anything older.
+    (hydro.water_fragment), which hydro.render.Renderer draws, and SmokeGrid says it needs 4.3.
+    `require` (e.g. 430) refuses anything older.
 
     On Linux EGL is tried first, so this works on servers and CI machines with no display
     (Mesa's llvmpipe gives GL 4.5 on the CPU; NVIDIA's driver gives the GPU). `backend` forces one.
@@ -98,7 +98,7 @@ def require_compute(ctx, require: int = REQUIRED_VERSION) -> None:
             f"({info.get('GL_VENDOR', '?')}). Ask for a core 4.3 context (pyglet: "
             f"gl.Config(major_version=4, minor_version=3, forward_compatible=True)), or use hydro.create_context(). "
             f"macOS stops at OpenGL 4.1: there WaterGrid and HexWaterGrid run the classic model as fragment "
-            f"passes, and SmokeGrid and the renderer cannot run.")
+            f"passes, which hydro.render.Renderer draws; SmokeGrid cannot run.")
     _checked.add(ctx)
 
 
