@@ -117,8 +117,9 @@ def _folding(g, fold=True):
     return g
 
 
+@pytest.mark.parametrize("cycle", [False, True], ids=["", "cycle"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_sample_folded_into_the_next_call_is_the_water_when_asked(ctx, rng, kind):
+def test_a_sample_folded_into_the_next_call_is_the_water_when_asked(ctx, rng, kind, cycle):
     """Folded (CPU rasterisers' tuning), a sample waits for the next step() call, whose first pass samples
     it: not ready before, ready after without a pass of its own, the same bits as a pass of its own on
     the same water. An edit before that call (a brush, the flow setters, a side's kind, the terrain),
@@ -148,6 +149,9 @@ def test_a_sample_folded_into_the_next_call_is_the_water_when_asked(ctx, rng, ki
     for g in (folded, alone):
         g.set_boundary("left", "inflow", 2.0)
         g.set_boundary("top", "level", 1.2)
+        if cycle:                       # the boundary pass that samples, with the most storage blocks
+            g.rain = 1e-3
+            g.add_source(4.0, 9.0, 2.0, -1e-2)
         g.step(0.1)
     handle = folded.sample_async(points)
     assert not handle.ready and folded._sampler.pending is handle

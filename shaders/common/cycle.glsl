@@ -22,8 +22,10 @@ CYCLE_TEXTURE(B_SOURCES) u_sources;             // (springs, drains) m/s a cell
 // owes it (cycled()'s `owed`). A dispatch reads the records at B_CYCLE_RECORD and a cell's owner
 // writes its record at B_CYCLE_RECORD_OUT: another tile's halo may read the cell's record while the
 // owner updates it, so kernels with halos take two buffers in turn (the cell-wise kernel, one bound
-// at both points: no restrict).
-#ifndef FRAGMENT
+// at both points: no restrict). A pass that reads no record (the boundary faces' pass, which would
+// otherwise pass the storage blocks a compute shader may have) defines NO_CYCLE_RECORDS first.
+#if !defined(FRAGMENT) && !defined(NO_CYCLE_RECORDS)
+#define CYCLE_RECORDS 1
 layout(std430, binding = B_CYCLE_RECORD) buffer CycleRecord { vec4 u_cycle_record[]; };
 layout(std430, binding = B_CYCLE_RECORD_OUT) buffer CycleRecordOut { vec4 u_cycle_record_out[]; };
 #endif
@@ -56,7 +58,7 @@ float cycle_step(float h, float move_error, vec3 rates, inout vec4 rec) {
     return done.x;
 }
 
-#ifndef FRAGMENT
+#ifdef CYCLE_RECORDS
 int record_index(ivec2 c) { return c.y * u_size.x + c.x; }
 
 vec4 cycle_record(ivec2 c) { return inside(c) ? u_cycle_record[record_index(c)] : vec4(0.0); }

@@ -6,7 +6,7 @@
 // least-squares vector whose projections on the three axes are the flows f_k.
 // Needs common/water.glsl (the flows' indexing) before it.
 // A pass that declares the flow buffers itself (to write them) defines FLOWS_DECLARED first.
-#if !FLOWS_DECLARED
+#ifndef FLOWS_DECLARED
 layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowX { float u_flow_x[]; };
 layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow_y[]; };
 #if HEX
