@@ -212,10 +212,14 @@ class Sampler(Held):
         return self.pending._count
 
     def folded(self) -> None:
-        """The call's first pass ran (with the sample's invocations where one waited)."""
+        """The call's first pass ran (with the sample's invocations where one waited). Where its values
+        are back already (a CPU rasteriser runs a pass when it is dispatched), the handle takes them now,
+        so its result() needs no GL call."""
         handle, self.pending = self.pending, None
         if handle is not None:
             self._sent(handle)
+            if self.ring.done(handle._seq):
+                self.take(handle)
 
     def called(self) -> None:
         """A step() call ended: requests made now may wait for the next."""
