@@ -1,18 +1,21 @@
-"""FragmentWaterGrid and FragmentHexWaterGrid: the classic water model (hydro.water's, square grid and
-triangular lattice) as render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no
-compute shaders, storage buffers or image stores.
+"""FragmentWaterGrid and FragmentHexWaterGrid: hydro.water's model (square grid and triangular lattice;
+pipes of the water's depth or of a constant area, Manning's friction, inertia, fixed substeps) as
+render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no compute shaders, storage
+buffers or image stores.
 
 The arithmetic is shaders/common/model.glsl's, as the compute kernels run it (docs/design.md, "The
 model"); only the schedule differs. A substep is fragment passes, each writing one texture and
 reading the others with texelFetch (shaders/fragment/): accelerate the faces of each axis (boundary
-faces by their table entry), each cell's outflow scale K, the faces of each axis scaled by their upwind
+faces by their table entry; with inertia an interior face from its stencil of every axis's flows,
+fragment/inertia.glsl), each cell's outflow scale K, the faces of each axis scaled by their upwind
 cell's K, each column moved by its scaled faces, and what crossed each boundary face booked. Water
 and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
 bytes (common/boundary_table.glsl under FRAGMENT).
 
-The classic model: depth-area pipes; no Manning friction, inertia, erosion or gauges. The ledger keeps
-per boundary face an unevaluated float sum hi + lo on the GPU (book.frag), folded into float64 on the
-CPU when ledger() is asked or before set_boundary() changes a face's kind.
+The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
+compute kernels' are; no erosion or gauges. The ledger keeps per boundary face an unevaluated float sum
+hi + lo on the GPU (book.frag), folded into float64 on the CPU when ledger() is asked or before
+set_boundary() changes a face's kind.
 
 The water cycle (docs/design.md, "The water cycle"): `rain`, `evaporation`, `add_source()` and `sources`
 are WaterGrid's own (hydro.water_cycle's Cycle and Source hold the rates, the rain-field and sources
@@ -28,13 +31,16 @@ context, and the same ledger; nothing of the grid is read back.
 
 step() plans as WaterGrid does (docs/design.md, "Planning a call"), from a record of the water reduced
 on the GPU (fragment/stats.glsl: the sum of the depths as a float pair, the deepest water, the lowest
-bed on the edge), level by level down to one texel, of which 16 bytes are read back, never the water:
+bed on the edge; with inertia the fastest water, in a render target of its own), level by level down
+to one texel, of which 16 bytes (with inertia 20) are read back, never the water:
 - a call plans from the record queued at the end of the call before the previous one, copied into a
   pixel buffer (one of two, by the call's parity), so the GPU has nearly always finished it and which
   record a call reads never depends on the GPU's timing;
 - after an edit (a brush, the water or terrain setters) the next call reduces the water as it is and
   waits for it; a call of more than MAX_CHUNK substeps does so after each MAX_CHUNK.
-volume() reduces the water as it is and waits for it.
+volume() reduces the water as it is and waits for it. With fixed_substep, step(dt) advances whole
+substeps of that length and carries the remainder, planning de Almeida's weighting from the water at
+the last edit (as WaterGrid's).
 
 sample() and sample_async() (docs/design.md, "Asking the water between frames"): common/sample.glsl's
 sample_point() in a pass of one texel a point (fragment/sample.frag), whose values are packed into a
@@ -55,7 +61,7 @@ from . import _validate as check
 from . import boundary as bnd
 from ._validate import FLOAT32_MAX
 from .params import (DEPTH_MARGIN, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep, coupling,
-                     max_stable_dt, stable_face_depth)
+                     max_stable_dt, smoothing_weight, speed_cap, stable, stable_face_depth)
 from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
 from .hex import HexWaterGrid
 from .water import _PipeGrid
@@ -65,22 +71,25 @@ from .water_probes import SAMPLE_DRY_DEPTH, Sample
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
 REQUIRED_VERSION = 410
-# the defines every model pass takes (and HEX): the classic model; the move pass's variants turn CYCLE on
-# (common/cycle.glsl's rates and arithmetic, fragment/cycle.glsl's record texture)
+# the defines every model pass takes (and HEX); each grid sets PIPE_AREA_DEPTH, MANNING and INERTIA by its
+# parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
+# arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
-LATTICE_PASSES = MODEL_PASSES + ("sample",)     # the passes whose code differs by lattice (HEX)
+LATTICE_PASSES = MODEL_PASSES + ("sample", "stats_cells")     # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
 # each pass's defines where it takes any (HEX too, for the lattice's passes)
 PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",)}, "sample": {},
-                **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK} for name in ("stats_cells", "stats_levels")}}
+                **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK, "SPEED": False}
+                   for name in ("stats_cells", "stats_levels")}}
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
 # cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
-# adding what the cycle took or not
+# adding what the cycle took or not (and with inertia the fastest water, SPEED)
 NO_CYCLE = (("CYCLE", False), ("RAIN_FIELD", False), ("SOURCES", False))
-NO_TAKEN = (("TAKEN", False),)
+NO_TAKEN = (("SPEED", False), ("TAKEN", False))
 DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": NO_TAKEN}
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
+SPEED_BYTES = 4             # with inertia, after it: the fastest water, r32f
 SAMPLE_ROW = 1024           # texels a row of the sample pass's points and values
 
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
@@ -124,12 +133,12 @@ def _standalone_context():
 
 
 class FragmentWaterGrid(_owner.Simulation):
-    """Virtual-pipes water on a square grid (as hydro.WaterGrid, classic model) as fragment-shader passes,
+    """Virtual-pipes water on a square grid (as hydro.WaterGrid) as fragment-shader passes,
     for GL 4.1 core contexts. Cell [y, x] covers world [x, x+1] x [y, y+1] * cell_size.
 
     ctx: a moderngl.Context with GL >= 4.1, or None for a private standalone one.
-    terrain: (ny, nx) heights in world units; cell_size, gravity, friction: see hydro.params.WaterParams
-    (pipe area "depth", no Manning friction, no inertia). water: optional initial depths (ny, nx), >= 0.
+    terrain: (ny, nx) heights in world units; cell_size, gravity, friction, pipe_area, manning, inertia,
+    fixed_substep: see hydro.params.WaterParams. water: optional initial depths (ny, nx), >= 0.
     The water cycle as WaterGrid's: `rain` (m/s, a number or an (ny, nx) field), `evaporation` (m/s),
     `add_source(x, y, radius, rate)` (springs and drains, `source.rate`, `source.remove()`) and
     `sources`, run on the GPU at every substep and booked in ledger() under "rain", "sources",
@@ -147,7 +156,8 @@ class FragmentWaterGrid(_owner.Simulation):
     sleep = False
     awake = 1.0
 
-    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None):
+    def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
+                 water=None, manning=0.0, fixed_substep=None, inertia=False):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:
@@ -156,7 +166,7 @@ class FragmentWaterGrid(_owner.Simulation):
             if ctx.version_code < REQUIRED_VERSION:
                 raise _gl.HydroGLError(f"ctx: FragmentWaterGrid needs OpenGL 4.1; this context is OpenGL "
                                        f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}")
-        self.params = WaterParams(cell_size, gravity, friction)
+        self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep, inertia)
         terrain = check.field("terrain", terrain)
         if terrain.ndim != 2 or min(terrain.shape) < 1:
             raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
@@ -195,7 +205,17 @@ class FragmentWaterGrid(_owner.Simulation):
         if side and max(nx, ny) + 1 > side:
             raise ValueError(f"terrain: shape {(ny, nx)} is too large for this context: its textures need "
                              f"{max(nx, ny) + 1} texels a side and GL_MAX_TEXTURE_SIZE is {side}")
-        self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(self.params.cell_size)
+        p = self.params
+        self.geometry = (Geometry.hexagonal if self._hexagonal else Geometry.square)(p.cell_size)
+        if p.fixed_substep is not None and not p.depth_area:
+            bound = coupling(p, self.geometry, 0.0, 0.0)      # a constant area's pipes: whatever the water
+            if not stable(p.fixed_substep, bound, self.geometry, p):
+                limit = max_stable_dt(bound, self.geometry, p)
+                raise ValueError(f"fixed_substep: {p.fixed_substep} s is beyond the stable limit {limit:.4g} s of "
+                                 f"pipes of a constant area {p.pipe_area}; expected fixed_substep <= {limit:.4g}")
+        # the model's defines for every model pass (MODEL_DEFINES), as the compute kernels set them
+        self._model_variant = (("INERTIA", p.inertia), ("MANNING", p.manning > 0.0),
+                               ("PIPE_AREA_DEPTH", p.depth_area))
         self._layout = bnd.layout(nx, ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
         count = self._layout.size
@@ -220,19 +240,25 @@ class FragmentWaterGrid(_owner.Simulation):
         self._scale = self._target((nx, ny))
         self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
         self._clear_ledger()
-        # the stats levels (rgba32f), each STATS_BLOCK times smaller a side, the last one texel; the records
+        # the stats levels (rgba32f), each STATS_BLOCK times smaller a side, the last one texel, with inertia
+        # each with an r32f texture of the fastest water as a second render target (_speed); the records
         # queued at the ends of step() calls go into two pixel buffers, by the call's parity
-        self._levels, size = [], (nx, ny)
+        self._levels, self._speed, size = [], [], (nx, ny)
         while not self._levels or size != (1, 1):
             size = (-(-size[0] // STATS_BLOCK), -(-size[1] // STATS_BLOCK))
-            self._levels.append(self._target(size, 4))
+            level = self._texture(size, 4)
+            if p.inertia:
+                self._speed.append(self._texture(size, 1))
+            fbo = ctx.framebuffer(color_attachments=[level, *self._speed[-1:]])
+            self._made.append(fbo)
+            self._levels.append([level, fbo])
         self._records = []
         for _ in range(2):
-            self._records.append(ctx.buffer(reserve=RECORD_BYTES))
+            self._records.append(ctx.buffer(reserve=RECORD_BYTES + SPEED_BYTES * p.inertia))
             self._made.append(self._records[-1])
         self._passes = {}                           # (name, variant) -> (program, vertex array), made on first use
         for name in MODEL_PASSES + ("brush", "stats_cells", "stats_levels"):
-            self._pass(name, DEFAULT_VARIANTS.get(name, ()))
+            self._pass(name, self._stats_variant(False) if name.startswith("stats") else DEFAULT_VARIANTS.get(name, ()))
         self._brush_weights = None
         # the water cycle (_cycle_of), made on first use: its rates and sources (a water_cycle.Cycle), each
         # cell's record as two rgba32f textures the move pass ping-pongs (_cycle_records, current first), the
@@ -249,6 +275,8 @@ class FragmentWaterGrid(_owner.Simulation):
         self._released = False
 
         self._sim_time = 0.0
+        self._carry = 0.0                           # fixed_substep: seconds asked for and not yet advanced
+        self._last_smoothing = 0.0
         self._iteration = 0
         self._calls = 0                             # step() calls so far
         # step() plans from the record queued at the end of the call before the previous one (_ends: the
@@ -268,7 +296,10 @@ class FragmentWaterGrid(_owner.Simulation):
                 + ([] if sampler is None else [sampler]))
 
     def _pass(self, name: str, variant: tuple = ()):
-        """The program and vertex array of pass `name` in `variant`, made on first use."""
+        """The program and vertex array of pass `name` in `variant` (and a model pass in the grid's model,
+        _model_variant), made on first use."""
+        if "INERTIA" in PASS_DEFINES.get(name, {}):
+            variant = self._model_variant + variant
         made = self._passes.get((name, variant))
         if made is None:
             prog = _program(self.ctx, name, self._hexagonal, variant)
@@ -481,9 +512,9 @@ class FragmentWaterGrid(_owner.Simulation):
             size, zeros = (self.nx, self.ny), bytes(16 * self.nx * self.ny)
             self._cycle_records = [self._texture(size, 4, zeros), self._texture(size, 4, zeros)]
             self._taken = []
-            for level in self._levels:
+            for k, level in enumerate(self._levels):
                 tex = self._texture(level[0].size, 4)
-                fbo = self.ctx.framebuffer(color_attachments=[level[0], tex])
+                fbo = self.ctx.framebuffer(color_attachments=[level[0], tex, *self._speed[k:k + 1]])
                 self._made.append(fbo)
                 self._taken.append([tex, fbo])
             self._cycle_ledger = [self._target((1, 1), 4, bytes(16)), self._target((1, 1), 4, bytes(16))]
@@ -597,18 +628,24 @@ class FragmentWaterGrid(_owner.Simulation):
         nothing waits. Where a substep of the water cycle ran since the last one, the passes also sum what
         evaporation and drains took (the cells' records, TAKEN) and book_cycle.frag adds it to the cycle's
         ledger texel, after which the move pass starts those amounts again from 0 (_fresh)."""
-        levels, taken = self._levels, self._unfolded
-        variant = (("TAKEN", taken),)
+        levels, taken, speed = self._levels, self._unfolded, self.params.inertia
+        variant = self._stats_variant(taken)
         targets = [pair[1] for pair in (self._taken if taken else levels)]
         cells = {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0]}
         if taken:
             cells["u_record"] = self._cycle_records[0]
+        extra = {}
+        if speed:
+            cells.update({f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self._flows)})
+            extra["u_face_width"] = self.geometry.face_width
         with self._bound():
-            self._draw("stats_cells", targets[0], cells, variant, u_size=(self.nx, self.ny))
+            self._draw("stats_cells", targets[0], cells, variant, u_size=(self.nx, self.ny), **extra)
             for k in range(1, len(levels)):
                 inputs = {"u_level": levels[k - 1][0]}
                 if taken:
                     inputs["u_taken_level"] = self._taken[k - 1][0]
+                if speed:
+                    inputs["u_speed_level"] = self._speed[k - 1]
                 self._draw("stats_levels", targets[k], inputs, variant)
             if taken:
                 books = self._cycle_ledger
@@ -616,23 +653,32 @@ class FragmentWaterGrid(_owner.Simulation):
                 books.reverse()
                 self._unfolded, self._fresh = False, True
 
+    def _stats_variant(self, taken: bool) -> tuple:
+        """The stats passes' variant: with inertia the fastest water too (SPEED), adding what the cycle
+        took or not (TAKEN)."""
+        return (("SPEED", self.params.inertia), ("TAKEN", taken))
+
     def _record(self, data) -> dict:
         """The stats of a record's bytes: volume (the pair's sum in float64, times the cell area), the
-        deepest water and the lowest bed on the grid's edge."""
-        hi, lo, deepest, lowest = np.frombuffer(data, np.float32)
+        deepest water, the lowest bed on the grid's edge and, with inertia, the fastest water."""
+        values = np.frombuffer(data, np.float32)
+        hi, lo, deepest, lowest = values[:4]
         return {"volume": (float(hi) + float(lo)) * self.geometry.cell_area, "max_depth": float(deepest),
-                "min_terrain": float(lowest)}
+                "min_terrain": float(lowest), "max_speed": float(values[4]) if len(values) > 4 else 0.0}
 
     def _measure(self) -> dict:
         """The stats of the water as it is now (reduced, then its one texel read: waits for the GPU)."""
         self._reduce()
-        return self._record(self._levels[-1][0].read())
+        return self._record(self._levels[-1][0].read() + (self._speed[-1].read() if self._speed else b""))
 
     def _queue_end(self) -> None:
         """At the end of a step() call: its record, copied into the pixel buffer of the call's parity,
         not waited for."""
         self._reduce()
         self._levels[-1][1].read_into(self._records[self._calls % 2], components=4, dtype="f4")
+        if self._speed:
+            self._levels[-1][1].read_into(self._records[self._calls % 2], components=1, attachment=1, dtype="f4",
+                                          write_offset=RECORD_BYTES)
         self._ends = (self._ends + [self._calls])[-2:]
 
     def _planning_stats(self) -> tuple[dict, int]:
@@ -661,9 +707,12 @@ class FragmentWaterGrid(_owner.Simulation):
                         max_level=self._max_level, min_edge_bed=stats.get("min_terrain", 0.0))
 
     def _auto_substeps(self, stats, dt, lag=0) -> int:
-        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water may
-        have grown by DEPTH_MARGIN in each of those calls and in this one (as WaterGrid's)."""
-        return auto_substeps(self.params, self.geometry, self._coupling(stats, dt, DEPTH_MARGIN ** (1 + lag)), dt)
+        """Substeps for `dt` from stats taken `lag` step() calls before this one: the deepest water (and
+        with inertia the fastest) may have grown by DEPTH_MARGIN in each of those calls and in this one
+        (as WaterGrid's)."""
+        margin = DEPTH_MARGIN ** (1 + lag)
+        return auto_substeps(self.params, self.geometry, self._coupling(stats, dt, margin), dt,
+                             stats.get("max_speed", 0.0) * margin)
 
     def max_stable_dt(self) -> float:
         """The largest substep (seconds; inf when dry) the next step(dt, substeps) takes: stable for the
@@ -679,15 +728,19 @@ class FragmentWaterGrid(_owner.Simulation):
         growth (after an edit: as it is now, with a margin for this call; re-measured every MAX_CHUNK
         substeps); with `substeps`, dt/substeps must be stable for the water so measured, or ValueError
         is raised before anything runs. A pipe deeper than its substep is stable for is treated as that
-        deep. Nothing of the water is read back (module docstring)."""
+        deep. With inertia the substeps keep the fastest water within half a cell each too, and de
+        Almeida's weighting is scaled for the deepest water measured. With fixed_substep, whole substeps
+        of it (module docstring). Nothing of the water is read back (module docstring)."""
         self._alive()
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         if substeps is not None:
             substeps = check.integer("substeps", substeps, low=1, high=MAX_SUBSTEPS)
+        if self.params.fixed_substep is not None:
+            return self._step_fixed(dt, substeps)
         stats, lag = self._planning_stats()
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
-            self._run(sub, substeps)
+            self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
@@ -696,40 +749,71 @@ class FragmentWaterGrid(_owner.Simulation):
             while True:
                 sub = remaining / n
                 chunk = min(n, MAX_CHUNK)
-                self._run(sub, chunk)
+                self._run(sub, chunk, stats["max_depth"])
                 done += chunk
                 if chunk == n:
                     break
                 remaining -= sub * chunk
-                n = max(1, min(self._auto_substeps(self._measure(), remaining), MAX_SUBSTEPS - done))
+                stats = self._measure()
+                n = max(1, min(self._auto_substeps(stats, remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
         self._calls += 1
         self._queue_end()
         return done
 
-    def _uniforms(self, dt: float) -> dict:
-        """common/model.glsl's uniforms for a substep of dt, worked out in float64 as
-        hydro.water_kernels.WaterState.model_uniforms does for the classic model."""
-        p, geo = self.params, self.geometry
-        return dict(u_size=(self.nx, self.ny), u_dt=dt, u_friction_factor=p.friction_factor(dt),
-                    u_flow_gain=dt * p.gravity / geo.pipe_length * geo.face_width, u_cell_area=geo.cell_area,
-                    u_max_face_depth=stable_face_depth(dt, geo, p))
+    def _step_fixed(self, dt: float, substeps) -> int:
+        """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold (as
+        WaterGrid's), de Almeida's weighting scaled for the water at the last edit."""
+        fixed = self.params.fixed_substep
+        if substeps is not None:
+            raise ValueError(f"substeps: this grid steps in fixed substeps of {fixed} s (fixed_substep); "
+                             f"call step(dt) alone")
+        total = self._carry + dt
+        n = math.floor(total / fixed + 1e-6)          # a rounding residue is not a substep short
+        if n > MAX_SUBSTEPS:
+            raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
+                             f"call step() more often with a smaller dt")
+        if n:
+            if self._sync_next:                       # the water as the last edit left it
+                self._sync_next = False
+                self._planned = (self._measure(), self._calls)
+            self._run(fixed, n, self._planned[0]["max_depth"])
+        self._carry = max(total - n * fixed, 0.0)
+        self._sim_time += n * fixed
+        self._calls += 1
+        self._queue_end()
+        return n
 
-    def _run(self, sub: float, n: int) -> None:
-        """n substeps of `sub` seconds, nothing read back. Where the water cycle takes water (evaporation,
-        drains), in runs of at most CYCLE_FOLD substeps, each followed by the stats passes, which add what
-        it took (summed in float32 in each cell's record) to the ledger, so that sum stays short (as
-        WaterGrid's)."""
+    def _uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
+        """common/model.glsl's uniforms for a substep of dt, worked out in float64 as
+        hydro.water_kernels.WaterState.model_uniforms does; with inertia, de Almeida's weight
+        `smoothing` (params.smoothing_weight)."""
+        p, geo = self.params, self.geometry
+        gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
+        return dict(u_size=(self.nx, self.ny), u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
+                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
+                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
+                    u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self._hexagonal else 1.0),
+                    u_face_width=geo.face_width, u_speed_cap=speed_cap(dt, geo))
+
+    def _run(self, sub: float, n: int, depth: float = 0.0) -> None:
+        """n substeps of `sub` seconds, nothing read back; with inertia, de Almeida's weighting is scaled
+        for water `depth` deep. Where the water cycle takes water (evaporation, drains), in runs of at
+        most CYCLE_FOLD substeps, each followed by the stats passes, which add what it took (summed in
+        float32 in each cell's record) to the ledger, so that sum stays short (as WaterGrid's)."""
         if not (self._cycle_on and self._cycle.takes):
-            self._run_chunk(sub, n)
+            self._run_chunk(sub, n, depth)
             return
         for first in range(0, n, CYCLE_FOLD):
             if first:
                 self._reduce()
-            self._run_chunk(sub, min(CYCLE_FOLD, n - first))
+            self._run_chunk(sub, min(CYCLE_FOLD, n - first), depth)
 
-    def _run_chunk(self, sub: float, n: int) -> None:
-        uniforms = self._uniforms(sub)
+    def _run_chunk(self, sub: float, n: int, depth: float) -> None:
+        p = self.params
+        # de Almeida's weight of the call's substeps, kept for the tests' reference (WaterGrid's _last_call)
+        self._last_smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
+        uniforms = self._uniforms(sub, self._last_smoothing)
         cycle = None
         if self._cycle_on:
             cycle = {"u_rain": 0.0 if isinstance(self._cycle.rain, np.ndarray) else self._cycle.rain,
@@ -749,10 +833,12 @@ class FragmentWaterGrid(_owner.Simulation):
     def _substep(self, u: dict, cycle: dict | None = None) -> None:
         terrain, water = self._terrain[0][0], self._water[0][0]
         accelerated, scale, axes = self._accelerated, self._scale, range(len(self._flows))
+        # with inertia a face's stencil reads every axis's flows as the last substep left them
+        stencil = {f"u_flow_{'xyz'[m]}": self._flows[m][0][0] for m in axes} if self.params.inertia else {}
         for k in axes:
             self._draw("accelerate", accelerated[k][1],
                        {"u_terrain": terrain, "u_water": water, "u_flow": self._flows[k][0][0],
-                        "u_boundary_table": self._table_texture}, u_axis=k, **u)
+                        "u_boundary_table": self._table_texture, **stencil}, u_axis=k, **u)
         self._draw("outflow_scale", scale[1],
                    {"u_water": water, **{f"u_flow_{'xyz'[k]}": accelerated[k][0] for k in axes}}, **u)
         for k in axes:
@@ -915,7 +1001,7 @@ class _FragmentCycle(Cycle):
 
 
 class FragmentHexWaterGrid(FragmentWaterGrid):
-    """Virtual-pipes water on a triangular lattice (as hydro.HexWaterGrid, classic model) as fragment-shader
+    """Virtual-pipes water on a triangular lattice (as hydro.HexWaterGrid) as fragment-shader
     passes, for GL 4.1 core contexts; the same API as FragmentWaterGrid plus `flow_z`. terrain: (ny, nx)
     heights at the lattice vertices, indexed [y, x] in axial coordinates; cell_size: the lattice spacing.
     """

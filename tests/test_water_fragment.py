@@ -108,7 +108,7 @@ def _inputs(kind):
 
 
 def _grid(ctx, kind="square", cls=None, **kwargs):
-    """The run's grid: a fragment grid of `kind`, or `cls` (a compute grid) with its `kwargs`."""
+    """The run's grid: a fragment grid of `kind`, or `cls` (a compute grid), with `kwargs`."""
     terrain, water, flows = _inputs(kind)
     g = (cls or KINDS[kind])(ctx, terrain, water=water, **PARAMS, **kwargs)
     for name, q in flows.items():
@@ -700,10 +700,11 @@ def test_textures_stay_the_same_through_steps_and_brushes(ctx):
     g.release()
 
 
+@pytest.mark.parametrize("inertia", [False, True], ids=["", "inertia"])
 @pytest.mark.parametrize("cycle", [False, True], ids=["", "cycle"])
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_release_frees_every_gl_object(ctx, gl_objects, kind, cycle):
-    g = _grid(ctx, kind)
+def test_release_frees_every_gl_object(ctx, gl_objects, kind, cycle, inertia):
+    g = _grid(ctx, kind, inertia=inertia)
     g.add_water(3.0, 4.0, 2.0, 1.0)
     if cycle:
         g.rain = _rain_field()

@@ -6,6 +6,9 @@
 // TAKEN (the water cycle's records are added to the ledger): a second render target, what evaporation
 // and drains took (fragment/cycle.glsl's record), each summed as a float pair the same way:
 // (evaporated hi, lo, drained hi, lo) depth; book_cycle.frag adds the last level's to the ledger.
+// SPEED (inertia: the planner bounds the substep by the fastest water): a render target after those, the
+// fastest water (water/stats.comp's max_speed: each cell's sum over the axes of its mean face velocity,
+// in cells deeper than SPEED_DEPTH), its maximum over the block.
 #include "fragment/grid.glsl"
 #include "fragment/pairs.glsl"
 
@@ -13,6 +16,11 @@
 layout(location = 0) out vec4 o_record;
 #if TAKEN
 layout(location = 1) out vec4 o_taken;
+#endif
+#if SPEED && TAKEN
+layout(location = 2) out float o_speed;
+#elif SPEED
+layout(location = 1) out float o_speed;
 #endif
 
 // The first texel of the block this texel combines.

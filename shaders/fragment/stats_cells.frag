@@ -7,11 +7,30 @@ uniform sampler2D u_water, u_terrain;
 #if TAKEN
 uniform sampler2D u_record;         // fragment/cycle.glsl's, per cell
 #endif
+#if SPEED
+uniform sampler2D u_flow_x, u_flow_y;
+#if HEX
+uniform sampler2D u_flow_z;
+#endif
+#define SPEED_DEPTH 0.05
+
+// The sum over the axes of cell c's mean face velocity, for a column h deep (as water/stats.comp's; faces
+// u_face_width wide, common/model.glsl's uniform).
+float speed_at(ivec2 c, float h) {
+    if (h <= SPEED_DEPTH) return 0.0;
+    float total = abs(texelFetch(u_flow_x, c, 0).r + texelFetch(u_flow_x, c + ivec2(1, 0), 0).r)
+                + abs(texelFetch(u_flow_y, c, 0).r + texelFetch(u_flow_y, c + ivec2(0, 1), 0).r);
+#if HEX
+    total += abs(texelFetch(u_flow_z, c + ivec2(1, 0), 0).r + texelFetch(u_flow_z, c + ivec2(0, 1), 0).r);
+#endif
+    return 0.5 * total / (u_face_width * h);
+}
+#endif
 
 void main() {
     ivec2 first = block_first();
     vec2 sum = vec2(0.0);
-    float deepest = 0.0, lowest = NO_BED;
+    float deepest = 0.0, lowest = NO_BED, fastest = 0.0;
 #if TAKEN
     vec2 evaporated = vec2(0.0), drained = vec2(0.0);
 #endif
@@ -22,6 +41,9 @@ void main() {
             float h = in_grid ? texelFetch(u_water, c, 0).r : 0.0;
             sum = pair_sum(sum, vec2(h, 0.0));
             deepest = max(deepest, h);
+#if SPEED
+            if (in_grid) fastest = max(fastest, speed_at(c, h));
+#endif
 #if TAKEN
             vec2 taken = in_grid ? texelFetch(u_record, c, 0).xy : vec2(0.0);
             evaporated = pair_sum(evaporated, vec2(taken.x, 0.0));
@@ -44,5 +66,8 @@ void main() {
     o_record = vec4(sum, deepest, lowest);
 #if TAKEN
     o_taken = vec4(evaporated, drained);
+#endif
+#if SPEED
+    o_speed = fastest;
 #endif
 }

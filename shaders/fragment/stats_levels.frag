@@ -7,11 +7,14 @@ uniform sampler2D u_level;          // the level before
 #if TAKEN
 uniform sampler2D u_taken_level;    // its taken pairs
 #endif
+#if SPEED
+uniform sampler2D u_speed_level;    // its fastest water
+#endif
 
 void main() {
     ivec2 first = block_first(), size = textureSize(u_level, 0);
     vec2 sum = vec2(0.0);
-    float deepest = 0.0, lowest = NO_BED;
+    float deepest = 0.0, lowest = NO_BED, fastest = 0.0;
 #if TAKEN
     vec2 evaporated = vec2(0.0), drained = vec2(0.0);
 #endif
@@ -24,6 +27,9 @@ void main() {
             sum = pair_sum(sum, record.xy);
             deepest = max(deepest, record.z);
             lowest = min(lowest, record.w);
+#if SPEED
+            fastest = max(fastest, in_level ? texelFetch(u_speed_level, t, 0).r : 0.0);
+#endif
 #if TAKEN
             vec4 taken = in_level ? texelFetch(u_taken_level, t, 0) : vec4(0.0);
             evaporated = pair_sum(evaporated, taken.xy);
@@ -34,5 +40,8 @@ void main() {
     o_record = vec4(sum, deepest, lowest);
 #if TAKEN
     o_taken = vec4(evaporated, drained);
+#endif
+#if SPEED
+    o_speed = fastest;
 #endif
 }
