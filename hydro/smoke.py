@@ -49,6 +49,7 @@ from .smoke_pressure import NORMS_DTYPE, Pressure, float_texture
 from .smoke_scalars import SmokeScalars
 from .smoke_state import SmokeState
 
+RECORD_BYTES = 16              # max_speed.comp's record: speed, lift, fuel and a pad, float32
 FIXED_SLACK = 1e-6             # with fixed_step: frame times that sum to whole steps but for rounding count as whole
 MIN_CELLS = 4
 # Cells the divergence pass gives an invocation, up its column: with a warm start it also sums that
@@ -111,6 +112,12 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         self._sim_time = 0.0
         self._iteration = 0
         self._owed = 0.0          # with fixed_step: the time step() was given and has not stepped yet
+        # max_cfl's plan: the splats' pushes and buoyancy so far (each splat's largest |v|, its lift
+        # bound), the records of the last two calls' ends in the ring, and the record read at the last
+        # edit (a new grid: at rest, no gas), each with the _mark() of when it was taken
+        self._pushed, self._lifted = 0.0, 0.0
+        self._calls, self._ends = 0, []
+        self._planned, self._sync_next = ((0.0, 0.0, 0.0), self._mark()), False
         self._seal()
 
     def _create(self, ctx):
@@ -152,8 +159,14 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         self._impulse = (tex(fx, 1), tex(fy, 1))
         self._impulse_box = None
         self._impulse_speed = 0.0     # a bound on the pending impulse's face speed: the sum of its splats' |v|
-        self._speed = ctx.buffer(reserve=4)        # max_speed.comp's result, a float's bits
+        # max_speed.comp's record (speed, lift, fuel: floats' bits), and the fenced ring of the records
+        # queued at the ends of step() calls (None where GL cannot map it: the plan then reads, waiting)
+        self._speed = ctx.buffer(reserve=RECORD_BYTES)
         made.append(self._speed)
+        planned = self.params.max_cfl is not None
+        self._speed_ring = _native.FencedReadback.create(ctx, RECORD_BYTES) if planned else None
+        if self._speed_ring is not None:
+            made.append(self._speed_ring)
         self._solid_tex = tex(cells, 1)
         self._centre = tex(cells, 2)
         self._pressure = Pressure(ctx, (ny, nx))
@@ -219,8 +232,11 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         if amounts != (0.0, 0.0, 0.0):
             area = self.params.cell_size ** 2
             self._ledger.book("splats", np.array(amounts) * ops.brush_sum(self._solid, x, y, radius) * area)
+        self._lifted += self._lift_bound(*amounts)
         if vel != (0.0, 0.0):
-            self._impulse_speed += max(abs(vel[0]), abs(vel[1]))      # the brush's weight is at most 1
+            push = max(abs(vel[0]), abs(vel[1]))      # the brush's weight is at most 1
+            self._impulse_speed += push
+            self._pushed += push
             box = self._impulse_box or (x0, y0, x1, y1)
             self._impulse_box = (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))
 
@@ -231,7 +247,8 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         whole steps of fixed_step that the time given so far allows, each in `substeps`, the rest
         carried to the next call, so any frame rate runs the same steps (a single call may run none,
         or many: a game clamps a long frame's dt); with max_cfl, each step in at least the substeps
-        that carry the gas at most max_cfl cells each (a readback of the speed). A substep: combustion
+        that carry the gas at most max_cfl cells each, planned from the record of the call before the
+        previous one (_plan_speed: no wait on the last call). A substep: combustion
         (fire), forces, the velocity's advection (by itself), the velocity the splats added since the
         last step (first substep only), viscosity, the projection, then the scalars' advection by the
         velocity just projected, so the splats' impulses and the forces, added since the last
@@ -249,7 +266,9 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         The scalars do not wait: they move with the velocity the solve's first batch of cycles left,
         and where the check then asks for more cycles only the velocity is corrected (a batch falls
         short where the scene changed faster than the last solve predicted; its divergence is then
-        above the tolerance by about what the missing cycles would have cut, ~30x each)."""
+        above the tolerance by about what the missing cycles would have cut, ~30x each). With max_cfl
+        the plan reads a ring record two calls old, nearly always done (waited for if not), and after
+        an edit (the setters, obstacles, boundaries, project()) the state as it is, waiting."""
         self._alive(settle=False)
         dt = check.real32("dt", dt, low=0.0, low_open=True)
         substeps = check.integer("substeps", substeps, low=1, high=10_000)
@@ -259,9 +278,9 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             steps, each = 1, dt
         else:
             steps, each = math.floor(owed / p.fixed_step + FIXED_SLACK), p.fixed_step
-        if p.max_cfl is not None and steps > 0:
-            # the speed now and the pushes still to come bound what the first substep carries
-            speed = self._max_speed() + self._impulse_speed
+        plan = p.max_cfl is not None and steps > 0
+        if plan:
+            speed = self._plan_speed(steps * each)
             substeps = max(substeps, ops.cfl_substeps(speed, each, p.cell_size, p.max_cfl))
         h = each / substeps
         pr = self._pressure
@@ -299,6 +318,9 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
                 self._centre_dirty = True
         if p.fixed_step is not None:
             self._owed = max(owed, 0.0)
+        if plan:
+            self._calls += 1
+            self._push_record()
 
     def _pre_projection(self, h, keep=False):
         """Forces, the velocity's advection and viscosity of a substep of h. With `keep` the velocity
@@ -400,23 +422,81 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
             self._s.swap()
         self._centre_dirty = True
 
-    def _max_speed(self) -> float:
-        """The largest |face velocity| (max_speed.comp), read back; the velocity as the last step left
-        it, without splats' pending pushes and before its residual check's correction, if any."""
+    # ------------------------------------------------------------------------- max_cfl's plan
+
+    def _lift_bound(self, density, temperature, fuel) -> float:
+        """How much a splat of these amounts can raise the largest |buoyancy|; with fire, its fuel's
+        smoke and heat too."""
+        p = self.params
+        alpha, beta = (abs(float(b)) for b in p.buoyancy)
+        burned = (alpha * p.smoke_yield + beta * p.burn_heat) * fuel if p.fire else 0.0
+        return alpha * density + beta * abs(temperature) + burned
+
+    def _mark(self):
+        """When a record is taken: (calls, sim_time, the splats' pushes already in the velocity, their
+        lift so far): the plan adds what came after."""
+        return self._calls, self._sim_time, self._pushed - self._impulse_speed, self._lifted
+
+    def _queue_record(self):
+        """Queue max_speed.comp: the largest face speed, |buoyancy| and fuel into self._speed, of the
+        velocity as the passes queued so far leave it (splats' pending pushes not included)."""
         prog = self._programs["max_speed"]
         self._common(prog)
-        self._speed.write(b"\0" * 4)
-        self._speed.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_PARTIALS"])
+        _gl.set_uniforms(prog, u_buoyancy=tuple(map(float, self.params.buoyancy)),
+                         u_ambient=self.params.ambient_temperature)
+        self._speed.write(bytes(RECORD_BYTES))
+        self._speed.bind_to_storage_buffer(_gl.BINDINGS["B_SMOKE_SPEED"])
         self._bind("B_SMOKE_VX", self._vx.read)
         self._bind("B_SMOKE_VY", self._vy.read)
+        self._bind("B_SMOKE_S", self._s.read)
         _gl.dispatch(self.ctx, prog, self.nx + 1, self.ny + 1)
-        return float(np.frombuffer(self._speed.read(), np.float32)[0])
+
+    @staticmethod
+    def _unpack(data):
+        return tuple(float(v) for v in np.frombuffer(data, np.float32)[:3])
+
+    def _read_record(self):
+        """The record of the state as it is now, read back (waits for every pass queued)."""
+        self._queue_record()
+        return self._unpack(self._speed.read())
+
+    def _push_record(self):
+        """At the end of a call that stepped: queue its record into the ring, without waiting."""
+        if self._speed_ring is None:
+            return
+        self._queue_record()
+        self._speed_ring.push(self._speed, self._calls)
+        self._ends = (self._ends + [(self._calls, self._mark())])[-2:]
+
+    def _planning_record(self):
+        """(record, mark) a call plans from: after an edit, the state as it is (waiting); else the newer
+        of that and the record queued at the end of the call before the previous one, from the ring
+        (nearly always done by now, waited for if not). Never the previous call's, whose readiness
+        depends on the GPU's timing; without a ring, the state now, read."""
+        ring = self._speed_ring
+        if self._sync_next or (ring is None and self._planned[1][0] != self._calls):
+            self._sync_next = False
+            self._planned = (self._read_record(), self._mark())
+        best = self._planned
+        if ring is not None and len(self._ends) == 2 and self._ends[0][1][0] > best[1][0]:
+            seq, mark = self._ends[0]
+            best = (self._unpack(ring.record(seq)), mark)
+        return best
+
+    def _plan_speed(self, seconds) -> float:
+        """A bound on the face speed over a call of `seconds` (smoke_ops.planned_speed): the planning
+        record grown by the splats since it, its buoyancy (with fire, what its fuel can add) and the
+        confinement, over the time from it to the end of this call."""
+        p = self.params
+        (speed, lift, fuel), (_, then, pushed, lifted) = self._planning_record()
+        lift += self._lifted - lifted + (self._lift_bound(0.0, 0.0, fuel) if p.fire else 0.0)
+        return ops.planned_speed(speed, self._pushed - pushed, lift, self._sim_time - then + seconds, p.vorticity)
 
     def max_speed(self) -> float:
         """The largest |velocity| over the faces, world units/s, of the velocity projected to the
-        tolerance (splats' pushes since the last step not included): what max_cfl sizes substeps by."""
+        tolerance (splats' pushes since the last step not included), read back."""
         self._alive()
-        return self._max_speed()
+        return self._read_record()[0]
 
     def _forces(self, dt):
         """read -> write for vx, vy (the caller swaps)."""
@@ -619,12 +699,14 @@ class SmokeGrid(SmokeScalars, SmokeState, _owner.Simulation):
         self._project()
         self._settle()
         self._centre_dirty = True
+        self._sync_next = True          # max_cfl plans from the velocity projected here
 
     # ----------------------------------------------------------------------------------- lifetime
 
     def _gpu_objects(self):
         return (self._vx, self._vy, self._s, *self._hat, *self._spare, *self._s_spare, *self._impulse, self._solid_tex,
-                self._centre, self._pressure, self._div_norms, self._ledger, self._speed)
+                self._centre, self._pressure, self._div_norms, self._ledger, self._speed,
+                *([self._speed_ring] if self._speed_ring is not None else []))
 
     def __repr__(self):
         state = "released" if self._released else f"t={self.sim_time:.3f}s"

@@ -83,6 +83,13 @@ def cfl_substeps(speed, dt, cell_size, max_cfl, cap=10_000) -> int:
     return min(max(math.ceil(cells - 1e-9), 1), cap)
 
 
+def planned_speed(speed, pushes, lift, seconds, vorticity) -> float:
+    """A bound on the face speed `seconds` after a record of `speed`, for max_cfl's plan: the forces
+    add at most the buoyancy `lift` and the confinement 4 eps v (|curl| <= 4 v / h) a second, and the
+    splats `pushes` (each splat's largest |v|), so v <= (speed + pushes + lift t) exp(4 eps t)."""
+    return (speed + pushes + lift * seconds) * math.exp(4.0 * vorticity * seconds)
+
+
 def chebyshev_coefficients(a, tol, cap):
     """Coefficients (c1, c2) of each Chebyshev iteration v' = v + c1 (v - v_prev) + c2 (v* - A v) of an
     implicit diffusion solve A v = v*, A = I - a Laplacian (a = k dt / h^2, k the viscosity or the

@@ -57,10 +57,12 @@ class SmokeParams:
         running several steps in a slow frame (and none in some fast ones). None = one step of dt
         per call (the default), whose results change with dt by the schemes' time error
     max_cfl: cells, > 0, or None: step() splits each step into the substeps (cfl_substeps) that carry
-        the gas at most this many cells each, from the largest face speed (SmokeGrid.max_speed, one
-        readback a step) plus the splats' pushes not yet stepped; a hard push then runs the same
-        substeps at any frame rate (0.25 keeps the pushed puff of docs/smoke.md within 10 %). None =
-        no limit, no readback (the default)
+        the gas at most this many cells each, planned from the largest face speed, buoyancy and fuel
+        recorded at the end of the call before the previous one (a fenced ring: no wait on the last
+        call, and the same substeps whatever the GPU's timing), grown by the splats since and the
+        forces' bound over the time since; a hard push then runs the same substeps at any frame rate
+        (0.25 keeps the pushed puff of docs/smoke.md within 1 %). None = no limit, no record (the
+        default: a fast scene on a fine grid would take many substeps, docs/smoke.md)
     """
     cell_size: float = 1.0
     viscosity: float = 0.0

@@ -105,6 +105,7 @@ class SmokeState:
         self._vx.read.write(vx.tobytes())
         self._vy.read.write(vy.tobytes())
         self._centre_dirty = True
+        self._sync_next = True                  # max_cfl plans the next call from this velocity
 
     # ---------------------------------------------------------------------------------- scalars
 
@@ -121,6 +122,7 @@ class SmokeState:
         s[..., k] = np.where(self._solid, ops.solid_scalars(self.params.ambient_temperature)[k], arr)
         self._s.read.write(s.tobytes())
         self._ledger.book("assigned", self._totals_of(s) - before)
+        self._sync_next = True                  # max_cfl plans the next call from this buoyancy
 
     def _totals_of(self, s):
         """The totals (density, heat, fuel; world units) of scalars s as the GPU holds them."""

@@ -1,9 +1,12 @@
 """SmokeGrid and the frame rate: a game stepping at 30, 60 or 120 Hz sees the same smoke. With
 fixed_step the grid runs the same steps whatever the frame rate; with one step a frame (the default)
 the fields differ by the schemes' time error, which the tests bound for a push a game makes."""
+import math
+
 import numpy as np
 import pytest
 
+from hydro import smoke_ops as ops
 from hydro.smoke import SmokeGrid
 
 RATES = (30, 60, 120)
@@ -43,9 +46,10 @@ def test_one_step_a_frame_keeps_a_pushed_puff_within_ten_percent(ctx, advection)
 
 @pytest.mark.parametrize("advection", ["maccormack", "semi-lagrangian"])
 def test_max_cfl_keeps_a_hard_push_within_ten_percent(ctx, advection):
-    """One step a frame with max_cfl = 0.25: the hard push's substeps carry the gas at most a quarter
-    cell each at any frame rate, so 30 and 60 Hz stay within 10 % of 120 Hz (llvmpipe: 0.4 % and 0.3 %,
-    MacCormack; without max_cfl 28 % and 12 %); the box keeps its density, none negative."""
+    """One step a frame with max_cfl = 0.25, each call planned from the record of the call before the
+    previous one: the hard push's substeps carry the gas about a quarter cell each at any frame rate,
+    so 30 and 60 Hz stay within 10 % of 120 Hz (llvmpipe: 0.7 % and 0.2 %, MacCormack; without max_cfl
+    28 % and 12 %); the box keeps its density, none negative."""
     runs = {hz: _push(ctx, hz, push=HARD_PUSH, advection=advection, max_cfl=0.25) for hz in RATES}
     for hz in (30, 60):
         assert _relative(runs[hz][0], runs[120][0]) < 0.10, hz
@@ -77,6 +81,65 @@ def test_max_cfl_splits_a_step_by_the_speed_and_the_pending_pushes(ctx):
     g.release()
     with pytest.raises(ValueError, match="max_cfl"):
         SmokeGrid(ctx, (8, 8), max_cfl=0.0)
+
+
+def test_max_cfl_plans_each_call_from_the_call_before_the_previous(ctx):
+    """Velocity decaying (velocity_dissipation) under max_cfl = 0.1, no forces or splats: the first two
+    calls plan from the velocity set (read at the edit), each later call k from the speed the call
+    k - 2 left, not the newer one k - 1 left, whatever the GPU has finished."""
+    g = SmokeGrid(ctx, (16, 16), max_cfl=0.1, velocity_dissipation=5.0, pressure_tolerance=None)
+    vx, vy = (np.zeros_like(f) for f in g.face_velocity)
+    vx[8, 5] = 10.0
+    g.face_velocity = (vx, vy)
+    speeds, taken = [g.max_speed()], []
+    for _ in range(6):
+        before = g.iteration
+        g.step(0.1)
+        taken.append(g.iteration - before)
+        speeds.append(g.max_speed())      # a read between calls: it changes no plan
+    planned = [speeds[0], speeds[0]] + speeds[1:5]
+    assert taken == [ops.cfl_substeps(s, 0.1, 1.0, 0.1) for s in planned]
+    assert len(set(taken)) > 2                     # the decay shows in the plan
+    g.release()
+
+
+def test_max_cfl_plans_room_for_buoyancy(ctx):
+    """Gas at rest under buoyancy: the plan bounds the speed a call of dt can reach by the largest lift
+    times dt, so a dense blob takes substeps before it moves, a faint one does not."""
+    for density, expected in ((50.0, math.ceil(2.0 * 50.0 * 0.1 * 0.1 / 0.25 - 1e-9)), (0.1, 1)):
+        g = SmokeGrid(ctx, (16, 16), buoyancy=(2.0, 0.0), max_cfl=0.25)
+        rho = np.zeros((16, 16), np.float32)
+        rho[4:7, 6:9] = density
+        g.density = rho
+        g.step(0.1)
+        assert g.iteration == expected > 0, density
+        g.release()
+
+
+def _stirred(ctx, finish):
+    """A buoyant, swirled scene stirred each call with max_cfl = 0.25, with or without ctx.finish()
+    between calls: its density, faces and substeps."""
+    g = SmokeGrid(ctx, (24, 24), vorticity=2.0, buoyancy=(0.2, 2.0), max_cfl=0.25)
+    counts = []
+    for k in range(12):
+        g.splat(12 + 5 * np.cos(0.7 * k), 6, 2.5, velocity=(20 * np.sin(0.7 * k), 10.0), density=1.0, temperature=1.0)
+        before = g.iteration
+        g.step(1 / 60)
+        counts.append(g.iteration - before)
+        if finish:
+            ctx.finish()
+    out = (g.density, *g.face_velocity, counts)
+    g.release()
+    return out
+
+
+def test_max_cfl_substeps_depend_on_the_calls_not_the_gpu_timing(ctx):
+    """The same calls, once with the GPU drained after each (every record done) and once without: the
+    same substeps each call and the same bits."""
+    a, b = _stirred(ctx, finish=True), _stirred(ctx, finish=False)
+    assert a[3] == b[3] and max(a[3]) > 1
+    for x, y in zip(a[:3], b[:3]):
+        np.testing.assert_array_equal(x.view(np.uint32), y.view(np.uint32))
 
 
 def test_fixed_step_runs_the_same_steps_at_any_frame_rate(ctx):

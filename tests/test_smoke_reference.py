@@ -483,6 +483,16 @@ def test_max_speed(case):
     assert g.max_speed() == ref.max_speed(vx, vy) == 7.5
 
 
+def test_max_lift(case):
+    """max_speed.comp's largest |buoyancy| and fuel (what max_cfl's plan grows the speed by) against
+    hydro.reference.smoke.max_lift, on the random scalars, heat and smoke pulling both ways."""
+    g, vx, vy, s, solid, bc = case
+    _, lift, fuel = g._read_record()
+    ref_lift, ref_fuel = ref.max_lift(s, *GRID_OPTIONS["buoyancy"], GRID_OPTIONS["ambient_temperature"])
+    assert lift == pytest.approx(ref_lift, rel=1e-6) and ref_lift > 0.0
+    assert fuel == ref_fuel > 0.0
+
+
 def test_whole_projection_matches_exact_reference(case):
     """GPU multigrid to its tolerance against a float64 solve to 1e-10: the projected fields agree."""
     g, vx, vy, s, solid, bc = case

@@ -513,6 +513,13 @@ def max_speed(vx, vy):
     return float(max(np.abs(vx).max(), np.abs(vy).max()))
 
 
+def max_lift(s, alpha, beta, t_amb):
+    """The largest |buoyancy| -alpha density + beta (T - T_ambient) over the cells, and the most fuel
+    (max_speed.comp): the acceleration a step with max_cfl bounds the speed's growth by."""
+    lift = -alpha * s[..., 0] + beta * (s[..., 1] - t_amb)
+    return float(np.abs(lift).max()), float(max(s[..., 2].max(), 0.0))
+
+
 def centre_velocity(vx, vy):
     """Velocity at cell centres (ny, nx, 2): the mean of each component's two faces."""
     return np.stack([0.5 * (vx[:, :-1] + vx[:, 1:]), 0.5 * (vy[:-1] + vy[1:])], axis=-1)

@@ -95,3 +95,4 @@
 #define B_SMOKE_SUM_PARTIALS 15   // the scalars' sums, one record per group (smoke/sums.glsl)
 #define B_SMOKE_SUMS 16           // their totals over the grid, read by the conservation fix
 #define B_SMOKE_LEDGER 17         // the scalars' ledger: what left, decayed, burned and drifted
+#define B_SMOKE_SPEED 18          // max_speed.comp: the largest face speed, buoyancy and fuel (max_cfl)
