@@ -7,8 +7,8 @@ the grid's too (`grid.erosion`): the water carves its bed and lays the sediment 
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
 On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
-the classic pipes, the water cycle and samples, but no erosion, inertia or gauges. There the game runs
-without the wheel (the HUD says why) and refuses erosion and the inertia model with `NeedsCompute`.
+both water models, the water cycle and samples, but no erosion or gauges. There the game runs without
+the wheel (the HUD says why) and refuses erosion with `NeedsCompute`.
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -69,12 +69,12 @@ class NeedsCompute(hydro.HydroGLError, ValueError):
 
 
 def needs_compute(ctx, what: str) -> None:
-    """Refuse `what` (erosion, the inertia model) on a context without compute shaders, saying why."""
+    """Refuse `what` (erosion) on a context without compute shaders, saying why."""
     version = ctx.version_code
     if version < COMPUTE_VERSION:
         raise NeedsCompute(f"{what} needs OpenGL 4.3 compute shaders; this context is OpenGL {version // 100}."
-                           f"{version % 100 // 10}, on which hydro runs the classic water model as fragment "
-                           f"passes (no erosion, inertia or gauges)")
+                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no erosion or "
+                           f"gauges)")
 
 
 class Camera:
@@ -121,8 +121,6 @@ class Game:
                  erosion=False):
         if model not in MODELS:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
-        if model != "classic":
-            needs_compute(ctx, f"the {model} model")
         if erosion:
             needs_compute(ctx, "erosion")
         self.ctx, self.world, self.time_scale = ctx, world, float(time_scale)
@@ -164,7 +162,7 @@ class Game:
 
     @property
     def compute(self) -> bool:
-        """Whether the grid runs compute shaders (erosion, inertia and gauges), not the GL 4.1 backend."""
+        """Whether the grid runs compute shaders (erosion and gauges), not the GL 4.1 backend."""
         return self.grid.backend == "compute"
 
     @property
@@ -245,8 +243,6 @@ class Game:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
         if model == self.model:
             return
-        if model != "classic":
-            needs_compute(self.ctx, f"the {model} model")
         before, self.model = self.model, model
         try:
             self.rebuild(self.grid.terrain, self.grid.water, hexagonal=self.hexagonal, **self._sediment_record())

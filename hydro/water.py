@@ -965,25 +965,20 @@ class _PipeGrid(_owner.Simulation):
 
 # What the fragment backend runs: the classic model with pipes of the water's depth. Other arguments
 # are refused, naming the argument, before anything is made.
-_FRAGMENT_DEFAULTS = {"pipe_area": "depth", "kernel": None, "manning": 0.0, "fixed_substep": None, "inertia": False}
-
-
-def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None, **model):
-    """WaterGrid / HexWaterGrid on a GL 4.1-4.2 context: hydro.water_fragment's grid of the lattice."""
+def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None,
+                   kernel=None, sleep=True, **model):
+    """WaterGrid / HexWaterGrid on a GL 4.1-4.2 context: hydro.water_fragment's grid of the lattice, with the
+    same model arguments (pipe_area, manning, fixed_substep, inertia); its passes are its one schedule."""
     from .water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
-    check_sleep(model.pop("sleep", True))           # its passes compute every cell, whichever is asked
-    unknown = sorted(set(model) - set(_FRAGMENT_DEFAULTS))
-    if unknown:
-        raise TypeError(f"{'HexWaterGrid' if hexagonal else 'WaterGrid'}() got an unexpected keyword argument {unknown[0]!r}")
-    for name, value in model.items():
-        default = _FRAGMENT_DEFAULTS[name]
-        if not (value is default or (value == default and type(value) is type(default))):
-            version = ctx.version_code
-            raise ValueError(f"{name}: {value!r} needs compute shaders (OpenGL 4.3); this context is OpenGL "
-                             f"{version // 100}.{version % 100 // 10}, on which the grid runs the classic model as "
-                             f"fragment passes (hydro.water_fragment); expected {name}={default!r} here")
+    check_sleep(sleep)                              # its passes compute every cell, whichever is asked
+    if kernel is not None:
+        check_kernel(kernel)
+        version = ctx.version_code
+        raise ValueError(f"kernel: {kernel!r} needs compute shaders (OpenGL 4.3); this context is OpenGL "
+                         f"{version // 100}.{version % 100 // 10}, on which the grid runs as fragment passes "
+                         f"(hydro.water_fragment); expected kernel=None here")
     cls = FragmentHexWaterGrid if hexagonal else FragmentWaterGrid
-    return cls(ctx, terrain, cell_size, gravity, friction, water=water)
+    return cls(ctx, terrain, cell_size, gravity, friction, water=water, **model)
 
 
 class WaterGrid(_PipeGrid):

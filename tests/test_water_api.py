@@ -375,8 +375,8 @@ def test_step_leaves_the_games_texture_units_alone(ctx, rng, kind, kernel):
 
 def test_on_a_context_without_compute_shaders_the_water_runs_as_fragment_passes(ctx):
     """As on macOS (GL 4.1, no compute shaders): create_context() gives the 4.1 context, WaterGrid and
-    HexWaterGrid run the classic model on their fragment backend, what needs compute (inertia, the
-    smoke) is refused by name."""
+    HexWaterGrid run on their fragment backend (the model's arguments too: inertia, Manning), what needs
+    compute (a kernel, the smoke) is refused by name."""
     if "Mesa" not in ctx.info["GL_VERSION"]:
         pytest.skip("the GL version is lowered through Mesa's MESA_GL_VERSION_OVERRIDE")
     code = """if True:
@@ -388,7 +388,11 @@ def test_on_a_context_without_compute_shaders_the_water_runs_as_fragment_passes(
             g.add_water(8, 6, 3, 5.0)
             g.step(0.5)
             print(cls.__name__, g.backend, abs(g.volume() / g.ledger()["expected"] - 1) < 1e-6, g.iteration > 0)
-        for make in (lambda: hydro.WaterGrid(ctx, np.zeros((4, 4)), inertia=True),
+        g = hydro.HexWaterGrid(ctx, np.zeros((12, 16)), water=np.ones((12, 16)), inertia=True, manning=0.03)
+        g.add_water(8, 6, 3, 5.0)
+        g.step(0.5)
+        print("inertia", g.params.inertia, g.params.manning, abs(g.volume() / g.ledger()["expected"] - 1) < 1e-6)
+        for make in (lambda: hydro.WaterGrid(ctx, np.zeros((4, 4)), kernel="cells"),
                      lambda: hydro.SmokeGrid(ctx, (16, 16))):
             try:
                 make()
@@ -403,8 +407,9 @@ def test_on_a_context_without_compute_shaders_the_water_runs_as_fragment_passes(
     lines = out.stdout.splitlines()
     assert lines[0] == "version 410"
     assert lines[1] == "WaterGrid fragment True True" and lines[2] == "HexWaterGrid fragment True True", lines
-    assert lines[3].startswith("refused: inertia: True needs compute shaders (OpenGL 4.3)"), lines[3]
-    assert lines[4].startswith("refused: ctx: hydro needs OpenGL 4.3") and "OpenGL 4.1" in lines[4], lines[4]
+    assert lines[3] == "inertia True 0.03 True", lines[3]
+    assert lines[4].startswith("refused: kernel: 'cells' needs compute shaders (OpenGL 4.3)"), lines[4]
+    assert lines[5].startswith("refused: ctx: hydro needs OpenGL 4.3") and "OpenGL 4.1" in lines[5], lines[5]
 
 
 def test_strict_defines_and_compile_errors(ctx, monkeypatch):
