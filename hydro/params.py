@@ -212,3 +212,31 @@ def stable_face_depth(dt: float, geometry: Geometry, params: WaterParams) -> flo
     per_depth = params.gravity * geometry.face_width / (geometry.pipe_length * geometry.cell_area)
     cap = 2.0 * (1.0 + params.friction_factor(dt)) / (dt * dt * per_depth * geometry.mu)
     return min(cap, 3.0e38)
+
+
+def model_uniforms(params: WaterParams, geometry: Geometry, size: tuple, dt: float, smoothing: float,
+                   hexagonal: bool) -> dict:
+    """common/model.glsl's uniforms for a substep of dt on an nx x ny grid (`size`), its constants worked
+    out in float64 (the pipe equation's dt g / l times the face width, or times the constant area); with
+    inertia, de Almeida's weight `smoothing` (smoothing_weight). Both backends set these."""
+    p, geo = params, geometry
+    gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
+    return dict(u_size=size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
+                u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
+                u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
+                u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if hexagonal else 1.0),
+                u_face_width=geo.face_width, u_speed_cap=speed_cap(dt, geo))
+
+
+def fixed_substeps(carry: float, dt: float, fixed: float, substeps, most: int) -> tuple[int, float]:
+    """step(dt) with fixed_substep `fixed`: the whole substeps that dt and the `carry` left by the last call
+    hold, and the carry after them; ValueError where `substeps` is given or there are more than `most`."""
+    if substeps is not None:
+        raise ValueError(f"substeps: this grid steps in fixed substeps of {fixed} s (fixed_substep); "
+                         f"call step(dt) alone")
+    total = carry + dt
+    n = math.floor(total / fixed + 1e-6)          # a rounding residue is not a substep short
+    if n > most:
+        raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {most}; "
+                         f"call step() more often with a smaller dt")
+    return n, max(total - n * fixed, 0.0)

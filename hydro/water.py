@@ -31,7 +31,7 @@ from . import _validate as check
 from . import boundary as bnd
 from . import water_plan as plan
 from .params import (DEPTH_MARGIN, Erosion, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep,
-                     coupling, max_stable_dt, smoothing_weight, stable)
+                     coupling, fixed_substeps, max_stable_dt, smoothing_weight, stable)
 from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
@@ -818,21 +818,14 @@ class _PipeGrid(_owner.Simulation):
     def _step_fixed(self, dt: float, substeps) -> int:
         """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold."""
         fixed = self.params.fixed_substep
-        if substeps is not None:
-            raise ValueError(f"substeps: this grid steps in fixed substeps of {fixed} s (fixed_substep); "
-                             f"call step(dt) alone")
-        total = self._carry + dt
-        n = math.floor(total / fixed + 1e-6)          # a rounding residue is not a substep short
-        if n > MAX_SUBSTEPS:
-            raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
-                             f"call step() more often with a smaller dt")
+        n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
         self._state.sleep.begin_call()
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
                 self._planned = (self._read_stats(), self._calls)
             self._run(fixed, n, self._planned[0]["max_depth"])
-        self._carry = max(total - n * fixed, 0.0)
+        self._carry = carry
         self._sim_time += n * fixed
         self._calls += 1
         if self._sampler is not None:

@@ -61,7 +61,7 @@ from . import _validate as check
 from . import boundary as bnd
 from ._validate import FLOAT32_MAX
 from .params import (DEPTH_MARGIN, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep, coupling,
-                     max_stable_dt, smoothing_weight, speed_cap, stable, stable_face_depth)
+                     fixed_substeps, max_stable_dt, model_uniforms, smoothing_weight, stable)
 from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
 from .hex import HexWaterGrid
 from .water import _PipeGrid
@@ -765,36 +765,21 @@ class FragmentWaterGrid(_owner.Simulation):
         """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold (as
         WaterGrid's), de Almeida's weighting scaled for the water at the last edit."""
         fixed = self.params.fixed_substep
-        if substeps is not None:
-            raise ValueError(f"substeps: this grid steps in fixed substeps of {fixed} s (fixed_substep); "
-                             f"call step(dt) alone")
-        total = self._carry + dt
-        n = math.floor(total / fixed + 1e-6)          # a rounding residue is not a substep short
-        if n > MAX_SUBSTEPS:
-            raise ValueError(f"dt: {dt} s is {n} substeps of fixed_substep = {fixed} s, more than {MAX_SUBSTEPS}; "
-                             f"call step() more often with a smaller dt")
+        n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
                 self._planned = (self._measure(), self._calls)
             self._run(fixed, n, self._planned[0]["max_depth"])
-        self._carry = max(total - n * fixed, 0.0)
+        self._carry = carry
         self._sim_time += n * fixed
         self._calls += 1
         self._queue_end()
         return n
 
     def _uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
-        """common/model.glsl's uniforms for a substep of dt, worked out in float64 as
-        hydro.water_kernels.WaterState.model_uniforms does; with inertia, de Almeida's weight
-        `smoothing` (params.smoothing_weight)."""
-        p, geo = self.params, self.geometry
-        gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
-        return dict(u_size=(self.nx, self.ny), u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
-                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
-                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
-                    u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self._hexagonal else 1.0),
-                    u_face_width=geo.face_width, u_speed_cap=speed_cap(dt, geo))
+        """common/model.glsl's uniforms for a substep of dt (params.model_uniforms)."""
+        return model_uniforms(self.params, self.geometry, (self.nx, self.ny), dt, smoothing, self._hexagonal)
 
     def _run(self, sub: float, n: int, depth: float = 0.0) -> None:
         """n substeps of `sub` seconds, nothing read back; with inertia, de Almeida's weighting is scaled

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _gl, _native
 from . import water_plan as plan
-from .params import Geometry, WaterParams, speed_cap, stable_face_depth
+from .params import Geometry, WaterParams, model_uniforms
 from .boundary import KINDS
 from .water_sleep import WAKE_RECTS
 
@@ -113,14 +113,8 @@ class WaterState:
         """The uniforms of common/model.glsl for a substep of dt: its constants worked out on the CPU in
         float64 (the pipe equation's dt g / l times the face width, or times the constant area); with
         inertia, de Almeida's weight `smoothing` (params.smoothing_weight)."""
-        p, geo = self.params, self.geometry
-        gain = dt * p.gravity / geo.pipe_length * (geo.face_width if p.depth_area else float(p.pipe_area))
         cycle = self.cycle.uniforms() if self.defines["CYCLE"] else {}
-        return dict(**cycle, u_size=self.size, u_dt=dt, u_friction_factor=p.friction_factor(dt), u_flow_gain=gain,
-                    u_cell_area=geo.cell_area, u_max_face_depth=stable_face_depth(dt, geo, p),
-                    u_manning_gain=dt * p.gravity * p.manning ** 2 / geo.face_width, u_smoothing=smoothing,
-                    u_advection_gain=dt / geo.pipe_length * (2.0 / 3.0 if self.hexagonal else 1.0),
-                    u_face_width=geo.face_width, u_speed_cap=speed_cap(dt, geo))
+        return dict(**cycle, **model_uniforms(self.params, self.geometry, self.size, dt, smoothing, self.hexagonal))
 
 
 class Kernel:

@@ -258,8 +258,9 @@ def _assert_stats(got, terrain, water, cell_area):
     assert abs(got["volume"] - want["volume"]) <= 1e-13 * want["volume"], (got, want)
 
 
-def child():
-    """In the GL 4.1 process: every check's results, as JSON on stdout."""
+def gl41_context():
+    """A child's GL 4.1 context, and what it says of itself: version, renderer, vendor, and whether a
+    compute shader compiled (its error cleared, so the grids' are the ones checked)."""
     import moderngl
     ctx = moderngl.create_standalone_context(backend="egl", require=410)
     out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"], "vendor": ctx.info["GL_VENDOR"]}
@@ -268,7 +269,13 @@ def child():
         out["compute"] = "compiled"
     except Exception as exc:  # noqa: BLE001 - what fails is reported
         out["compute"] = f"refused: {exc}"
-    ctx.error                           # the refused compute shader's error, cleared: the grids' are checked
+    ctx.error
+    return ctx, out
+
+
+def child():
+    """In the GL 4.1 process: every check's results, as JSON on stdout."""
+    ctx, out = gl41_context()
 
     out["run"], out["lake"] = {}, {}
     for kind, cls in KINDS.items():
@@ -337,20 +344,27 @@ def child():
     print(json.dumps(out))
 
 
-@pytest.fixture(scope="module")
-def gl41():
-    """The GL 4.1 process's results."""
+def gl41_child(module: str, timeout: int = 600) -> dict:
+    """Run `module`'s child() in a process of its own on a GL 4.1 context with no compute shaders (Mesa's
+    overrides, set before the driver loads) and return the JSON it printed last; skip where the driver
+    is not Mesa's, whose overrides make that context."""
     env = dict(os.environ, **GL41_ENV)
     here = Path(__file__).resolve().parent
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); import test_water_fragment as t; t.child()"
+    code = f"import sys; sys.path.insert(0, {str(here)!r}); import {module} as t; t.child()"
     result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
-                            text=True, timeout=600)
+                            text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-4000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     if "Mesa" not in out["vendor"]:
         pytest.skip(f"Mesa's overrides make the GL 4.1 context with no compute shaders; this driver is "
                     f"{out['vendor']}, which gives a 4.1 context with them")
     return out
+
+
+@pytest.fixture(scope="module")
+def gl41():
+    """The GL 4.1 process's results."""
+    return gl41_child("test_water_fragment")
 
 
 class Twin:

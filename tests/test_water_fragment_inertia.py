@@ -5,10 +5,6 @@ overrides as in tests/test_water_fragment.py) against the float64 reference on r
 rest, the ledger, and a dry-bed dam break whose front runs as the compute grid's."""
 import json
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +13,7 @@ import hydro
 from hydro import boundary as bnd
 from hydro.reference import water as ref
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
-from test_water_fragment import GL41_ENV, _lake_at_rest, _same_bits
+from test_water_fragment import _lake_at_rest, _same_bits, gl41_child, gl41_context
 from water_cases import random_state
 
 SHAPE = (20, 24)
@@ -182,15 +178,8 @@ def _front(depth):
 
 def child():
     """In the GL 4.1 process: the checks' results, as JSON on stdout."""
-    import moderngl
-    ctx = moderngl.create_standalone_context(backend="egl", require=410)
-    out = {"version": ctx.version_code, "vendor": ctx.info["GL_VENDOR"], "ref": {}, "lake": {}}
-    try:
-        ctx.compute_shader("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
-        out["compute"] = "compiled"
-    except Exception as exc:  # noqa: BLE001 - what fails is reported
-        out["compute"] = f"refused: {exc}"
-    ctx.error                           # the refused compute shader's error, cleared: the grids' are checked
+    ctx, out = gl41_context()
+    out.update(ref={}, lake={})
     for kind, cls in KINDS.items():
         for model in REF_MODELS:
             g = _grid(ctx, cls, kind, MODELS[model], wet=0.2)
@@ -217,17 +206,7 @@ def child():
 @pytest.fixture(scope="module")
 def gl41():
     """The GL 4.1 process's results."""
-    env = dict(os.environ, **GL41_ENV)
-    here = Path(__file__).resolve().parent
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); import test_water_fragment_inertia as t; t.child()"
-    result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
-                            text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
-    if "Mesa" not in out["vendor"]:
-        pytest.skip(f"Mesa's overrides make the GL 4.1 context with no compute shaders; this driver is "
-                    f"{out['vendor']}, which gives a 4.1 context with them")
-    return out
+    return gl41_child("test_water_fragment_inertia")
 
 
 def test_gl41_context_has_no_compute_shaders(gl41):

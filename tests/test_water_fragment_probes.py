@@ -4,10 +4,6 @@ an OpenGL 4.1 context with no compute shaders (a child process, as tests/test_wa
 against the compute grids' samples of the same water here, to the bit on CPU rasterisers; bad points
 refused by name with the grid unchanged; the flow textures a game's shaders read."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +13,7 @@ from hydro import _native
 from hydro.reference import probes
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
 from hydro.water_probes import MAX_POINTS, SAMPLE_DRY_DEPTH
-from test_water_fragment import GL41_ENV, _flushed, _same
+from test_water_fragment import _flushed, _same, gl41_child
 from water_cases import assert_same_bits, random_state
 
 SHAPE = (11, 14)
@@ -125,15 +121,7 @@ def child():
 
 @pytest.fixture(scope="module")
 def gl41():
-    env = dict(os.environ, **GL41_ENV)
-    here = Path(__file__).resolve().parent
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); import test_water_fragment_probes as t; t.child()"
-    result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
-    if "Mesa" not in out["vendor"]:
-        pytest.skip(f"Mesa's overrides make the GL 4.1 context with no compute shaders; this driver is {out['vendor']}")
+    out = gl41_child("test_water_fragment_probes", timeout=300)
     assert out["version"] == 410 and out["error"] == "GL_NO_ERROR", out["error"]
     return out
 
