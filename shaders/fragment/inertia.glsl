@@ -1,7 +1,7 @@
 // The stencil of a face with inertia (common/model.glsl's FaceStencil) in the fragment backend: every
 // axis's flows as the last substep left them are textures (u_flow_x, u_flow_y, HEX u_flow_z), read as a
 // substep finds them: a wall's face and a face joining no cell carry nothing (the compute kernels' first
-// pass of a call clears them). The stencil's assembly follows cells_accelerate.comp's; its arithmetic
+// pass of a call clears them). The stencil's assembly is common/stencil.glsl's; its arithmetic
 // is model.glsl's. Needs fragment/lattice.glsl and common/model.glsl (INERTIA).
 uniform sampler2D u_terrain, u_water;
 uniform sampler2D u_flow_x, u_flow_y;
@@ -24,40 +24,4 @@ float flow_of(int k, ivec2 f) {
     return k == 0 ? face_at(u_flow_x, f) : face_at(u_flow_y, f);
 }
 
-// The velocity of face f of axis k: a boundary face takes its inside column for both sides; a face
-// with no cell in the grid has none.
-float velocity_of(int k, ivec2 f) {
-    ivec2 a = f + from_cell(k), b = a + axis(k);
-    bool a_in = inside(a), b_in = inside(b);
-    if (!(a_in || b_in)) return 0.0;
-    ivec2 ca = a_in ? a : b, cb = b_in ? b : a;
-    float z_a = terrain_at(ca), h_a = depth_at(ca), z_b = terrain_at(cb), h_b = depth_at(cb);
-    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
-    return face_velocity(flow_of(k, f), depth);
-}
-
-// What the faces of axis m do beside face f of axis k (cells a, b).
-Across across(int k, int m, ivec2 f, ivec2 a, ivec2 b) {
-    return Across(flow_of(m, a + leaving_face(m)), flow_of(m, b + leaving_face(m)),
-                  flow_of(m, a + entering_face(m)), flow_of(m, b + entering_face(m)),
-                  velocity_of(k, f - axis(m)), velocity_of(k, f + axis(m)));
-}
-
-// The accelerated flow of interior face f of axis k, with inertia.
-float inertial_face(int k, ivec2 f) {
-    ivec2 a = f + from_cell(k), b = a + axis(k);
-    FaceStencil st;
-    st.q = flow_of(k, f);
-    st.q_before = flow_of(k, a + entering_face(k));
-    st.q_after = flow_of(k, b + leaving_face(k));
-    st.u = velocity_of(k, f);
-    st.u_before = velocity_of(k, a + entering_face(k));
-    st.u_after = velocity_of(k, b + leaving_face(k));
-    st.first = across(k, first_across(k), f, a, b);
-#if HEX
-    st.second = across(k, second_across(k), f, a, b);
-#endif
-    float z_a = terrain_at(a), h_a = depth_at(a), z_b = terrain_at(b), h_b = depth_at(b);
-    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
-    return inertial_flow(st, depth, z_a + h_a, z_b + h_b);
-}
+#include "common/stencil.glsl"
