@@ -217,6 +217,7 @@ def set_uniforms(prog, **values) -> None:
             continue
         try:
             prog[name].value = value
+            prog.extra["dict"] = None
         except KeyError:
             if not declares(prog, name):
                 raise KeyError(f"uniform {name!r} is not declared in this shader") from None
@@ -226,6 +227,15 @@ def set_uniforms(prog, **values) -> None:
             last[name] = value
         else:
             last.pop(name, None)
+
+
+def set_uniform_dict(prog, values: dict) -> None:
+    """set_uniforms(prog, **values), skipped where `values` is the very dict this program got last and
+    nothing was written to it since (a grid's step() hands the same model uniforms every call)."""
+    if prog.extra.get("dict") is values:
+        return
+    set_uniforms(prog, **values)
+    prog.extra["dict"] = values
 
 
 def _parse_bindings() -> dict[str, int]:

@@ -38,6 +38,7 @@ class WaterState:
         self.sleep = None               # the grid's hydro.water_sleep.Sleep
         self.open_entries = None        # the table entries that are not walls, and how often they changed
         self.kinds_version = 0
+        self._uniforms = None           # (key, dict) of model_uniforms' last answer
         self.set_kinds(boundary_table["kind"])
         self.terrain = self.water = self.boundary = self.ledger = None
         self.flows, self.flows_tmp = [], []
@@ -110,11 +111,15 @@ class WaterState:
             self.cycle.swap_records()
 
     def model_uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
-        """The uniforms of common/model.glsl for a substep of dt: its constants worked out on the CPU in
-        float64 (the pipe equation's dt g / l times the face width, or times the constant area); with
-        inertia, de Almeida's weight `smoothing` (params.smoothing_weight)."""
+        """params.model_uniforms (and the water cycle's) for a substep of dt: the same dict while dt, the
+        smoothing and the cycle's rates stay the same (_gl.set_uniform_dict skips it then); not to be
+        changed."""
         cycle = self.cycle.uniforms() if self.defines["CYCLE"] else {}
-        return dict(**cycle, **model_uniforms(self.params, self.geometry, self.size, dt, smoothing, self.hexagonal))
+        key = (dt, smoothing, *cycle.values())
+        if self._uniforms is None or self._uniforms[0] != key:
+            made = model_uniforms(self.params, self.geometry, self.size, dt, smoothing, self.hexagonal)
+            self._uniforms = (key, {**cycle, **made})
+        return self._uniforms[1]
 
 
 class Kernel:
@@ -207,7 +212,7 @@ class CellWise(Kernel):
         first = self._first_program(sleep is not None, fold is not None)
         uniforms = s.model_uniforms(dt, call.smoothing)
         for prog in (accelerate, move, *boundary.values(), first):
-            _gl.set_uniforms(prog, **uniforms)
+            _gl.set_uniform_dict(prog, uniforms)
         if sleep is not None:
             for prog in (accelerate, move):
                 _gl.set_uniforms(prog, u_tiles_x=sleep.tiles[0])
@@ -302,8 +307,8 @@ class Fused(Kernel):
     def run(self, dt, call, hook=None):
         s, b = self.state, _gl.BINDINGS
         uniforms = s.model_uniforms(dt, call.smoothing)
-        _gl.set_uniforms(self.program, **uniforms)
-        _gl.set_uniforms(self.settle_program, **uniforms)
+        _gl.set_uniform_dict(self.program, uniforms)
+        _gl.set_uniform_dict(self.settle_program, uniforms)
         s.bind()
         depth_in = s.water
         for k in range(call.substeps):

@@ -13,6 +13,7 @@ benchmarks give a grid another one through `grid._retune(tuning)`, the one test 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,6 +229,7 @@ class CallPlan:
     sleep: bool = False
 
 
+@functools.lru_cache(maxsize=256)          # a game's calls repeat a few plans; each is a frozen value
 def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | None = None,
               is_walled: bool = False, state_fits: bool = True, per_substep: bool = False,
               smoothing: float = 0.0, sleep: bool = False) -> CallPlan:
