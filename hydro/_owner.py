@@ -97,7 +97,7 @@ class Owner:
         self._sealed = type(self).__module__.split(".")[0] == "hydro"
 
     def __setattr__(self, name, value):
-        if self._sealed and not name.startswith("_"):
+        if name[0] != "_" and self._sealed:
             attr = getattr(type(self), name, None)
             if not (isinstance(attr, property) and attr.fset is not None):
                 raise AttributeError(self._refusal(name))

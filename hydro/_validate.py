@@ -10,9 +10,10 @@ import numpy as np
 
 def real(name: str, value, *, low=None, high=None, low_open=False, high_open=False) -> float:
     """A finite real number, optionally inside [low, high] (open ends where asked)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {value!r}")
-    value = float(value)
+    if type(value) is not float:            # a float needs no ABC check (a step() call's dt)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {value!r}")
+        value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{name}: expected a finite number, got {value}")
     if low is not None and (value < low or (low_open and value == low)):
@@ -27,9 +28,10 @@ def positive(name: str, value) -> float:
 
 
 def integer(name: str, value, *, low=None, high=None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
-    value = int(value)
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+        value = int(value)
     if low is not None and value < low:
         raise ValueError(f"{name}: expected an int >= {low}, got {value}")
     if high is not None and value > high:

@@ -85,12 +85,14 @@ class WaterState:
     def size(self) -> tuple[int, int]:
         return self.nx, self.ny
 
-    def bind(self) -> None:
-        """Bind what every kernel reads: terrain, water, flows, boundary table and ledger."""
+    def bind(self, flows: bool = True) -> None:
+        """Bind what every kernel reads: terrain, water, flows (unless the kernel binds them itself),
+        boundary table and ledger."""
         b = _gl.BINDINGS
         self.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
         self.water.bind_to_image(b["B_WATER"], read=True, write=True)
-        self.bind_flows()
+        if flows:
+            self.bind_flows()
         self.boundary.bind_to_storage_buffer(b["B_BOUNDARY"])
         self.ledger.bind_to_storage_buffer(b["B_LEDGER"])
         if self.defines["CYCLE"]:
@@ -309,7 +311,7 @@ class Fused(Kernel):
         uniforms = s.model_uniforms(dt, call.smoothing)
         _gl.set_uniform_dict(self.program, uniforms)
         _gl.set_uniform_dict(self.settle_program, uniforms)
-        s.bind()
+        s.bind(flows=False)                 # each substep binds them
         depth_in = s.water
         for k in range(call.substeps):
             if k < 2:

@@ -5,12 +5,15 @@ and the records queued at the ends of step() calls go into a fenced, persistentl
 (hydro._native.FencedReadback), from which `record(seq)` takes one without waiting for later work."""
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from . import _gl, _native
 from ._owner import Held
 
 # common/stats.glsl's Stats in std430: `taken` (a dvec2) aligned to 16 bytes
+_RECORD = struct.Struct("<dfff")          # a record's depth_sum, max_depth, min_terrain, max_speed
 STATS_DTYPE = np.dtype({"names": ["depth_sum", "max_depth", "min_terrain", "max_speed", "unused", "taken"],
                         "formats": ["<f8", "<f4", "<f4", "<f4", "<f4", ("<f8", 2)],
                         "offsets": [0, 8, 12, 16, 20, 32], "itemsize": 48})
@@ -87,7 +90,6 @@ class StatsReduction(Held):
         return self._dict(self.ring.record(seq))
 
     def _dict(self, data) -> dict:
-        rec = np.frombuffer(data, STATS_DTYPE)[0]
-        return {"volume": float(rec["depth_sum"]) * self.state.geometry.cell_area,
-                "max_depth": float(rec["max_depth"]), "min_terrain": float(rec["min_terrain"]),
-                "max_speed": float(rec["max_speed"])}
+        depth_sum, max_depth, min_terrain, max_speed = _RECORD.unpack_from(data)    # STATS_DTYPE's first fields
+        return {"volume": depth_sum * self.state.geometry.cell_area, "max_depth": max_depth,
+                "min_terrain": min_terrain, "max_speed": max_speed}
