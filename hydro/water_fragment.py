@@ -13,7 +13,7 @@ and flows ping-pong between two textures each; the boundary table is an rg32i te
 bytes (common/boundary_table.glsl under FRAGMENT).
 
 The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
-compute kernels' are; no erosion or gauges. The ledger keeps per boundary face an unevaluated float sum
+compute kernels' are; no erosion. The ledger keeps per boundary face an unevaluated float sum
 hi + lo on the GPU (book.frag), folded into float64 on the CPU when ledger() is asked or before
 set_boundary() changes a face's kind.
 
@@ -44,12 +44,16 @@ the last edit (as WaterGrid's).
 
 sample() and sample_async() (docs/design.md, "Asking the water between frames"): common/sample.glsl's
 sample_point() in a pass of one texel a point (fragment/sample.frag), whose values are packed into a
-fenced pixel buffer that the handle reads later (_FragmentSampler).
+fenced pixel buffer that the handle reads later (_FragmentSampler, _PixelRing). Gauges (add_gauge):
+hydro.water_probes's Gauge handles and bookkeeping, what crossed each gauge's faces summed after every
+substep by fragment/gauge.frag into float pairs, a texel a gauge, whose row each call's end copies into
+a fenced pixel buffer; a gauge reads the record of the call before the latest (_FragmentGauges).
 """
 from __future__ import annotations
 
 import ctypes
 import math
+import struct
 import sys
 import weakref
 
@@ -66,7 +70,7 @@ from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid 
 from .hex import HexWaterGrid
 from .water import _PipeGrid
 from .water_cycle import Cycle
-from .water_probes import SAMPLE_DRY_DEPTH, Sample
+from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, check_line
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
@@ -75,7 +79,7 @@ REQUIRED_VERSION = 410
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
-MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book")
+MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book", "gauge")
 LATTICE_PASSES = MODEL_PASSES + ("sample", "stats_cells")     # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
 # each pass's defines where it takes any (HEX too, for the lattice's passes)
@@ -91,6 +95,8 @@ DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": N
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
 SPEED_BYTES = 4             # with inertia, after it: the fastest water, r32f
 SAMPLE_ROW = 1024           # texels a row of the sample pass's points and values
+GAUGE_ROW = 4096            # texels a row of the gauges' faces
+_PAIRS = struct.Struct("=4f")   # a gauge slot's texel: (since added hi, lo, over the call hi, lo)
 
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
@@ -268,6 +274,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._cycle = None
         self._cycle_records, self._move_targets, self._taken, self._cycle_ledger = None, {}, None, None
         self._sampler, self._last_points = None, None     # sample_async's pass and ring, made on first use
+        self._gauges = None                         # add_gauge's pass and ring (_FragmentGauges), made on first use
         self._move_variant = NO_CYCLE
         self._fresh = False                         # the records' taken amounts were added to the ledger since
         self._unfolded = False                      # a substep of the cycle ran since they were last added
@@ -291,9 +298,10 @@ class FragmentWaterGrid(_owner.Simulation):
         self._seal()
 
     def _gpu_objects(self):
-        cycle, sampler = getattr(self, "_cycle", None), getattr(self, "_sampler", None)
-        return (list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects())
-                + ([] if sampler is None else [sampler]))
+        cycle = getattr(self, "_cycle", None)
+        probes = [probe for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None))
+                  if probe is not None]
+        return list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects()) + probes
 
     def _pass(self, name: str, variant: tuple = ()):
         """The program and vertex array of pass `name` in `variant` (and a model pass in the grid's model,
@@ -432,6 +440,24 @@ class FragmentWaterGrid(_owner.Simulation):
             self._draw("sample", target, inputs, u_size=(self.nx, self.ny),
                        u_sample_face_width=float(self.geometry.face_width),
                        u_sample_min_depth=SAMPLE_DRY_DEPTH * self.params.cell_size)
+
+    def add_gauge(self, p0, p1) -> Gauge:
+        """A gauge on the line from p0 = (x0, y0) to p1 = (x1, y1), as WaterGrid.add_gauge: what crosses
+        the faces whose pipes the line cuts, positive along (y1 - y0, -(x1 - x0)), summed after every
+        substep (fragment/gauge.frag, as float pairs hi + lo). `gauge.discharge` (m^3/s over a call),
+        `gauge.volume` (m^3 since added) and `gauge.sim_time` are of the step() call before the latest
+        one, read from a fenced pixel buffer that call's end filled (hydro.water_probes.Gauge), so
+        reading them does not stall a frame. Each substep of a grid with gauges runs one small pass more;
+        remove them when not needed."""
+        self._alive()
+        line, faces = check_line(p0, p1, self.nx, self.ny, self._hexagonal)
+        if self._gauges is not None and len(self._gauges.live) >= MAX_GAUGES:
+            raise RuntimeError(f"{self._kind}: it has {MAX_GAUGES} gauges, the most a grid holds; remove one first")
+        if self._gauges is None:
+            self._gauges = _FragmentGauges(self)
+        return self._gauges.add(line, faces)
+
+    gauges = _PipeGrid.gauges
 
     # ------------------------------------------------------------------------------------- boundaries
 
@@ -758,6 +784,7 @@ class FragmentWaterGrid(_owner.Simulation):
                 n = max(1, min(self._auto_substeps(stats, remaining), MAX_SUBSTEPS - done))
         self._sim_time += dt
         self._calls += 1
+        self._end_gauges(dt)
         self._queue_end()
         return done
 
@@ -774,8 +801,15 @@ class FragmentWaterGrid(_owner.Simulation):
         self._carry = carry
         self._sim_time += n * fixed
         self._calls += 1
+        if n:
+            self._end_gauges(n * fixed)
         self._queue_end()
         return n
+
+    def _end_gauges(self, seconds: float) -> None:
+        """A call advanced the water by `seconds`: the gauges record their sums (as WaterGrid's)."""
+        if self._gauges is not None and self._gauges.live:
+            self._gauges.end_call(self._sim_time, seconds)
 
     def _uniforms(self, dt: float, smoothing: float = 0.0) -> dict:
         """common/model.glsl's uniforms for a substep of dt (params.model_uniforms)."""
@@ -803,9 +837,12 @@ class FragmentWaterGrid(_owner.Simulation):
         if self._cycle_on:
             cycle = {"u_rain": 0.0 if isinstance(self._cycle.rain, np.ndarray) else self._cycle.rain,
                      "u_evaporation": self._cycle.evaporation}
+        hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
         with self._bound():
             for _ in range(n):
                 self._substep(uniforms, cycle)
+                if hook is not None:
+                    hook(sub)
             if n % 2:                   # the water back in the texture water_texture hands out
                 self.ctx.copy_framebuffer(self._water[1][1], self._water[0][1])
                 self._water.reverse()
@@ -885,23 +922,68 @@ class FragmentWaterGrid(_owner.Simulation):
         return f"{self._kind}({self.nx}x{self.ny}, cell_size={self.params.cell_size}, {state})"
 
 
-class _FragmentSampler:
-    """A fragment grid's samples (as hydro.water_probes.Sampler, whose Sample handles it gives): the
-    points an rg32f texture and the values an rgba32f target, SAMPLE_ROW texels a row, point i at texel
-    (i % SAMPLE_ROW, i // SAMPLE_ROW); each request's texels are packed into a pixel buffer of a ring of
-    SLOTS, behind a fence (glFenceSync: GL 3.2), and read when its handle asks. Made on the first sample;
-    a request of more points than the textures hold makes them again, after taking those on their way."""
+class _PixelRing:
+    """`slots` pixel buffers of `size` bytes, each filled by a copy out of a framebuffer and fenced
+    (glFenceSync: GL 3.2): push(fbo, seq, viewport) queues the copy of the viewport's rgba32f texels into
+    buffer seq % slots; done(seq) asks its fence without waiting; record(seq, size) reads the buffer,
+    waiting only for that copy if the GPU has not got there yet. create() returns None where moderngl
+    gives no function loader (no fences): the caller then reads at once."""
 
-    SLOTS = 8                   # requests that can be on their way at once; the next takes the oldest
     _FENCES = {"glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
                "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
                "glDeleteSync": (None, [ctypes.c_void_p])}
 
+    @classmethod
+    def create(cls, ctx, size: int, slots: int):
+        gl = _native.gl_functions(ctx, cls._FENCES)
+        return None if gl is None else cls(ctx, gl, size, slots)
+
+    def __init__(self, ctx, gl, size: int, slots: int):
+        self.gl, self.slots, self.fences, self.buffers = gl, slots, [None] * slots, []
+        try:
+            self.buffers = [ctx.buffer(reserve=size) for _ in range(slots)]
+        except BaseException:
+            self.release()
+            raise
+
+    def push(self, fbo, seq: int, viewport) -> None:
+        slot = seq % self.slots
+        fbo.read_into(self.buffers[slot], viewport, 4, dtype="f4")
+        if self.fences[slot] is not None:
+            self.gl["glDeleteSync"](self.fences[slot])
+        self.fences[slot] = self.gl["glFenceSync"](_native.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+
+    def done(self, seq: int) -> bool:
+        """Whether record `seq` is in its buffer; never waits (flushes, so it gets there)."""
+        result = self.gl["glClientWaitSync"](self.fences[seq % self.slots], _native.GL_SYNC_FLUSH_COMMANDS_BIT, 0)
+        return result in (_native.GL_ALREADY_SIGNALED, _native.GL_CONDITION_SATISFIED)
+
+    def record(self, seq: int, size: int = -1) -> bytes:
+        return self.buffers[seq % self.slots].read(size)
+
+    def release(self) -> None:
+        """Free the buffers and fences (idempotent)."""
+        for fence in self.fences:
+            if fence is not None:
+                self.gl["glDeleteSync"](fence)
+        self.fences = [None] * self.slots
+        for buffer in self.buffers:
+            buffer.release()
+        self.buffers = []
+
+
+class _FragmentSampler:
+    """A fragment grid's samples (as hydro.water_probes.Sampler, whose Sample handles it gives): the
+    points an rg32f texture and the values an rgba32f target, SAMPLE_ROW texels a row, point i at texel
+    (i % SAMPLE_ROW, i // SAMPLE_ROW); each request's texels are packed into a pixel buffer of a ring of
+    SLOTS behind a fence (_PixelRing), and read when its handle asks. Made on the first sample; a request
+    of more points than the textures hold makes them again, after taking those on their way."""
+
+    SLOTS = 8                   # requests that can be on their way at once; the next takes the oldest
+
     def __init__(self, grid):
         self.grid, self.ctx = grid, grid.ctx
-        self.gl = _native.gl_functions(self.ctx, self._FENCES)   # None: no loader, values read at once
-        self.capacity, self.points, self.target, self.buffers = 0, None, None, []
-        self.fences = [None] * self.SLOTS
+        self.capacity, self.points, self.target, self.ring = 0, None, None, None
         self.sent = None                    # the points in the texture (bytes)
         self.seq = 0
         self.waiting = {}                   # seq -> Sample whose values are in a pixel buffer, not yet read
@@ -918,8 +1000,7 @@ class _FragmentSampler:
         self.target = (values, self.ctx.framebuffer(color_attachments=[values]))
         for tex in (self.points, values):
             tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        if self.gl is not None:
-            self.buffers = [self.ctx.buffer(reserve=16 * self.capacity) for _ in range(self.SLOTS)]
+        self.ring = _PixelRing.create(self.ctx, 16 * self.capacity, self.SLOTS)   # None: values read at once
 
     def queue(self, points: np.ndarray) -> Sample:
         """Queue the pass for `points` (checked (N, 2) float32) and the copy of its values."""
@@ -935,30 +1016,25 @@ class _FragmentSampler:
             self.points.write(rows.tobytes(), viewport=box)
             self.sent = data
         self.grid._sample_pass(self.points, self.target[1], box)
-        if self.gl is None:
+        if self.ring is None:
             return Sample(self, 0, count, self._values(self.target[1].read(box, 4, dtype="f4"), count))
         self.seq += 1
         overwritten = self.waiting.get(self.seq - self.SLOTS)
         if overwritten is not None:         # its buffer is taken next: read it first
             self.take(overwritten)
-        slot = self.seq % self.SLOTS
-        self.target[1].read_into(self.buffers[slot], box, 4, dtype="f4")
-        if self.fences[slot] is not None:
-            self.gl["glDeleteSync"](self.fences[slot])
-        self.fences[slot] = self.gl["glFenceSync"](_native.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        self.ring.push(self.target[1], self.seq, box)
         handle = self.waiting[self.seq] = Sample(self, self.seq, count)
         return handle
 
     def done(self, handle: Sample) -> bool:
-        """Whether the request's values are in its buffer; never waits (flushes, so they get there)."""
+        """Whether the request's values are in its buffer; never waits."""
         self.grid._alive()
-        result = self.gl["glClientWaitSync"](self.fences[handle._seq % self.SLOTS], _native.GL_SYNC_FLUSH_COMMANDS_BIT, 0)
-        return result in (_native.GL_ALREADY_SIGNALED, _native.GL_CONDITION_SATISFIED)
+        return self.ring.done(handle._seq)
 
     def take(self, handle: Sample) -> None:
         """Read a request's values out of its buffer, waiting for the GPU if it is not done."""
         self.grid._alive()
-        handle._values = self._values(self.buffers[handle._seq % self.SLOTS].read(16 * handle._count), handle._count)
+        handle._values = self._values(self.ring.record(handle._seq, 16 * handle._count), handle._count)
         del self.waiting[handle._seq]
 
     @staticmethod
@@ -967,14 +1043,94 @@ class _FragmentSampler:
 
     def release(self) -> None:
         """Free the textures, buffers and fences (the grid's release(); idempotent)."""
-        for fence in self.fences:
-            if fence is not None:
-                self.gl["glDeleteSync"](fence)
-        self.fences = [None] * self.SLOTS
-        for obj in (self.points, *(self.target or ()), *self.buffers):
+        for obj in (self.points, *(self.target or ()), self.ring):
             if obj is not None:
                 obj.release()
-        self.points, self.target, self.buffers, self.waiting = None, None, [], {}
+        self.points, self.target, self.ring, self.waiting = None, None, None, {}
+
+
+class _FragmentGauges(Gauges):
+    """A fragment grid's gauges: hydro.water_probes.Gauges's bookkeeping and Gauge handles (add, remove,
+    read: one call late), its GPU side as fragment passes. Per gauge slot a texel of an rgba32f target,
+    (volume since added, volume over the call) as float pairs hi + lo, which fragment/gauge.frag adds
+    to after every substep (hook), ping-ponging; its faces (an rgba32i texture, GAUGE_ROW texels a row)
+    and each slot's range of them (an rg32i texture) uploaded at each add and remove. At the end of every
+    call that advanced the water the row is copied into a pixel buffer of a ring of SLOTS behind a fence
+    (_PixelRing; without fences it is read then), and a gauge reads the record before the newest."""
+
+    held = ("ranges", "faces", "ring")
+
+    def __init__(self, grid):        # Gauges' bookkeeping; its compute programs and buffers are not made
+        self.owner, self.ctx = grid, grid.ctx
+        self.live, self.count, self.first = {}, 0, True
+        self.seq, self.kept, self.last = 0, {}, None
+        self.sums, self.ranges, self.faces, self.ring = [], None, None, None
+        try:
+            for _ in range(2):
+                tex = self.ctx.texture((MAX_GAUGES, 1), 4, bytes(16 * MAX_GAUGES), dtype="f4")
+                self.sums.append([tex, None])
+                tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+                self.sums[-1][1] = self.ctx.framebuffer(color_attachments=[tex])
+            self.ranges = self._integer_texture((MAX_GAUGES, 1), 2, bytes(8 * MAX_GAUGES))
+            self.faces = self._integer_texture((1, 1), 4, bytes(16))
+            self.ring = _PixelRing.create(self.ctx, 16 * MAX_GAUGES, self.SLOTS)
+        except BaseException:
+            self.release()
+            raise
+
+    def _integer_texture(self, size, components, data):
+        tex = self.ctx.texture(size, components, data, dtype="i4")
+        tex.filter = (moderngl.NEAREST, moderngl.NEAREST)     # integer textures are complete only so
+        return tex
+
+    def objects(self) -> list:
+        return super().objects() + [obj for pair in self.sums for obj in pair if obj is not None]
+
+    def release(self) -> None:
+        super().release()
+        self.sums = []
+
+    def _start(self, slot: int) -> None:
+        self.sums[0][0].write(bytes(16), viewport=(slot, 0, 1, 1))
+
+    def _upload(self) -> None:
+        """Every live gauge's faces, in slot order, and each slot's (first, count) of them."""
+        ranges = np.zeros((MAX_GAUGES, 2), np.int32)
+        faces, first = [], 0
+        for slot, gauge in sorted(self.live.items()):
+            count = len(gauge.faces[0])
+            ranges[slot] = (first, count)
+            faces.append(np.stack(gauge.faces, axis=1))
+            first += count
+        width = min(max(first, 1), GAUGE_ROW)
+        table = np.zeros((-(-max(first, 1) // width) * width, 4), np.int32)
+        if faces:
+            table[:first] = np.concatenate(faces)
+        made = self._integer_texture((width, len(table) // width), 4, table.tobytes())
+        self.faces.release()
+        self.faces = made
+        self.ranges.write(ranges.tobytes())
+        self.count = max(self.live) + 1 if self.live else 0
+
+    def hook(self, dt: float) -> None:
+        """After each substep (FragmentWaterGrid._run_chunk): add what crossed every gauge in it, from the
+        scaled flows the substep left."""
+        flows = {f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self.owner._flows)}
+        self.owner._draw("gauge", self.sums[1][1], {"u_sums": self.sums[0][0], "u_ranges": self.ranges,
+                                                    "u_faces": self.faces, **flows}, u_dt=dt, u_first=self.first)
+        self.sums.reverse()
+        self.first = False
+
+    def _keep(self, seq: int) -> tuple:
+        if self.ring is not None:
+            self.ring.push(self.sums[0][1], seq, (0, 0, MAX_GAUGES, 1))
+            return ()
+        return (self.sums[0][1].read(components=4, dtype="f4"),)
+
+    @staticmethod
+    def _sums(data: bytes, slot: int) -> tuple[float, float]:
+        since_hi, since_lo, call_hi, call_lo = _PAIRS.unpack_from(data, 16 * slot)
+        return call_hi + call_lo, since_hi + since_lo
 
 
 class _FragmentCycle(Cycle):

@@ -303,8 +303,9 @@ def check_line(p0, p1, nx: int, ny: int, hexagonal: bool):
 
 class Gauge:
     """What crosses a line across the flow (a water wheel, a gate, a river's mouth), summed on the GPU
-    after every substep in double precision, signed along the line's normal (y1 - y0, -(x1 - x0)): a
-    line drawn toward +y counts flow toward +x.
+    after every substep in double precision (on the fragment backend as float pairs hi + lo, about as
+    precise), signed along the line's normal (y1 - y0, -(x1 - x0)): a line drawn toward +y counts flow
+    toward +x.
 
     discharge: m^3/s (world units^3/s) over the step() call before the latest one.
     volume: m^3 crossed since the gauge was added, up to the end of that same call.
@@ -371,13 +372,17 @@ class Gauges(Held):
 
     def add(self, line, faces) -> Gauge:
         slot = min(set(range(MAX_GAUGES)) - set(self.live))
-        zero = np.zeros(1, np.float64).tobytes()
-        self.volumes.write(zero, offset=8 * slot)                    # its sums start from 0
-        self.volumes.write(zero, offset=8 * (MAX_GAUGES + slot))
+        self._start(slot)
         gauge = Gauge(self, slot, line, faces, self.seq)
         self.live[slot] = gauge
         self._upload()
         return gauge
+
+    def _start(self, slot: int) -> None:
+        """The slot's sums start from 0."""
+        zero = np.zeros(1, np.float64).tobytes()
+        self.volumes.write(zero, offset=8 * slot)
+        self.volumes.write(zero, offset=8 * (MAX_GAUGES + slot))
 
     def remove(self, gauge: Gauge) -> None:
         self.owner._alive()
@@ -422,12 +427,16 @@ class Gauges(Held):
         """A step() call advanced the water by `seconds`, ending at `sim_time`: record the sums."""
         self.first = True
         self.seq += 1
-        if self.ring is not None:
-            self.ring.push(self.volumes, self.seq)
-            self.kept[self.seq] = (sim_time, seconds)
-        else:                           # no persistent mapping (GL < 4.4): read it now
-            self.kept[self.seq] = (sim_time, seconds, self.volumes.read())
+        self.kept[self.seq] = (sim_time, seconds, *self._keep(self.seq))
         self.kept.pop(self.seq - self.SLOTS, None)
+
+    def _keep(self, seq: int) -> tuple:
+        """Queue the copy of the sums into the ring as record `seq`: (); with no ring (no persistent
+        mapping: GL < 4.4) read them now: (their bytes,)."""
+        if self.ring is not None:
+            self.ring.push(self.volumes, seq)
+            return ()
+        return (self.volumes.read(),)
 
     def read(self, gauge: Gauge) -> tuple[float, float, float]:
         """(discharge, volume, sim_time) of a gauge as of the record before the newest (read out of the
@@ -445,6 +454,11 @@ class Gauges(Held):
             data = kept[2] if self.ring is None else self.ring.record(seq)
             self.last = (seq, data, *kept[:2])
         _, data, sim_time, seconds = self.last
-        # only this gauge's two sums are decoded, not the record's 2 * MAX_GAUGES
-        return (_DOUBLE.unpack_from(data, 8 * (MAX_GAUGES + gauge.slot))[0] / seconds,
-                _DOUBLE.unpack_from(data, 8 * gauge.slot)[0], sim_time)
+        call, volume = self._sums(data, gauge.slot)
+        return call / seconds, volume, sim_time
+
+    @staticmethod
+    def _sums(data: bytes, slot: int) -> tuple[float, float]:
+        """A slot's (volume over the call, volume since added) in a record: only its two sums are
+        decoded, not the record's 2 * MAX_GAUGES."""
+        return _DOUBLE.unpack_from(data, 8 * (MAX_GAUGES + slot))[0], _DOUBLE.unpack_from(data, 8 * slot)[0]

@@ -16,16 +16,6 @@ uniform isampler2D u_places;                // per entry: its face (axis, x, y)
 uniform int u_count;                        // table entries
 layout(location = 0) out vec2 o_booked;
 
-// The rounding error of float product p = a * b (Dekker's TwoProduct, Veltkamp's split): p + error is
-// a * b exactly. Plain float operations, as fma() need not be fused (a GL 4.1 driver may split it).
-float product_error(float a, float b, float p) {
-    precise float a_big = 4097.0 * a, b_big = 4097.0 * b;
-    precise float a_hi = a_big - (a_big - a), b_hi = b_big - (b_big - b);
-    precise float a_lo = a - a_hi, b_lo = b - b_hi;
-    precise float error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
-    return error;
-}
-
 void main() {
     ivec2 t = texel();
     vec2 booked = texelFetch(u_ledger, t, 0).rg;

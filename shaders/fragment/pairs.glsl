@@ -1,6 +1,6 @@
 // Float pairs: an unevaluated sum hi + lo of two floats, about twice float's precision, built on
 // common/model.glsl's sum_error (Knuth's TwoSum; include model.glsl first). book.frag keeps the ledger
-// in them, fragment/stats.glsl the sum of the depths.
+// in them, fragment/stats.glsl the sum of the depths, gauge.frag what crossed each gauge.
 
 // hi + lo as a pair whose hi holds the leading bits (renormalised: |lo| <= half an ulp of hi).
 vec2 renormalised(float hi, float lo) {
@@ -16,4 +16,14 @@ vec2 pair_sum(vec2 a, vec2 b) {
     vec2 s = renormalised(hi, head_lo);
     precise float tail = s.y + lo_error;
     return renormalised(s.x, tail);
+}
+
+// The rounding error of float product p = a * b (Dekker's TwoProduct, Veltkamp's split): p + error is
+// a * b exactly. Plain float operations, as fma() need not be fused (a GL 4.1 driver may split it).
+float product_error(float a, float b, float p) {
+    precise float a_big = 4097.0 * a, b_big = 4097.0 * b;
+    precise float a_hi = a_big - (a_big - a), b_hi = b_big - (b_big - b);
+    precise float a_lo = a - a_hi, b_lo = b - b_hi;
+    precise float error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
+    return error;
 }
