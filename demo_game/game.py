@@ -7,8 +7,8 @@ the grid's too (`grid.erosion`): the water carves its bed and lays the sediment 
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
 On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
-both water models, the water cycle and samples, but no erosion or gauges. There the game runs without
-the wheel (the HUD says why) and refuses erosion with `NeedsCompute`.
+both water models, the water cycle, samples and gauges (the wheel turns there too), but no erosion,
+which the game refuses with `NeedsCompute`.
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -73,8 +73,7 @@ def needs_compute(ctx, what: str) -> None:
     version = ctx.version_code
     if version < COMPUTE_VERSION:
         raise NeedsCompute(f"{what} needs OpenGL 4.3 compute shaders; this context is OpenGL {version // 100}."
-                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no erosion or "
-                           f"gauges)")
+                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no erosion)")
 
 
 class Camera:
@@ -162,7 +161,7 @@ class Game:
 
     @property
     def compute(self) -> bool:
-        """Whether the grid runs compute shaders (erosion and gauges), not the GL 4.1 backend."""
+        """Whether the grid runs compute shaders (erosion), not the GL 4.1 backend."""
         return self.grid.backend == "compute"
 
     @property
@@ -233,8 +232,7 @@ class Game:
         self._erosion = erosion
         self._surface = None
         self._asked = None
-        # the wheel turns by what its gauge reads: gauges need compute shaders, so GL 4.1 goes without
-        self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None and self.compute else None
+        self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None     # what turns it
 
     def set_model(self, model: str) -> None:
         """The water model: "classic" (the pipes) or "inertia" (momentum and Manning's bed friction), on
@@ -539,8 +537,7 @@ class Game:
     def hud_lines(self, fps: float) -> list[str]:
         keys = "  ".join(f"{key} {name}" for name, (key, _) in TOOLS.items())
         lattice = "hex" if self.hexagonal else "square"
-        wheel = (f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else
-                 "" if self.compute or self.world.wheel is None else "no wheel (its gauge needs OpenGL 4.3)   ")
+        wheel = f"wheel {self.wheel.discharge:6.2f} m^3/s   " if self.wheel is not None else ""
         return [
             f"{fps:5.1f} fps   sim {self.sim_ms:5.2f} ms/frame   volume {self.grid.volume():10.1f}   "
             f"t = {self.grid.sim_time:6.1f} s   {lattice} {self.grid.nx}x{self.grid.ny}   "
