@@ -22,6 +22,19 @@ SPEED_DEPTH_CELLS = 1e-3    # velocities only in water deeper than this many cel
 NO_FLOOR = -3.0e38          # the bedrock where none is set
 
 
+def erosion_uniforms(p: Erosion, geo, dt: float) -> dict:
+    """common/erosion.glsl's uniforms for substeps of dt (every erosion pass's, with the model's)."""
+    return dict(u_capacity=p.capacity, u_dissolve_rate=min(p.dissolve * dt, 1.0),
+                u_deposit_rate=min(p.deposit * dt, 1.0),
+                u_talus_drop=geo.pipe_length * math.tan(math.radians(p.talus)),
+                u_slump_rate=min(p.slump * dt, 1.0 / geo.faces_per_cell))
+
+
+def erode_uniforms(geo, cell_size: float) -> dict:
+    """The erode pass's own uniforms: the pipe length (the bed's gradient) and the depth speeds need."""
+    return dict(u_pipe_length=geo.pipe_length, u_speed_depth=SPEED_DEPTH_CELLS * cell_size)
+
+
 class ErosionState(Held):
     """A grid's erosion: suspended sediment, the bedrock, what rounding owes each bed, scratch textures,
     the sediment ledger (per boundary face, fp64) and the passes."""
@@ -63,17 +76,12 @@ class ErosionState(Held):
 
     def prepare(self, dt: float) -> None:
         """Set the passes' uniforms for a call's substeps of dt (before its first substep)."""
-        s, p = self.state, self.params
-        geo = s.geometry
+        s = self.state
         progs = self.programs()
-        uniforms = dict(s.model_uniforms(dt), u_capacity=p.capacity, u_dissolve_rate=min(p.dissolve * dt, 1.0),
-                        u_deposit_rate=min(p.deposit * dt, 1.0),
-                        u_talus_drop=geo.pipe_length * math.tan(math.radians(p.talus)),
-                        u_slump_rate=min(p.slump * dt, 1.0 / geo.faces_per_cell))
+        uniforms = dict(s.model_uniforms(dt), **erosion_uniforms(self.params, s.geometry, dt))
         for prog in progs.values():
             _gl.set_uniforms(prog, **uniforms)
-        _gl.set_uniforms(progs["erode"], u_pipe_length=geo.pipe_length,
-                         u_speed_depth=SPEED_DEPTH_CELLS * s.params.cell_size)
+        _gl.set_uniforms(progs["erode"], **erode_uniforms(s.geometry, s.params.cell_size))
 
     def substep(self) -> None:
         """The three passes after a water substep whose scaled flows are at B_FLOW_* and whose water is in

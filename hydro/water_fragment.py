@@ -13,9 +13,15 @@ and flows ping-pong between two textures each; the boundary table is an rg32i te
 bytes (common/boundary_table.glsl under FRAGMENT).
 
 The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
-compute kernels' are; no erosion. The ledger keeps per boundary face an unevaluated float sum
+compute kernels' are. The ledger keeps per boundary face an unevaluated float sum
 hi + lo on the GPU (book.frag), folded into float64 on the CPU when ledger() is asked or before
 set_boundary() changes a face's kind.
+
+Erosion (docs/design.md, "Erosion"): `erosion`, `sediment`, `bedrock`, `sediment_texture` and
+`material()` are WaterGrid's own; _FragmentErosion runs hydro.water_erosion's passes after each substep
+as fragment passes (erode_mix.frag, erode.frag, slump.frag: common/erosion.glsl's arithmetic), the
+sediment crossing each boundary face booked as float pairs (book_sediment.frag), folded when ledger()
+asks; material() sums the float32 textures read back in float64.
 
 The water cycle (docs/design.md, "The water cycle"): `rain`, `evaporation`, `add_source()` and `sources`
 are WaterGrid's own (hydro.water_cycle's Cycle and Source hold the rates, the rain-field and sources
@@ -70,6 +76,7 @@ from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid 
 from .hex import HexWaterGrid
 from .water import _PipeGrid
 from .water_cycle import Cycle
+from .water_erosion import NO_FLOOR, erode_uniforms, erosion_uniforms
 from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, check_line
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
@@ -80,10 +87,11 @@ REQUIRED_VERSION = 410
 # arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book", "gauge")
-LATTICE_PASSES = MODEL_PASSES + ("sample", "stats_cells")     # the passes whose code differs by lattice (HEX)
+EROSION_PASSES = ("erode_mix", "erode", "slump", "book_sediment")     # _FragmentErosion's, after each substep
+LATTICE_PASSES = MODEL_PASSES + EROSION_PASSES + ("sample", "stats_cells")   # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
 # each pass's defines where it takes any (HEX too, for the lattice's passes)
-PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + ("book_cycle",)}, "sample": {},
+PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + EROSION_PASSES + ("book_cycle",)}, "sample": {},
                 **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK, "SPEED": False}
                    for name in ("stats_cells", "stats_levels")}}
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
@@ -151,8 +159,8 @@ class FragmentWaterGrid(_owner.Simulation):
     "evaporation" and "drains" (module docstring).
     The passes render into the grid's own framebuffers with the context's other state as it is: keep
     blending off while step() runs (moderngl's default). The framebuffer and viewport of the context
-    before a call are restored after it; texture units from 0 up (seven at most) are left bound to the
-    grid's textures.
+    before a call are restored after it; texture units from 0 up (ten at most, with erosion) are left
+    bound to the grid's textures.
     """
 
     _kind = "FragmentWaterGrid"
@@ -275,6 +283,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._cycle_records, self._move_targets, self._taken, self._cycle_ledger = None, {}, None, None
         self._sampler, self._last_points = None, None     # sample_async's pass and ring, made on first use
         self._gauges = None                         # add_gauge's pass and ring (_FragmentGauges), made on first use
+        self._erosion = None                        # _FragmentErosion, once asked for
         self._move_variant = NO_CYCLE
         self._fresh = False                         # the records' taken amounts were added to the ledger since
         self._unfolded = False                      # a substep of the cycle ran since they were last added
@@ -503,7 +512,8 @@ class FragmentWaterGrid(_owner.Simulation):
         """Where the water came from, as WaterGrid.ledger(): the start volume, what crossed each kind of
         boundary (+ in, - out), what brushes, drains (remove_water and sources' drains) and assignments
         added, what rain and springs added and evaporation took; `expected` is their sum, which volume()
-        matches to float precision. Reads the GPU's per-face sums and the cycle's texel back."""
+        matches to float precision. Once erosion was asked for, also "sediment_out" (WaterGrid's), apart
+        from the water's. Reads the GPU's per-face sums and the cycle's texel back."""
         self._alive()
         self._fold_ledger()
         evaporated, drained = self._cycle_taken()
@@ -511,6 +521,8 @@ class FragmentWaterGrid(_owner.Simulation):
                "drains": self._edits["drains"] - drained, "assigned": self._edits["assigned"],
                "rain": self._cycle_books["rain"], "evaporation": -evaporated, "sources": self._cycle_books["sources"]}
         out["expected"] = math.fsum(out.values())
+        if self._erosion is not None:         # the sediment that crossed the sides (WaterGrid's "sediment_out")
+            out["sediment_out"] = self._erosion.sediment_entered()
         return out
 
     def _cycle_taken(self) -> tuple[float, float]:
@@ -567,6 +579,24 @@ class FragmentWaterGrid(_owner.Simulation):
             fbo = self._move_targets[key] = self.ctx.framebuffer(color_attachments=[water_tex, record_tex])
             self._made.append(fbo)
         return fbo
+
+    # ---------------------------------------------------------------------------------------- erosion
+    # WaterGrid's API (hydro.water), its properties and methods taken as they are: they work through
+    # _erosion_of() and _read_texture(), which this grid has.
+
+    erosion = _PipeGrid.erosion
+    sediment = _PipeGrid.sediment
+    bedrock = _PipeGrid.bedrock
+    sediment_texture = _PipeGrid.sediment_texture
+    material = _PipeGrid.material
+
+    def _erosion_of(self) -> "_FragmentErosion":
+        if self._erosion is None:
+            self._erosion = _FragmentErosion(self)
+        return self._erosion
+
+    def _read_texture(self, tex) -> np.ndarray:
+        return self._read(tex, self.shape)
 
     # ---------------------------------------------------------------------------------------- brushes
 
@@ -838,14 +868,21 @@ class FragmentWaterGrid(_owner.Simulation):
             cycle = {"u_rain": 0.0 if isinstance(self._cycle.rain, np.ndarray) else self._cycle.rain,
                      "u_evaporation": self._cycle.evaporation}
         hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
+        erosion = self._erosion if self._erosion is not None and self._erosion.params is not None else None
+        if erosion is not None:
+            eroding = erosion.uniforms(uniforms, sub)
         with self._bound():
             for _ in range(n):
                 self._substep(uniforms, cycle)
+                if erosion is not None:         # after the substep, from its scaled flows and water
+                    erosion.substep(eroding)
                 if hook is not None:
                     hook(sub)
             if n % 2:                   # the water back in the texture water_texture hands out
                 self.ctx.copy_framebuffer(self._water[1][1], self._water[0][1])
                 self._water.reverse()
+                if erosion is not None:
+                    erosion.settle()
         self._iteration += n
         if cycle is not None:           # the substeps of the float32 length the GPU takes (as WaterGrid's)
             seconds = float(np.float32(sub)) * n
@@ -1139,6 +1176,88 @@ class _FragmentCycle(Cycle):
 
     def __init__(self, grid):
         super().__init__(grid, grid, records=False)     # the grid has the ctx, nx, ny and geometry Cycle reads
+
+
+class _FragmentErosion:
+    """A fragment grid's erosion (hydro.water_erosion.ErosionState's state and passes): the sediment,
+    the bedrock and what rounding owes each bed, as textures; after each substep erode_mix.frag (each
+    cell's concentration), erode.frag (the sediment carried, the exchange with the bed: a scratch bed, the
+    sediment and what is owed, three render targets), slump.frag (the terrain and what is owed) and
+    book_sediment.frag (what crossed each boundary face, float pairs hi + lo per table entry, folded into
+    float64 when asked). Terrain and sediment ping-pong once a substep, the owed twice; an odd count of
+    substeps is copied back (settle()), so terrain_texture and sediment_texture stay the same textures."""
+
+    def __init__(self, grid):
+        self.grid, self.params, self.has_bedrock = grid, None, False
+        size, zeros = (grid.nx, grid.ny), np.zeros((grid.ny, grid.nx), np.float32).tobytes()
+        self._sediment = [grid._target(size, data=zeros), grid._target(size, data=zeros)]
+        self._owed = [grid._target(size, data=zeros), grid._target(size, data=zeros)]
+        self._concentration, self._eroded = grid._target(size), grid._target(size)
+        self.bedrock = grid._texture(size, 1, np.full((grid.ny, grid.nx), NO_FLOOR, np.float32).tobytes())
+        table = grid._table_size
+        blank = np.zeros(2 * table[0] * table[1], np.float32).tobytes()
+        self._ledger = [grid._target(table, 2, blank), grid._target(table, 2, blank)]
+        self._entered = 0.0                 # folded from the ledger's pairs so far
+        self._targets = {}                  # the erode and slump passes' framebuffers, by their textures
+
+    @property
+    def sediment(self):
+        """The sediment's texture now (the one sediment_texture hands out between calls)."""
+        return self._sediment[0][0]
+
+    def _fbo(self, *textures):
+        key = tuple(tex.glo for tex in textures)
+        fbo = self._targets.get(key)
+        if fbo is None:
+            fbo = self._targets[key] = self.grid.ctx.framebuffer(color_attachments=list(textures))
+            self.grid._made.append(fbo)
+        return fbo
+
+    def uniforms(self, model: dict, dt: float) -> dict:
+        """The passes' uniforms for a call's substeps of dt: the model's and common/erosion.glsl's."""
+        return dict(model, **erosion_uniforms(self.params, self.grid.geometry, dt))
+
+    def substep(self, u: dict) -> None:
+        """The three passes and the booking after a substep, whose scaled flows and water are the grid's
+        current textures."""
+        g = self.grid
+        water, terrain, sediment, owed = g._water[0][0], g._terrain[0][0], self._sediment[0][0], self._owed[0][0]
+        flows = {f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(g._flows)}
+        g._draw("erode_mix", self._concentration[1], {"u_water": water, "u_sediment": sediment, **flows}, **u)
+        g._draw("erode", self._fbo(self._eroded[0], self._sediment[1][0], self._owed[1][0]),
+                {"u_water": water, **flows, "u_terrain": terrain, "u_sediment": sediment, "u_owed": owed,
+                 "u_concentration": self._concentration[0], "u_bedrock": self.bedrock},
+                **u, **erode_uniforms(g.geometry, g.params.cell_size))
+        g._draw("book_sediment", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": g._places,
+                                                      "u_concentration": self._concentration[0], **flows},
+                u_count=g._layout.size, **u)
+        self._sediment.reverse()
+        self._ledger.reverse()
+        g._draw("slump", self._fbo(g._terrain[1][0], self._owed[0][0]),
+                {"u_eroded": self._eroded[0], "u_bedrock": self.bedrock, "u_owed": self._owed[1][0]}, **u)
+        g._terrain.reverse()
+
+    def settle(self) -> None:
+        """After an odd count of substeps: terrain and sediment back in the textures handed out."""
+        for pair in (self.grid._terrain, self._sediment):
+            self.grid.ctx.copy_framebuffer(pair[1][1], pair[0][1])
+            pair.reverse()
+
+    def material(self) -> float:
+        """(bed + sediment + what rounding owes the bed) x cell area, in float64 of the float32 textures
+        read back (each column summed, then the columns exactly, as material.comp's); waits."""
+        g = self.grid
+        total = sum(g._read(tex, g.shape).astype(np.float64)
+                    for tex in (g._terrain[0][0], self._sediment[0][0], self._owed[0][0]))
+        return math.fsum(total.sum(axis=0)) * g.geometry.cell_area
+
+    def sediment_entered(self) -> float:
+        """The sediment volume that crossed the sides into the grid (negative: out), the GPU's pairs
+        folded into float64 and cleared; waits."""
+        pairs = np.frombuffer(self._ledger[0][0].read(), np.float32).astype(np.float64)
+        self._entered += math.fsum(pairs[:2 * self.grid._layout.size])
+        self._ledger[0][0].write(np.zeros(len(pairs), np.float32).tobytes())
+        return self._entered
 
 
 class FragmentHexWaterGrid(FragmentWaterGrid):

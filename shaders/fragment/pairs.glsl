@@ -27,3 +27,12 @@ float product_error(float a, float b, float p) {
     precise float error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
     return error;
 }
+
+// Pair `booked` plus the product a * b, the product's rounding kept (TwoProduct) and the sum's (TwoSum),
+// renormalised so hi keeps the leading bits: book.frag's and book_sediment.frag's substep.
+vec2 pair_add_product(vec2 booked, float a, float b) {
+    precise float product = a * b;
+    precise float hi = booked.x + product;
+    precise float lo = booked.y + (sum_error(booked.x, product, hi) + product_error(a, b, product));
+    return renormalised(hi, lo);
+}
