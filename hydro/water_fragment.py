@@ -512,8 +512,7 @@ class FragmentWaterGrid(_owner.Simulation):
         """Where the water came from, as WaterGrid.ledger(): the start volume, what crossed each kind of
         boundary (+ in, - out), what brushes, drains (remove_water and sources' drains) and assignments
         added, what rain and springs added and evaporation took; `expected` is their sum, which volume()
-        matches to float precision. Once erosion was asked for, also "sediment_out" (WaterGrid's), apart
-        from the water's. Reads the GPU's per-face sums and the cycle's texel back."""
+        matches to float precision. Also "sediment_out" (WaterGrid's), apart from the water's. Reads the GPU's per-face sums and the cycle's texel back."""
         self._alive()
         self._fold_ledger()
         evaporated, drained = self._cycle_taken()
@@ -521,8 +520,8 @@ class FragmentWaterGrid(_owner.Simulation):
                "drains": self._edits["drains"] - drained, "assigned": self._edits["assigned"],
                "rain": self._cycle_books["rain"], "evaporation": -evaporated, "sources": self._cycle_books["sources"]}
         out["expected"] = math.fsum(out.values())
-        if self._erosion is not None:         # the sediment that crossed the sides (WaterGrid's "sediment_out")
-            out["sediment_out"] = self._erosion.sediment_entered()
+        # the sediment that crossed the sides, as WaterGrid's
+        out["sediment_out"] = 0.0 if self._erosion is None else self._erosion.sediment_entered()
         return out
 
     def _cycle_taken(self) -> tuple[float, float]:

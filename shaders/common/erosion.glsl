@@ -69,7 +69,7 @@ float terrain_changed(float z, float change, inout float owed) {
 #ifdef BED_AT
 // The bed's gradient at c, bed z there, cells `span` / 2 apart (central differences; HEX: the
 // least-squares gradient of the three axes), for passes that read a neighbour's bed as BED_AT(c, own)
-// (the cell's own where the neighbour is off the grid); water/erode.comp's gradient().
+// (the cell's own where the neighbour is off the grid): water/erode.comp, fragment/erode.frag.
 vec2 bed_gradient(ivec2 c, float z, float pipe_length) {
     float span = 2.0 * pipe_length;
     float dx = (BED_AT(c + ivec2(1, 0), z) - BED_AT(c - ivec2(1, 0), z)) / span;
@@ -86,7 +86,7 @@ vec2 bed_gradient(ivec2 c, float z, float pipe_length) {
 #ifdef ERODED_AT
 // What slumps across the face from -> to of a cell with `faces` faces, for passes that read the bed
 // erosion left and the bedrock as ERODED_AT(c), BEDROCK_AT(c); nothing where either cell is off the
-// grid (water/slump.comp's slumped()).
+// grid: water/slump.comp, fragment/slump.frag.
 float slumped(ivec2 from, ivec2 to, float faces) {
     if (!(inside(from) && inside(to))) return 0.0;
     return slump_flow(ERODED_AT(from), ERODED_AT(to), BEDROCK_AT(from), BEDROCK_AT(to), faces);

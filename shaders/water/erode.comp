@@ -6,6 +6,8 @@
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
+// a neighbour's bed; the cell's own where the neighbour is off the grid (erosion.glsl's bed_gradient)
+#define BED_AT(c, own) (inside(c) ? terrain_at(c) : (own))
 #include "common/erosion.glsl"
 #include "common/velocity.glsl"
 
@@ -22,9 +24,6 @@ uniform float u_speed_depth;        // velocities only in water deeper than this
 // A cell's concentration; 0 outside the grid (clear water comes in through the sides).
 float conc_at(ivec2 c) { return inside(c) ? texelFetch(u_concentration, c, 0).r : 0.0; }
 
-// A neighbour's bed; the cell's own where the neighbour is off the grid.
-float bed_at(ivec2 c, float own) { return inside(c) ? terrain_at(c) : own; }
-
 // The sediment face from -> to (boundary table entry b) carries; where it is one of the grid's sides,
 // what crossed it is booked (`enters`: positive flow comes into the grid).
 float carried(float q, ivec2 from, ivec2 to, int b, bool enters) {
@@ -32,19 +31,6 @@ float carried(float q, ivec2 from, ivec2 to, int b, bool enters) {
     if (b >= 0 && !(inside(from) && inside(to)))
         u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
     return g;
-}
-
-// The bed's gradient at c (central differences; HEX: the least-squares gradient of the three axes).
-vec2 gradient(ivec2 c, float z) {
-    float span = 2.0 * u_pipe_length;
-    float dx = (bed_at(c + ivec2(1, 0), z) - bed_at(c - ivec2(1, 0), z)) / span;
-    float dy = (bed_at(c + ivec2(0, 1), z) - bed_at(c - ivec2(0, 1), z)) / span;
-#if HEX
-    float dz = (bed_at(c + ivec2(-1, 1), z) - bed_at(c + ivec2(1, -1), z)) / span;
-    return (2.0 / 3.0) * vec2(dx + 0.5 * dy - 0.5 * dz, 0.8660254037844386 * (dy + dz));
-#else
-    return vec2(dx, dy);
-#endif
 }
 
 void main() {
@@ -63,7 +49,7 @@ void main() {
 #endif
     float suspended = moved(s, move_rate(), net_inflow(g));
     float speed = length(cell_velocity(c, h, u_face_width, u_speed_depth));
-    float cap = transport_capacity(speed, slope_sine(gradient(c, z)), h);
+    float cap = transport_capacity(speed, slope_sine(bed_gradient(c, z, u_pipe_length)), h);
     float e = exchanged(suspended, cap, z, texelFetch(u_bedrock, c, 0).r);
     float owed = imageLoad(u_owed, c).r;
     imageStore(u_terrain_out, c, vec4(terrain_changed(z, -e, owed)));

@@ -5,7 +5,6 @@
 #include "common/grid.glsl"
 #include "common/bindings.glsl"
 #include "common/model.glsl"
-#include "common/erosion.glsl"
 
 layout(binding = B_TERRAIN, r32f) uniform restrict writeonly image2D u_terrain_out;
 layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
@@ -16,26 +15,23 @@ layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
 #else
 #define FACES 4.0
 #endif
-
-// The face from -> to: what slumps across it; nothing where either cell is off the grid.
-float slumped(ivec2 from, ivec2 to) {
-    if (!(inside(from) && inside(to))) return 0.0;
-    return slump_flow(texelFetch(u_eroded, from, 0).r, texelFetch(u_eroded, to, 0).r,
-                      texelFetch(u_bedrock, from, 0).r, texelFetch(u_bedrock, to, 0).r, FACES);
-}
+// the bed erode.comp left and the bedrock, as erosion.glsl's slumped() reads them
+#define ERODED_AT(c) texelFetch(u_eroded, c, 0).r
+#define BEDROCK_AT(c) texelFetch(u_bedrock, c, 0).r
+#include "common/erosion.glsl"
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
     if (!inside(c)) return;
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     Faces t;
-    t.left = slumped(c - dx, c);
-    t.right = slumped(c, c + dx);
-    t.bottom = slumped(c - dy, c);
-    t.top = slumped(c, c + dy);
+    t.left = slumped(c - dx, c, FACES);
+    t.right = slumped(c, c + dx, FACES);
+    t.bottom = slumped(c - dy, c, FACES);
+    t.top = slumped(c, c + dy, FACES);
 #if HEX
-    t.z_in = slumped(c + dx - dy, c);
-    t.z_out = slumped(c, c - dx + dy);
+    t.z_in = slumped(c + dx - dy, c, FACES);
+    t.z_out = slumped(c, c - dx + dy, FACES);
 #endif
     float owed = imageLoad(u_owed, c).r;
     imageStore(u_terrain_out, c, vec4(terrain_changed(texelFetch(u_eroded, c, 0).r, net_inflow(t), owed)));
