@@ -1131,17 +1131,11 @@ class _FragmentGauges(Gauges):
 
     def _upload(self) -> None:
         """Every live gauge's faces, in slot order, and each slot's (first, count) of them."""
-        ranges = np.zeros((MAX_GAUGES, 2), np.int32)
-        faces, first = [], 0
-        for slot, gauge in sorted(self.live.items()):
-            count = len(gauge.faces[0])
-            ranges[slot] = (first, count)
-            faces.append(np.stack(gauge.faces, axis=1))
-            first += count
+        ranges, faces = self._table()
+        first = len(faces)
         width = min(max(first, 1), GAUGE_ROW)
         table = np.zeros((-(-max(first, 1) // width) * width, 4), np.int32)
-        if faces:
-            table[:first] = np.concatenate(faces)
+        table[:first] = faces
         made = self._integer_texture((width, len(table) // width), 4, table.tobytes())
         self.faces.release()
         self.faces = made

@@ -391,8 +391,9 @@ class Gauges(Held):
         del self.live[gauge.slot]
         self._upload()
 
-    def _upload(self) -> None:
-        """Every live gauge's faces, and each slot's range of them, in one buffer."""
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each slot's (first, count) of the faces, and every live gauge's faces in slot order, (N, 4) int32
+        rows as line_faces gives them."""
         ranges = np.zeros((MAX_GAUGES, 2), np.int32)
         faces, first = [], 0
         for slot, gauge in sorted(self.live.items()):
@@ -400,7 +401,12 @@ class Gauges(Held):
             ranges[slot] = (first, count)
             faces.append(np.stack(gauge.faces, axis=1))
             first += count
-        data = ranges.tobytes() + (np.concatenate(faces).astype(np.int32).tobytes() if faces else b"")
+        return ranges, (np.concatenate(faces).astype(np.int32) if faces else np.zeros((0, 4), np.int32))
+
+    def _upload(self) -> None:
+        """Every live gauge's faces, and each slot's range of them, in one buffer."""
+        ranges, faces = self._table()
+        data = ranges.tobytes() + faces.tobytes()
         self.faces.orphan(max(len(data), 8 * MAX_GAUGES + 16))      # a pass still reading the old faces keeps them
         self.faces.write(data)
         self.count = max(self.live) + 1 if self.live else 0

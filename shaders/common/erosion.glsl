@@ -91,4 +91,24 @@ float slumped(ivec2 from, ivec2 to, float faces) {
     if (!(inside(from) && inside(to))) return 0.0;
     return slump_flow(ERODED_AT(from), ERODED_AT(to), BEDROCK_AT(from), BEDROCK_AT(to), faces);
 }
+
+#if HEX
+#define FACES 6.0
+#else
+#define FACES 4.0
+#endif
+// What slumps across each face of cell c (of FACES), as model.glsl's Faces.
+Faces slumped_faces(ivec2 c) {
+    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
+    Faces t;
+    t.left = slumped(c - dx, c, FACES);
+    t.right = slumped(c, c + dx, FACES);
+    t.bottom = slumped(c - dy, c, FACES);
+    t.top = slumped(c, c + dy, FACES);
+#if HEX
+    t.z_in = slumped(c + dx - dy, c, FACES);
+    t.z_out = slumped(c, c - dx + dy, FACES);
+#endif
+    return t;
+}
 #endif

@@ -11,23 +11,10 @@ layout(location = 1) out float o_owed;
 #define ERODED_AT(c) face_at(u_eroded, c)
 #define BEDROCK_AT(c) face_at(u_bedrock, c)
 #include "common/erosion.glsl"
-#if HEX
-#define FACES 6.0
-#else
-#define FACES 4.0
-#endif
 
 void main() {
-    ivec2 c = texel(), dx = ivec2(1, 0), dy = ivec2(0, 1);
-    Faces t;
-    t.left = slumped(c - dx, c, FACES);
-    t.right = slumped(c, c + dx, FACES);
-    t.bottom = slumped(c - dy, c, FACES);
-    t.top = slumped(c, c + dy, FACES);
-#if HEX
-    t.z_in = slumped(c + dx - dy, c, FACES);
-    t.z_out = slumped(c, c - dx + dy, FACES);
-#endif
+    ivec2 c = texel();
+    Faces t = slumped_faces(c);
     float owed = face_at(u_owed, c);
     o_terrain = terrain_changed(face_at(u_eroded, c), net_inflow(t), owed);
     o_owed = owed;

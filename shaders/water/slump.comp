@@ -10,11 +10,6 @@ layout(binding = B_TERRAIN, r32f) uniform restrict writeonly image2D u_terrain_o
 layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
 layout(binding = B_ERODED) uniform sampler2D u_eroded;
 layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
-#if HEX
-#define FACES 6.0
-#else
-#define FACES 4.0
-#endif
 // the bed erode.comp left and the bedrock, as erosion.glsl's slumped() reads them
 #define ERODED_AT(c) texelFetch(u_eroded, c, 0).r
 #define BEDROCK_AT(c) texelFetch(u_bedrock, c, 0).r
@@ -23,16 +18,7 @@ layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
     if (!inside(c)) return;
-    ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
-    Faces t;
-    t.left = slumped(c - dx, c, FACES);
-    t.right = slumped(c, c + dx, FACES);
-    t.bottom = slumped(c - dy, c, FACES);
-    t.top = slumped(c, c + dy, FACES);
-#if HEX
-    t.z_in = slumped(c + dx - dy, c, FACES);
-    t.z_out = slumped(c, c - dx + dy, FACES);
-#endif
+    Faces t = slumped_faces(c);
     float owed = imageLoad(u_owed, c).r;
     imageStore(u_terrain_out, c, vec4(terrain_changed(texelFetch(u_eroded, c, 0).r, net_inflow(t), owed)));
     imageStore(u_owed, c, vec4(owed));
