@@ -206,13 +206,7 @@ def _refuse_cycle_calls(ctx):
         ("rate", lambda: setattr(source, "rate", None)),
         ("Source: removed", lambda: setattr(removed, "rate", 1.0)),
     ]
-    refused = []
-    for name, call in calls:
-        try:
-            call()
-            refused.append([name, None, "accepted"])
-        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
-            refused.append([name, type(exc).__name__, str(exc)])
+    refused = refusals(calls)
     after = state()
     changed = [k for k in before if not _same(before[k], after[k])]
     g.release()
@@ -329,19 +323,25 @@ def child():
     g.set_boundary("top", "level", 0.7)
     g.step(0.1, 2)
     before = _snapshot(g)
-    refused = []
-    for name, call in _bad_calls(ctx, g):
-        try:
-            call()
-            refused.append([name, None, "accepted"])
-        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
-            refused.append([name, type(exc).__name__, str(exc)])
+    refused = refusals(_bad_calls(ctx, g))
     after = _snapshot(g)
     out["bad"] = {"refused": refused, "changed": [k for k in before if not _same(before[k], after[k])]}
     g.release()
     out["bad_cycle"] = _refuse_cycle_calls(ctx)
     out["error"] = ctx.error
     print(json.dumps(out))
+
+
+def refusals(calls) -> list:
+    """Each (name, call) called: [name, the error's type name or None, its message or "accepted"]."""
+    out = []
+    for name, call in calls:
+        try:
+            call()
+            out.append([name, None, "accepted"])
+        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
+            out.append([name, type(exc).__name__, str(exc)])
+    return out
 
 
 def gl41_child(module: str, timeout: int = 600) -> dict:

@@ -14,7 +14,8 @@ from hydro import _native
 from hydro.reference import probes
 from hydro.water_fragment import GAUGE_ROW, FragmentHexWaterGrid, FragmentWaterGrid
 from hydro.water_probes import MAX_GAUGES
-from test_water_fragment import _flushed, _same, gl41_child
+from test_water_fragment import _flushed, _same, gl41_child, refusals
+from test_water_game_calls import gauged, removed_gauge_and_its_slot
 from water_cases import assert_same_bits, assert_same_ledger, random_state
 
 SHAPE = (14, 18)
@@ -34,14 +35,7 @@ def _gauged(ctx, cls, seed=5, **params):
     gauges across the interior, along the left edge (its boundary faces, the inflow), on a diagonal and
     along the top edge."""
     terrain, water = random_state(np.random.default_rng(seed), SHAPE)
-    g = cls(ctx, terrain, water=water, **params)
-    g.set_boundary("left", "inflow", 2.0, span=(3, 11))
-    g.set_boundary("right", "level", 0.7)
-    g.set_boundary("top", "outflow", 0.3, span=(2, 9))
-    ny, nx = g.shape
-    gauges = [g.add_gauge((8.5, -0.5), (8.5, ny - 0.5)), g.add_gauge((-0.5, ny - 0.5), (-0.5, -0.5)),
-              g.add_gauge((1.0, 2.0), (15.0, 12.5)), g.add_gauge((3.0, ny - 0.5), (12.0, ny - 0.5))]
-    return g, gauges
+    return gauged(cls(ctx, terrain, water=water, **params))
 
 
 def _bad_lines(g):
@@ -63,13 +57,8 @@ def _snapshot(g, kind):
 
 def _refusals(g, kind):
     """[name, error, message] per bad line, and what changed of the grid (nothing, if all is well)."""
-    before, refused = _snapshot(g, kind), []
-    for name, call in _bad_lines(g):
-        try:
-            call()
-            refused.append([name, None, "accepted"])
-        except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
-            refused.append([name, type(exc).__name__, str(exc)])
+    before = _snapshot(g, kind)
+    refused = refusals(_bad_lines(g))
     after = _snapshot(g, kind)
     return refused, [k for k in before if not _same(before[k], after[k])]
 
@@ -272,22 +261,7 @@ def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
     g, compute = grids
     for grid in grids:
         grid.set_boundary("left", "inflow", 1.0)
-    first = g.add_gauge((-0.5, 7.5), (-0.5, -0.5))
-    for _ in range(3):
-        g.step(0.1)
-    assert first.volume == pytest.approx(-0.2, rel=1e-6)
-    first.remove()
-    with pytest.raises(RuntimeError, match="was removed"):
-        first.volume
-    with pytest.raises(RuntimeError, match="was removed already"):
-        first.remove()
-    again = g.add_gauge((-0.5, -0.5), (-0.5, 7.5))
-    assert again.slot == first.slot and g.gauges == (again,)
-    g.step(0.1)
-    assert again.volume == 0.0
-    g.step(0.1)
-    assert again.volume == pytest.approx(0.1, rel=1e-6) and again.sim_time == pytest.approx(0.4)
-    again.remove()
+    removed_gauge_and_its_slot(g).remove()
     compute.step(0.5)                       # both grids' water as it is now
     compute.water, compute.flow_x, compute.flow_y = g.water, g.flow_x, g.flow_y
     compute.sim_time = g.sim_time

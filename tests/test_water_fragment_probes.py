@@ -13,7 +13,7 @@ from hydro import _native
 from hydro.reference import probes
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
 from hydro.water_probes import MAX_POINTS, SAMPLE_DRY_DEPTH
-from test_water_fragment import _flushed, _same, gl41_child
+from test_water_fragment import _flushed, _same, gl41_child, refusals
 from water_cases import assert_same_bits, random_state
 
 SHAPE = (11, 14)
@@ -103,13 +103,7 @@ def child():
                                                getattr(g, name)))
                                     for tex, name in zip(g.flow_textures, _flow_names(kind))]}
         state = _snapshot(g, kind)
-        refused = []
-        for name, call in _bad_points(g):
-            try:
-                call()
-                refused.append([name, None, "accepted"])
-            except Exception as exc:  # noqa: BLE001 - the kind of error is checked by the test
-                refused.append([name, type(exc).__name__, str(exc)])
+        refused = refusals(_bad_points(g))
         after = _snapshot(g, kind)
         result["refused"] = refused
         result["changed"] = [k for k in state if not _same(state[k], after[k])]

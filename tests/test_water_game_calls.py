@@ -303,11 +303,10 @@ def test_a_gauge_counts_the_faces_whose_pipes_its_line_cuts(ctx, rng, kind):
     g.release()
 
 
-def _gauged(ctx, kind, kernel, rng, **params):
-    """A grid with an inflow, a level side and an outflow span, and gauges across the interior, along
-    its left edge (the boundary faces) and on a diagonal."""
-    terrain, water = random_state(rng, (14, 18))
-    g = GRIDS[kind](ctx, terrain, water=water, kernel=kernel, **params)
+def gauged(g):
+    """(g, gauges): a grid of at least 14 x 18 cells given an inflow, a level side and an outflow span,
+    and gauges across the interior, along its left edge (the boundary faces), on a diagonal and along
+    the top edge."""
     g.set_boundary("left", "inflow", 2.0, span=(3, 11))
     g.set_boundary("right", "level", 0.7)
     g.set_boundary("top", "outflow", 0.3, span=(2, 9))
@@ -315,6 +314,11 @@ def _gauged(ctx, kind, kernel, rng, **params):
     gauges = [g.add_gauge((8.5, -0.5), (8.5, ny - 0.5)), g.add_gauge((-0.5, ny - 0.5), (-0.5, -0.5)),
               g.add_gauge((1.0, 2.0), (15.0, 12.5)), g.add_gauge((3.0, ny - 0.5), (12.0, ny - 0.5))]
     return g, gauges
+
+
+def _gauged(ctx, kind, kernel, rng, **params):
+    terrain, water = random_state(rng, (14, 18))
+    return gauged(GRIDS[kind](ctx, terrain, water=water, kernel=kernel, **params))
 
 
 @pytest.mark.parametrize("kernel", ["cells", "fused", "blocked"])
@@ -425,12 +429,10 @@ def test_a_gauge_on_a_river_reads_its_inflow_and_a_gate_stops_and_restores_it(ct
     g.release()
 
 
-def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
-    """A removed gauge raises when read; a gauge added in its slot starts from 0 and counts only the
-    calls after it was added; the grid holds hydro.water_probes.MAX_GAUGES gauges at most."""
-    from hydro.water_probes import MAX_GAUGES
-    g = hydro.WaterGrid(ctx, np.zeros((8, 10)), water=np.full((8, 10), 0.3))
-    g.set_boundary("left", "inflow", 1.0)
+def removed_gauge_and_its_slot(g):
+    """On a grid of 8 rows whose left side lets in 1 m^3/s: a gauge across that side reads what came in,
+    raises once removed; a gauge added in its slot starts from 0 and counts only the calls after it was
+    added. Returns that gauge."""
     first = g.add_gauge((-0.5, 7.5), (-0.5, -0.5))
     for _ in range(3):
         g.step(0.1)
@@ -446,6 +448,16 @@ def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
     assert again.volume == 0.0
     g.step(0.1)
     assert again.volume == pytest.approx(0.1, rel=1e-6) and again.sim_time == pytest.approx(0.4)
+    return again
+
+
+def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
+    """A removed gauge raises when read; a gauge added in its slot starts from 0 and counts only the
+    calls after it was added; the grid holds hydro.water_probes.MAX_GAUGES gauges at most."""
+    from hydro.water_probes import MAX_GAUGES
+    g = hydro.WaterGrid(ctx, np.zeros((8, 10)), water=np.full((8, 10), 0.3))
+    g.set_boundary("left", "inflow", 1.0)
+    again = removed_gauge_and_its_slot(g)
     more = [g.add_gauge((0.5, -0.5), (0.5, 7.5)) for _ in range(MAX_GAUGES - 1)]
     with pytest.raises(RuntimeError, match=f"it has {MAX_GAUGES} gauges"):
         g.add_gauge((0.5, -0.5), (0.5, 7.5))
