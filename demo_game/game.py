@@ -7,8 +7,9 @@ the grid's too (`grid.erosion`): the water carves its bed and lays the sediment 
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
 On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
-both water models, the water cycle, samples and gauges (the wheel turns there too), but no erosion,
-which the game refuses with `NeedsCompute`.
+both water models, the water cycle, samples and gauges (the wheel turns there too). The game's
+erosion draws its deposits as silt (`Renderer.track_deposits`, compute shaders), so there the game
+refuses it with `NeedsCompute`.
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -73,7 +74,7 @@ def needs_compute(ctx, what: str) -> None:
     version = ctx.version_code
     if version < COMPUTE_VERSION:
         raise NeedsCompute(f"{what} needs OpenGL 4.3 compute shaders; this context is OpenGL {version // 100}."
-                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no erosion)")
+                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no silt drawn)")
 
 
 class Camera:
@@ -208,7 +209,7 @@ class Game:
             sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
             grid.rain = RAIN_RATE if self._rain else 0.0
             grid.evaporation = EVAPORATION
-            if grid.backend == "compute":               # the fragment backend has no erosion
+            if grid.backend == "compute":               # GL 4.1: the demo's erosion is refused (no silt)
                 grid.erosion = EROSION if erosion else None
             if has_sediment:                            # none: no erosion state made
                 grid.sediment = sediment

@@ -164,7 +164,7 @@ class DemoWindow(GLWindow):
                 game.erosion = not game.erosion
                 game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
                                 if game.erosion else "erosion off")
-            except NeedsCompute as exc:             # GL 4.1: the fragment backend has no erosion
+            except NeedsCompute as exc:             # GL 4.1: the demo's erosion draws silt, a compute pass
                 game.message = str(exc)
         elif symbol in (key.P, key.SPACE):
             game.paused = not game.paused

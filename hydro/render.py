@@ -23,8 +23,8 @@ What it draws (shaders/render/):
   water has raised above the terrain as it was then, or carries sediment over, drawn as silt, and
   sediment-laden water drawn muddy, from a small compute pass (`deposits.comp`) run at every draw
   over the terrain, a copy of it taken on the GPU (the reference) and `grid.sediment_texture`. A
-  renderer that tracks no deposits reads none of this and draws as before. The fragment backend has
-  no erosion: there `track_deposits()` is refused.
+  renderer that tracks no deposits reads none of this and draws as before. Its passes are compute
+  shaders: on the fragment backend (which erodes) `track_deposits()` is refused.
 
 Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
 a define, not a second shader tree. The drawing shaders are GLSL 4.10: a grid of the compute backend
@@ -406,14 +406,14 @@ class Renderer(_owner.Owner):
         region: (x0, y0, x1, y1) cells, ends excluded, clipped to the grid: while deposits are
         tracked, take the terrain as it is now as the reference there only (after a game's own edit
         of the ground, which is no deposit; an empty rectangle does nothing).
-        Needs a fourth texture unit (`texture_units`). Refused on the fragment backend, which has no
-        erosion."""
+        Needs a fourth texture unit (`texture_units`). Refused on the fragment backend: its passes are
+        compute shaders."""
         self._alive()
         if self._fragment:
             version = self.ctx.version_code
-            raise ValueError(f"track_deposits: fresh deposits come from erosion, which needs compute shaders "
-                             f"(OpenGL 4.3); this grid runs the fragment backend (grid.backend == 'fragment', "
-                             f"OpenGL {version // 100}.{version % 100 // 10}), which has no erosion")
+            raise ValueError(f"track_deposits: fresh deposits come from erosion, which needs compute shaders to "
+                             f"be drawn as silt (OpenGL 4.3); this grid runs the fragment backend (grid.backend == "
+                             f"'fragment', OpenGL {version // 100}.{version % 100 // 10}), whose erosion runs undrawn")
         if len(self.texture_units) < 4:
             raise ValueError("track_deposits: the renderer was made with three texture_units; deposits need a "
                              "fourth (texture_units=(a, b, c, d))")
