@@ -93,6 +93,39 @@ def gl_functions(ctx, signatures: dict):
     return functions
 
 
+FENCE_SIGNATURES = {
+    "glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
+    "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
+    "glDeleteSync": (None, [ctypes.c_void_p]),
+}
+
+
+class Fences:
+    """A fence per slot of a readback ring (glFenceSync, GL 3.2): `set(slot)` fences the commands queued
+    so far, replacing the slot's last fence; `done(slot)` asks it (flushing, so it gets there), without
+    waiting unless given a timeout; `release()` deletes them. `gl` holds FENCE_SIGNATURES' functions (gl_functions)."""
+
+    def __init__(self, gl, slots: int):
+        self.gl, self.fences = gl, [None] * slots
+
+    def set(self, slot: int) -> None:
+        if self.fences[slot] is not None:
+            self.gl["glDeleteSync"](self.fences[slot])
+        self.fences[slot] = self.gl["glFenceSync"](GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+
+    def done(self, slot: int, timeout_ns: int = 0) -> bool:
+        result = self.gl["glClientWaitSync"](self.fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns)
+        if result == GL_WAIT_FAILED:
+            raise HydroGLError("glClientWaitSync failed on a readback fence")
+        return result in (GL_ALREADY_SIGNALED, GL_CONDITION_SATISFIED)
+
+    def release(self) -> None:
+        for fence in self.fences:
+            if fence is not None:
+                self.gl["glDeleteSync"](fence)
+        self.fences = [None] * len(self.fences)
+
+
 class FencedReadback:
     """A ring of `slots` records of `size` bytes, persistently mapped, each filled by a GPU copy and
     fenced. `push(buffer, seq)` queues a copy of the buffer's first `size` bytes into slot seq % slots;
@@ -113,9 +146,7 @@ class FencedReadback:
         "glUnmapBuffer": (ctypes.c_ubyte, [ctypes.c_uint]),
         "glCopyBufferSubData": (None, [ctypes.c_uint, ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_ssize_t,
                                        ctypes.c_ssize_t]),
-        "glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
-        "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
-        "glDeleteSync": (None, [ctypes.c_void_p]),
+        **FENCE_SIGNATURES,
         "glFlush": (None, []),
     }
 
@@ -134,7 +165,7 @@ class FencedReadback:
 
     def __init__(self, gl, size, slots):
         self._gl, self.size, self.slots = gl, size, slots
-        self._fences, self._seqs, self._pointer = [None] * slots, [None] * slots, None
+        self._fences, self._seqs, self._pointer = Fences(gl, slots), [None] * slots, None
         name = ctypes.c_uint(0)
         gl["glGenBuffers"](1, ctypes.byref(name))
         self._name = name.value
@@ -150,22 +181,17 @@ class FencedReadback:
     def push(self, buffer, seq: int) -> None:
         """Queue a copy of `buffer`'s first bytes into slot seq % slots, fenced; flushed so it runs."""
         gl, slot = self._gl, seq % self.slots
-        if self._fences[slot] is not None:
-            gl["glDeleteSync"](self._fences[slot])
         gl["glBindBuffer"](GL_COPY_READ_BUFFER, buffer.glo)
         gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, self._name)
         gl["glCopyBufferSubData"](GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, slot * self.size, self.size)
         gl["glBindBuffer"](GL_COPY_READ_BUFFER, 0)
         gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, 0)
-        self._fences[slot] = gl["glFenceSync"](GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        self._fences.set(slot)
         self._seqs[slot] = seq
         gl["glFlush"]()
 
     def _done(self, slot, timeout_ns=0) -> bool:
-        result = self._gl["glClientWaitSync"](self._fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns)
-        if result == GL_WAIT_FAILED:
-            raise HydroGLError("glClientWaitSync failed on a readback fence")
-        return result in (GL_ALREADY_SIGNALED, GL_CONDITION_SATISFIED)
+        return self._fences.done(slot, timeout_ns)
 
     def newest(self, oldest: int):
         """(bytes, seq) of the newest finished record with seq >= oldest; waits for `oldest` if none is."""
@@ -202,10 +228,8 @@ class FencedReadback:
 
     def release(self) -> None:
         gl = self._gl
-        for fence in self._fences:
-            if fence is not None:
-                gl["glDeleteSync"](fence)
-        self._fences, self._seqs = [None] * self.slots, [None] * self.slots
+        self._fences.release()
+        self._seqs = [None] * self.slots
         if self._name:
             gl["glBindBuffer"](GL_COPY_WRITE_BUFFER, self._name)
             if self._pointer:

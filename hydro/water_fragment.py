@@ -57,7 +57,6 @@ a fenced pixel buffer; a gauge reads the record of the call before the latest (_
 """
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
 import sys
@@ -965,17 +964,13 @@ class _PixelRing:
     waiting only for that copy if the GPU has not got there yet. create() returns None where moderngl
     gives no function loader (no fences): the caller then reads at once."""
 
-    _FENCES = {"glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
-               "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
-               "glDeleteSync": (None, [ctypes.c_void_p])}
-
     @classmethod
     def create(cls, ctx, size: int, slots: int):
-        gl = _native.gl_functions(ctx, cls._FENCES)
+        gl = _native.gl_functions(ctx, _native.FENCE_SIGNATURES)
         return None if gl is None else cls(ctx, gl, size, slots)
 
     def __init__(self, ctx, gl, size: int, slots: int):
-        self.gl, self.slots, self.fences, self.buffers = gl, slots, [None] * slots, []
+        self.slots, self.fences, self.buffers = slots, _native.Fences(gl, slots), []
         try:
             self.buffers = [ctx.buffer(reserve=size) for _ in range(slots)]
         except BaseException:
@@ -985,24 +980,18 @@ class _PixelRing:
     def push(self, fbo, seq: int, viewport) -> None:
         slot = seq % self.slots
         fbo.read_into(self.buffers[slot], viewport, 4, dtype="f4")
-        if self.fences[slot] is not None:
-            self.gl["glDeleteSync"](self.fences[slot])
-        self.fences[slot] = self.gl["glFenceSync"](_native.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        self.fences.set(slot)
 
     def done(self, seq: int) -> bool:
         """Whether record `seq` is in its buffer; never waits (flushes, so it gets there)."""
-        result = self.gl["glClientWaitSync"](self.fences[seq % self.slots], _native.GL_SYNC_FLUSH_COMMANDS_BIT, 0)
-        return result in (_native.GL_ALREADY_SIGNALED, _native.GL_CONDITION_SATISFIED)
+        return self.fences.done(seq % self.slots)
 
     def record(self, seq: int, size: int = -1) -> bytes:
         return self.buffers[seq % self.slots].read(size)
 
     def release(self) -> None:
         """Free the buffers and fences (idempotent)."""
-        for fence in self.fences:
-            if fence is not None:
-                self.gl["glDeleteSync"](fence)
-        self.fences = [None] * self.slots
+        self.fences.release()
         for buffer in self.buffers:
             buffer.release()
         self.buffers = []

@@ -151,13 +151,10 @@ class Sampler(Held):
             self.points.orphan(8 * self.capacity)   # a fresh store: a pass still reading the last points keeps its own
             self.points.write(data)
             self.sent = data
-        if self.fold and self.foldable and self.ring is not None:
-            self.pending = Sample(self, 0, count)
-            return self.pending
-        self._bind(count, self.program)
-        self.program.run(-(-count // 64), 1, 1)
-        self.ctx.memory_barrier()
-        return self._sent(Sample(self, 0, count))
+        handle = self.pending = Sample(self, 0, count)
+        if not (self.fold and self.foldable and self.ring is not None):
+            self.flush()                        # its own pass, now
+        return handle
 
     def _bind(self, count: int, prog, state: bool = True) -> None:
         """Bind what the sample reads (the water's `state` too, unless the kernel has) and writes, and set
@@ -172,11 +169,11 @@ class Sampler(Held):
         self.values.bind_to_storage_buffer(b["B_SAMPLE_VALUES"])
         _gl.set_uniforms(prog, u_size=s.size, u_sample_count=count, **self.uniforms)
 
-    def _sent(self, handle: Sample) -> Sample:
+    def _sent(self, handle: Sample) -> None:
         """The pass for `handle` ran: its values go into the ring (read now where there is none)."""
         if self.ring is None:                   # no persistent mapping (GL < 4.4): read it now
             handle._values = self._values(self.values.read(16 * handle._count), handle._count)
-            return handle
+            return
         self.seq += 1
         overwritten = self.waiting.get(self.seq - self.SLOTS)
         if overwritten is not None:             # its slot is taken next: read it first
@@ -184,7 +181,6 @@ class Sampler(Held):
         self.ring.push(self.values, self.seq)
         handle._seq = self.seq
         self.waiting[self.seq] = handle
-        return handle
 
     def flush(self) -> None:
         """Run the waiting request's pass now, on the water as it still is."""
