@@ -198,12 +198,16 @@ class CellWise(Kernel):
             views, tile = self.view_defines, self.tuning.sleep_tile
             tiles = dict(SLEEP=True, SLEEP_TILE=tile) if sleeping else {}
             groups = dict(tiles, GROUP_X=tile, GROUP_Y=tile // self.tuning.cell_rows) if sleeping else {}
-            plans = dict(SLEEP=True, WAKE_RECTS=WAKE_RECTS) if sleeping else {}
             self.programs[sleeping] = (
                 self._program("cells_accelerate", **views, **groups), self._program("cells_move", **views, **groups),
-                {(book, accelerate): self._program("cells_boundary", BOOK=book, ACCELERATE=accelerate, **plans)
+                {(book, accelerate): self._boundary_program(sleeping, BOOK=book, ACCELERATE=accelerate)
                  for book, accelerate in ((False, True), (True, False), (True, True))})
         return self.programs[sleeping]
+
+    def _boundary_program(self, sleeping: bool, **defines):
+        """cells_boundary.comp with `defines`; `sleeping`: its accelerating passes plan the tiles too."""
+        plans = dict(SLEEP=True, WAKE_RECTS=WAKE_RECTS) if sleeping else {}
+        return self._program("cells_boundary", **defines, **plans)
 
     def run(self, dt, call, hook=None, fold=None):
         """As Kernel.run; `fold`, where given, a water_probes.Sampler whose waiting sample the call's first
@@ -263,8 +267,7 @@ class CellWise(Kernel):
             return self._programs(sleeping)[2][False, True]
         key = ("first", sleeping)
         if key not in self.programs:
-            plans = dict(SLEEP=True, WAKE_RECTS=WAKE_RECTS) if sleeping else {}
-            self.programs[key] = self._program("cells_boundary", BOOK=False, ACCELERATE=True, SAMPLES=True, **plans)
+            self.programs[key] = self._boundary_program(sleeping, BOOK=False, ACCELERATE=True, SAMPLES=True)
         return self.programs[key]
 
     def _boundary(self, prog, sleep=None, every: bool = False, fold=None):
