@@ -8,16 +8,8 @@
 #include "fragment/pairs.glsl"
 #include "fragment/boundary_faces.glsl"
 
-uniform sampler2D u_ledger;                 // (hi, lo) per entry, before this substep
 layout(location = 0) out vec2 o_booked;
 
-void main() {
-    ivec2 t = texel();
-    vec2 booked = texelFetch(u_ledger, t, 0).rg;
-    if (!is_entry(t)) {
-        o_booked = booked;
-        return;
-    }
-    ivec3 place = place_of(t);
-    o_booked = pair_add_product(booked, u_dt, entering(place_flow(place), inside(face_to(place.x, place.yz))));
-}
+float booked_rate(ivec3 place) { return place_flow(place); }
+
+void main() { o_booked = booked_pair(texel()); }

@@ -8,21 +8,14 @@
 #include "fragment/pairs.glsl"
 #include "fragment/boundary_faces.glsl"
 
-uniform sampler2D u_ledger;                 // (hi, lo) per entry, before this substep
 uniform sampler2D u_concentration;          // erode_mix.frag's, per cell
 layout(location = 0) out vec2 o_booked;
 
 float conc_at(ivec2 c) { return inside(c) ? face_at(u_concentration, c) : 0.0; }
 
-void main() {
-    ivec2 t = texel();
-    vec2 booked = texelFetch(u_ledger, t, 0).rg;
-    if (!is_entry(t)) {
-        o_booked = booked;
-        return;
-    }
-    ivec3 place = place_of(t);
+float booked_rate(ivec3 place) {
     ivec2 from = face_from(place.x, place.yz), to = face_to(place.x, place.yz);
-    float g = sediment_flow(place_flow(place), conc_at(from), conc_at(to));
-    o_booked = pair_add_product(booked, u_dt, entering(g, inside(to)));
+    return sediment_flow(place_flow(place), conc_at(from), conc_at(to));
 }
+
+void main() { o_booked = booked_pair(texel()); }

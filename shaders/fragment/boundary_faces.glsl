@@ -1,6 +1,6 @@
 // The boundary faces in the boundary table's texture layout (a texel an entry), for the passes that
 // book what crosses them (book.frag, book_sediment.frag): each entry's face and its scaled flow.
-// Needs fragment/lattice.glsl.
+// Needs fragment/lattice.glsl and fragment/pairs.glsl.
 uniform isampler2D u_places;                // per entry: its face (axis, x, y)
 uniform int u_count;                        // table entries
 uniform sampler2D u_flow_x, u_flow_y;       // scaled
@@ -22,4 +22,18 @@ float place_flow(ivec3 place) {
     if (place.x == 2) q = face_at(u_flow_z, f);
 #endif
     return q;
+}
+
+uniform sampler2D u_ledger;                 // (hi, lo) per entry, before this substep
+
+// What the pass books at the face at `place`: a rate, positive from its from-cell to its to-cell
+// (the pass defines it).
+float booked_rate(ivec3 place);
+
+// Texel t's pair after this substep: dt * entering(booked_rate) added where t holds an entry.
+vec2 booked_pair(ivec2 t) {
+    vec2 booked = texelFetch(u_ledger, t, 0).rg;
+    if (!is_entry(t)) return booked;
+    ivec3 place = place_of(t);
+    return pair_add_product(booked, u_dt, entering(booked_rate(place), inside(face_to(place.x, place.yz))));
 }
