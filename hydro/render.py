@@ -21,10 +21,11 @@ What it draws (shaders/render/):
   a render-to-texture pass (`velocity.frag`) reading the grid's flow textures;
 - fresh sediment, once asked (`track_deposits()`: a grid with erosion on, hydro.Erosion): ground the
   water has raised above the terrain as it was then, or carries sediment over, drawn as silt, and
-  sediment-laden water drawn muddy, from a small compute pass (`deposits.comp`) run at every draw
-  over the terrain, a copy of it taken on the GPU (the reference) and `grid.sediment_texture`. A
-  renderer that tracks no deposits reads none of this and draws as before. Its passes are compute
-  shaders: on the fragment backend (which erodes) `track_deposits()` is refused.
+  sediment-laden water drawn muddy, from a small pass run at every draw over the terrain, a copy of it
+  taken on the GPU (the reference) and `grid.sediment_texture`, render/deposits.glsl's arithmetic: a
+  compute pass (`deposits.comp`, the copy `deposit_reference.comp`) or, on the fragment backend, a
+  render-to-texture pass (`deposits.frag`, the copy `deposit_reference.frag` in a viewport of the
+  rectangle copied). A renderer that tracks no deposits reads none of this and draws as before.
 
 Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
 a define, not a second shader tree. The drawing shaders are GLSL 4.10: a grid of the compute backend
@@ -48,14 +49,16 @@ Given a `framebuffer`, it draws into it with that framebuffer's own viewport. It
 textures bound to its texture units (`texture_units`, default 13, 14, 15 and, while it tracks deposits,
 12), the image unit and storage-buffer bindings of the velocity and deposits passes (hydro's own
 binding points, shaders/common/bindings.glsl), and the current program and vertex array. On the
-fragment backend the velocity pass (in `draw` and `update_velocity`) binds the water and flow textures
-to those texture units and renders into a framebuffer of the velocity texture; the framebuffer GL had
-bound, its viewport and scissor, and the state above are put back after it.
+fragment backend the velocity and deposits passes (in `draw`, `update_velocity`, `update_deposits`
+and `track_deposits`) bind their input textures to those texture units and render into a framebuffer
+of the texture they write; the framebuffer GL had bound, its viewport and scissor, and the state above
+are put back after them.
 
 This module imports moderngl and numpy only.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import weakref
@@ -266,6 +269,12 @@ def _velocity_program(ctx, hexagonal: bool):
     return prog
 
 
+def _deposit_program(ctx, name: str):
+    """A deposits pass of the fragment backend (`deposits` or `deposit_reference`): fragment/pass.vert's
+    triangle, render/<name>.frag (the same on either lattice)."""
+    return _gl.program(ctx, "fragment/pass.vert", fragment=f"render/{name}.frag")
+
+
 def _set(prog, **values):
     """Set uniforms that the driver kept (an unused one is optimised away, which is fine here);
     bytes are written raw (the column-major matrix)."""
@@ -295,6 +304,7 @@ class Renderer(_owner.Owner):
 
     _kind = "Renderer"
     _deposits = None
+    _deposit_targets = None
 
     @property
     def style(self) -> RenderStyle:
@@ -356,6 +366,8 @@ class Renderer(_owner.Owner):
         self._velocity_prog = (_velocity_program(ctx, self.hexagonal) if fragment
                                else _gl.program(ctx, "render/velocity.comp", defines))
         self._deposits = None               # (reference, deposits) textures while deposits are tracked
+        # and on the fragment backend their passes' targets: pass name -> (framebuffer, vertex array)
+        self._deposit_targets = None
 
         self.velocity_texture = ctx.texture((self.nx, self.ny), 2, dtype="f4")
         self.velocity_texture.repeat_x = self.velocity_texture.repeat_y = False
@@ -387,6 +399,15 @@ class Renderer(_owner.Owner):
         return self._deposits is not None
 
     @property
+    def deposits_texture(self):
+        """The fresh sediment drawn, an rg32f (nx, ny) texture (texel (x, y) is cell [y, x]): r the ground
+        raised above the reference plus the sediment the water carries, g that sediment over the water's
+        depth (render/deposits.glsl), as the last draw or update_deposits() left it; None where deposits
+        are not tracked."""
+        self._alive()
+        return None if self._deposits is None else self._deposits[1]
+
+    @property
     def deposit_reference(self) -> np.ndarray | None:
         """(ny, nx) float32: the heights fresh deposits are measured from (read back), or None where
         deposits are not tracked. A renderer made for a new grid on the same heights takes it on
@@ -406,14 +427,8 @@ class Renderer(_owner.Owner):
         region: (x0, y0, x1, y1) cells, ends excluded, clipped to the grid: while deposits are
         tracked, take the terrain as it is now as the reference there only (after a game's own edit
         of the ground, which is no deposit; an empty rectangle does nothing).
-        Needs a fourth texture unit (`texture_units`). Refused on the fragment backend: its passes are
-        compute shaders."""
+        Needs a fourth texture unit (`texture_units`)."""
         self._alive()
-        if self._fragment:
-            version = self.ctx.version_code
-            raise ValueError(f"track_deposits: fresh deposits come from erosion, which needs compute shaders to "
-                             f"be drawn as silt (OpenGL 4.3); this grid runs the fragment backend (grid.backend == "
-                             f"'fragment', OpenGL {version // 100}.{version % 100 // 10}), whose erosion runs undrawn")
         if len(self.texture_units) < 4:
             raise ValueError("track_deposits: the renderer was made with three texture_units; deposits need a "
                              "fourth (texture_units=(a, b, c, d))")
@@ -444,12 +459,20 @@ class Renderer(_owner.Owner):
                     made.append(tex)
                     tex.repeat_x = tex.repeat_y = False
                     tex.write(np.zeros((self.ny, self.nx, components), np.float32).tobytes())
+                targets = {}
+                if self._fragment:          # each pass renders into the texture it writes
+                    for name, tex in zip(("deposit_reference", "deposits"), made[:2]):
+                        fbo = self.ctx.framebuffer(color_attachments=[tex])
+                        made.append(fbo)
+                        vao = self.ctx.vertex_array(_deposit_program(self.ctx, name), [])
+                        made.append(vao)
+                        targets[name] = (fbo, vao)
                 _ = self.grid.sediment_texture      # made now, not in the middle of a draw
             except BaseException:
-                for tex in made:
-                    tex.release()
+                for obj in made:
+                    obj.release()
                 raise
-            self._deposits = tuple(made)
+            self._deposits, self._deposit_targets = tuple(made[:2]), targets
         if reference is None:
             self._take_reference((0, 0), (self.nx, self.ny))
         else:
@@ -459,13 +482,23 @@ class Renderer(_owner.Owner):
         """Stop drawing fresh sediment, and free what tracking it holds."""
         self._alive()
         if self._deposits is not None:
-            for tex in self._deposits:
-                tex.release()
-            self._deposits = None
+            for obj in (*self._deposits, *self._deposit_target_objects()):
+                obj.release()
+            self._deposits = self._deposit_targets = None
+
+    def _deposit_target_objects(self) -> tuple:
+        return tuple(obj for target in (self._deposit_targets or {}).values() for obj in target)
 
     def _take_reference(self, origin, extent) -> None:
         """The terrain in the rectangle at `origin` (x0, y0) of `extent` (w, h) cells becomes the
-        reference at B_DEPOSIT_REFERENCE."""
+        reference (at B_DEPOSIT_REFERENCE; on the fragment backend a pass in that rectangle's viewport)."""
+        if self._fragment:
+            target = self._deposit_targets["deposit_reference"]
+            target[0].viewport = (*origin, *extent)
+            with self._game_state_kept():
+                self._render_pass(_deposit_program(self.ctx, "deposit_reference"), target,
+                                  {"u_terrain": self.grid.terrain_texture})
+            return
         b = _gl.BINDINGS
         prog = _gl.program(self.ctx, "render/deposit_reference.comp")
         self.grid.terrain_texture.bind_to_image(b["B_TERRAIN"], read=True, write=False)
@@ -474,9 +507,14 @@ class Renderer(_owner.Owner):
         _gl.dispatch(self.ctx, prog, *extent)
 
     def update_deposits(self) -> None:
-        """Recompute the fresh sediment drawn (one compute pass), where deposits are tracked."""
+        """Recompute the fresh sediment drawn (one compute pass, or on the fragment backend one
+        render-to-texture pass), where deposits are tracked."""
         self._alive()
         if self._deposits is None:
+            return
+        if self._fragment:
+            with self._game_state_kept():
+                self._render_deposits()
             return
         grid, b = self.grid, _gl.BINDINGS
         prog = _gl.program(self.ctx, "render/deposits.comp")
@@ -487,6 +525,14 @@ class Renderer(_owner.Owner):
         self._deposits[1].bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_min_depth=self.style.film_depth * self.cell_size)
         _gl.dispatch(self.ctx, prog, self.nx, self.ny)
+
+    def _render_deposits(self) -> None:
+        """update_deposits on the fragment backend: render/deposits.frag over the deposits texture."""
+        grid, target = self.grid, self._deposit_targets["deposits"]
+        inputs = {"u_terrain": grid.terrain_texture, "u_water": grid.water_texture,
+                  "u_sediment": grid.sediment_texture, "u_reference": self._deposits[0]}
+        self._render_pass(_deposit_program(self.ctx, "deposits"), target, inputs,
+                          u_min_depth=self.style.film_depth * self.cell_size)
 
     # ------------------------------------------------------------------------------------- drawing
 
@@ -500,12 +546,8 @@ class Renderer(_owner.Owner):
         on the fragment backend one render-to-texture pass)."""
         self._alive()
         if self._fragment:
-            state = _drawing_state(self.ctx)
-            bound = _bound_framebuffer(self.ctx, state)
-            self._render_velocity()
-            bound.use()
-            if state is not None:
-                state["restore"]()
+            with self._game_state_kept():
+                self._render_velocity()
             return
         grid, b = self.grid, _gl.BINDINGS
         grid.water_texture.bind_to_image(b["B_WATER"], read=True, write=False)
@@ -518,20 +560,41 @@ class Renderer(_owner.Owner):
         _gl.dispatch(self.ctx, self._velocity_prog, self.nx, self.ny)
 
     def _render_velocity(self) -> None:
-        """update_velocity on the fragment backend: render/velocity.frag over the velocity texture, the
-        water and flow textures bound to the renderer's texture units, with nothing enabled (no depth
-        test, blending, culling or scissor). Leaves the velocity texture's framebuffer bound and the
-        enable flags off: the caller puts the game's back."""
-        grid, prog, (fbo, vao) = self.grid, self._velocity_prog, self._velocity_target
+        """update_velocity on the fragment backend: render/velocity.frag over the velocity texture."""
+        grid = self.grid
         inputs = dict(zip(("u_water", "u_flow_x", "u_flow_y", "u_flow_z"), (grid.water_texture, *self._flow_textures())))
-        for (name, tex), unit in zip(inputs.items(), self.texture_units):
+        self._render_pass(self._velocity_prog, self._velocity_target, inputs,
+                          u_face_width=float(grid.geometry.face_width),
+                          u_min_depth=self.style.dry_depth * self.cell_size)
+
+    def _render_pass(self, prog, target, textures: dict, **uniforms) -> None:
+        """One render-to-texture pass of the fragment backend: `prog` (fragment/pass.vert's triangle) into
+        `target` ((framebuffer, vertex array)) in the framebuffer's viewport, `textures` (sampler name ->
+        texture) bound to the renderer's texture units, with nothing enabled (no depth test, blending,
+        culling or scissor). Leaves that framebuffer bound and the enable flags off: the caller puts the
+        game's back (_game_state_kept, or draw())."""
+        fbo, vao = target
+        units = {}
+        for (name, tex), unit in zip(textures.items(), self.texture_units):
             tex.use(unit)
-            inputs[name] = unit
-        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), u_face_width=float(grid.geometry.face_width),
-                         u_min_depth=self.style.dry_depth * self.cell_size, **inputs)
-        fbo.use()                               # its whole viewport, scissor test off
+            units[name] = unit
+        _gl.set_uniforms(prog, u_size=(self.nx, self.ny), **units, **uniforms)
+        fbo.use()                               # its viewport, scissor test off
         self.ctx.enable_only(moderngl.NOTHING)
         vao.render(moderngl.TRIANGLES, vertices=3)
+
+    @contextlib.contextmanager
+    def _game_state_kept(self):
+        """Around fragment passes run outside draw(): the framebuffer GL had bound, its viewport and
+        scissor, and the drawing state (_drawing_state) are put back after them."""
+        state = _drawing_state(self.ctx)
+        bound = _bound_framebuffer(self.ctx, state)
+        try:
+            yield
+        finally:
+            bound.use()
+            if state is not None:
+                state["restore"]()
 
     def draw(self, view_projection, framebuffer=None, *, eye=None, time=None) -> None:
         """Draw terrain, then water, with depth testing, into `framebuffer` (default: the one GL has bound
@@ -555,11 +618,13 @@ class Renderer(_owner.Owner):
         if framebuffer is None and (bound.glo == 0 and self.ctx.screen is None and self.ctx.fbo is None):
             raise ValueError("framebuffer: none given and none bound (a standalone context has no screen)")
         target = framebuffer if framebuffer is not None else bound
-        if self._fragment:
-            self._render_velocity()         # bound.use() below binds the game's framebuffer back
+        if self._fragment:                  # bound.use() below binds the game's framebuffer back
+            self._render_velocity()
+            if self._deposits is not None:
+                self._render_deposits()
         else:
             self.update_velocity()
-        self.update_deposits()
+            self.update_deposits()
 
         s, cs = self.style, self.cell_size
         sun = np.asarray(s.sun_direction, float)
@@ -609,7 +674,7 @@ class Renderer(_owner.Owner):
     def _gpu_objects(self):
         """The renderer's own resources; the grid is not touched."""
         return (*self._vaos.values(), self._indices, *self._velocity_target, self.velocity_texture,
-                *(self._deposits or ()))
+                *(self._deposits or ()), *self._deposit_target_objects())
 
     def __repr__(self):
         kind = "hex" if self.hexagonal else "square"

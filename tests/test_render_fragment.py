@@ -3,8 +3,9 @@ flows are textures, its velocity pass a render-to-texture pass (render/velocity.
 arithmetic. On llvmpipe posing as a GL 4.1 core driver with no compute shaders, storage buffers or image stores
 (a child process: Mesa reads the overrides when it loads), a frame of a square and a hex grid must be the frame
 the GL 4.3 renderer draws of the same scene here, and the velocity texture the grid's flows over its depths;
-what needs compute shaders (fresh deposits, which come from erosion) is refused by name. In this process the
-fragment grids run on the GL 4.3 context too, which checks the pass against the compute one directly."""
+fresh deposits (render/deposits.frag, the reference copied by render/deposit_reference.frag) are the compute
+passes' texture, in every form track_deposits() takes. In this process the fragment grids run on the GL 4.3
+context too, which checks the passes against the compute ones directly."""
 import ctypes
 import json
 import os
@@ -65,6 +66,37 @@ def _flows(grid, kind):
     return [grid.flow_x, grid.flow_y] + ([grid.flow_z] if kind == "hex" else [])
 
 
+def _deposits(renderer):
+    return np.frombuffer(renderer.deposits_texture.read(), np.float32).reshape(*SHAPE, 2)
+
+
+def _deposit_scene(ctx, grid, renderer):
+    """Fresh deposits on _grid's scene through each form of track_deposits(): tracked from the terrain as
+    it is, sediment carried over the slope and the pond, a block of ground raised, the reference taken
+    again in a rectangle over part of it (clipped to the grid), then a reference given; a frame drawn
+    with them, and forget_deposits(). The arrays each step leaves, and the grid's state they came from."""
+    ny, nx = SHAPE
+    y, x = np.mgrid[0:ny, 0:nx]
+    out = {}
+    renderer.track_deposits()
+    terrain = grid.terrain
+    grid.sediment = (0.02 * (1.0 + np.sin(x / 2.0) * np.cos(y / 3.0))).astype(np.float32)
+    grid.terrain = terrain + np.where((x >= 2) & (x < 14) & (y >= 3) & (y < 11), 0.3, 0.0).astype(np.float32)
+    out["tracked_reference"] = renderer.deposit_reference
+    renderer.track_deposits(region=(8, -2, nx + 5, 6))
+    out["region_reference"] = renderer.deposit_reference
+    renderer.update_deposits()
+    out["region_deposits"] = _deposits(renderer)
+    renderer.track_deposits(terrain - 0.05 * (x % 3))
+    out["given_reference"] = renderer.deposit_reference
+    out["pixels"] = _draw(ctx, renderer)
+    out["deposits"] = _deposits(renderer)
+    out["terrain"], out["water"], out["sediment"] = grid.terrain, grid.water, grid.sediment
+    renderer.forget_deposits()
+    out["forgotten"] = not renderer.tracking_deposits and renderer.deposit_reference is None
+    return out
+
+
 def _refusal(call):
     try:
         call()
@@ -74,8 +106,9 @@ def _refusal(call):
 
 
 def child(path):
-    """Run in the GL 4.1 process: each lattice's frame, velocity texture, water and flows into `path`
-    (.npz), what the renderer refuses and the context's figures printed as JSON."""
+    """Run in the GL 4.1 process: each lattice's frame, velocity texture, water, flows and deposits
+    (_deposit_scene's) into `path` (.npz), what the renderer refuses and the context's figures printed
+    as JSON."""
     ctx = hydro.create_context()
     out = {"version": ctx.version_code, "vendor": ctx.info.get("GL_VENDOR", "?"),
            "compute": hydro._gl.has_compute(ctx), "refused": {}}
@@ -88,8 +121,9 @@ def child(path):
             arrays[f"{kind}_water"] = grid.water
             for axis, flow in zip("xyz", _flows(grid, kind)):
                 arrays[f"{kind}_flow_{axis}"] = flow
-            out["refused"][f"{kind}_deposits"] = _refusal(renderer.track_deposits)
-            out[f"{kind}_tracking"] = renderer.tracking_deposits
+            scene = _deposit_scene(ctx, grid, renderer)
+            out[f"{kind}_forgotten"] = scene.pop("forgotten")
+            arrays.update({f"{kind}_deposit_{name}": value for name, value in scene.items()})
             if kind == "hex":
                 out["refused"]["hex_three_units"] = _refusal(lambda: render.Renderer(ctx, grid, texture_units=(1, 2, 3)))
     out["error"] = ctx.error
@@ -183,14 +217,56 @@ def test_gl41_velocity_texture_is_the_flows_over_the_depths(gl41, kind):
     assert np.all(got[~wet] == 0.0)
 
 
-def test_gl41_deposits_are_refused_by_name(gl41):
-    """Fresh deposits come from erosion, which the fragment backend does not have: track_deposits() says
-    so and tracks nothing; a hex grid's velocity pass needs a fourth texture unit, and says so."""
-    for kind in KINDS:
-        name, message = gl41["refused"][f"{kind}_deposits"]
-        assert name == "ValueError" and message.startswith("track_deposits: "), message
-        assert "erosion" in message and "compute shaders" in message and "fragment backend" in message
-        assert gl41[f"{kind}_tracking"] is False
+def _expected_deposits(terrain, reference, water, sediment, min_depth):
+    """render/deposits.glsl's fresh_deposits in float64: the ground raised above the reference plus the
+    sediment carried, and the sediment over the depth where the water is deeper than min_depth."""
+    t, r, h, s = (a.astype(np.float64) for a in (terrain, reference, water, sediment))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.stack([np.maximum(t - r, 0.0) + s, np.where(h > min_depth, s / h, 0.0)], axis=-1)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_deposits_are_the_raised_ground_and_the_mud(gl41, kind):
+    """On GL 4.1 track_deposits() copies the terrain as the reference (all of it, then a rectangle clipped
+    to the grid), takes a given one, and the deposits pass gives the raised ground plus the sediment and
+    the sediment over the depth: the float64 twin's values, to float32 rounding."""
+    ny, nx = SHAPE
+    got = {name[len(f"{kind}_deposit_"):]: gl41[name] for name in gl41 if name.startswith(f"{kind}_deposit_")}
+    raised, before = got["terrain"], got["tracked_reference"]
+    region = np.zeros(SHAPE, bool)
+    region[0:6, 8:nx] = True
+    np.testing.assert_array_equal(got["region_reference"], np.where(region, raised, before))
+    assert np.any(raised[region] != before[region]), "the rectangle should cover raised ground"
+    y, x = np.mgrid[0:ny, 0:nx]
+    np.testing.assert_array_equal(got["given_reference"], (before - 0.05 * (x % 3)).astype(np.float32))
+    min_depth = render.RenderStyle().film_depth
+    for deposits, reference in ((got["region_deposits"], got["region_reference"]),
+                                (got["deposits"], got["given_reference"])):
+        expected = _expected_deposits(raised, reference, got["water"], got["sediment"], min_depth)
+        np.testing.assert_allclose(deposits, expected, rtol=1e-6, atol=1e-7)
+    assert got["deposits"][..., 0].max() > 0.3 and got["deposits"][..., 1].max() > 0.01, "deposits and mud to draw"
+    assert gl41[f"{kind}_forgotten"]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gl41_deposits_are_the_gl43_renderers(gl41, ctx, kind):
+    """The same deposit scene on a compute grid here: the same references, the same deposits texture and
+    the same frame, the silt and the muddy water alike."""
+    with _grid(ctx, kind) as grid, render.Renderer(ctx, grid) as renderer:
+        expected = _deposit_scene(ctx, grid, renderer)
+    for name in ("tracked_reference", "region_reference", "given_reference", "sediment", "terrain"):
+        water_cases.assert_same_bits(gl41[f"{kind}_deposit_{name}"], expected[name], err_msg=f"{kind}: {name}")
+    for name in ("region_deposits", "deposits"):
+        if water_cases.BITWISE:
+            water_cases.assert_same_bits(gl41[f"{kind}_deposit_{name}"], expected[name], err_msg=f"{kind}: {name}")
+        else:
+            np.testing.assert_allclose(gl41[f"{kind}_deposit_{name}"], expected[name], rtol=1e-5, atol=1e-7)
+    assert np.any(gl41[f"{kind}_deposit_pixels"] != gl41[f"{kind}_pixels"]), f"{kind}: no silt drawn"
+    _assert_same_picture(gl41[f"{kind}_deposit_pixels"], expected["pixels"], f"{kind} with deposits")
+
+
+def test_gl41_hex_grid_needs_four_texture_units(gl41):
+    """A hex grid's velocity pass needs a fourth texture unit, and says so."""
     name, message = gl41["refused"]["hex_three_units"]
     assert name == "ValueError" and message.startswith("texture_units: ") and "four" in message, message
 
@@ -200,23 +276,34 @@ def test_gl41_deposits_are_refused_by_name(gl41):
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_fragment_grid_draws_the_compute_grids_picture(ctx, kind):
     """A fragment grid on this context next to a compute grid of the same scene: the velocity pass
-    rendered from textures gives the compute pass's texture, and the frame is the same."""
+    rendered from textures gives the compute pass's texture, and the frame is the same; so do the
+    deposits passes (_deposit_scene), the reference copied to the bit."""
     with _grid(ctx, kind) as compute, render.Renderer(ctx, compute) as by_compute, \
             _grid(ctx, kind, fragment=True) as fragment, render.Renderer(ctx, fragment) as by_fragment:
         assert fragment.backend == "fragment"
         got, expected = _draw(ctx, by_fragment), _draw(ctx, by_compute)
         velocity, compute_velocity = _velocity(by_fragment), _velocity(by_compute)
+        deposits, compute_deposits = (_deposit_scene(ctx, g, r) for g, r in ((fragment, by_fragment),
+                                                                             (compute, by_compute)))
     assert np.abs(compute_velocity).max() > 0.1
     if water_cases.BITWISE:
         water_cases.assert_same_bits(velocity, compute_velocity, err_msg=f"{kind}: the velocity")
     else:
         np.testing.assert_allclose(velocity, compute_velocity, rtol=1e-3, atol=1e-3 * np.abs(compute_velocity).max())
     _assert_same_picture(got, expected, kind)
+    for name in ("tracked_reference", "region_reference", "given_reference"):
+        water_cases.assert_same_bits(deposits[name], compute_deposits[name], err_msg=f"{kind}: {name}")
+    for name in ("region_deposits", "deposits"):
+        np.testing.assert_allclose(deposits[name], compute_deposits[name], rtol=1e-6, atol=1e-7,
+                                   err_msg=f"{kind}: {name}")
+    _assert_same_picture(deposits["pixels"], compute_deposits["pixels"], f"{kind} with deposits")
+    assert deposits["forgotten"]
 
 
-def test_velocity_pass_ignores_the_games_gl_state_and_puts_it_back(ctx):
+def test_fragment_passes_ignore_the_games_gl_state_and_put_it_back(ctx):
     """A game that bound its framebuffer by hand and left blending, culling, a scissor box and a colour
-    mask on: the velocity pass renders every texel as if none were set, and update_velocity() and draw()
+    mask on: the velocity and deposits passes render every texel as if none were set (the reference copy
+    every texel of its rectangle), and update_velocity(), track_deposits(), update_deposits() and draw()
     leave GL's state as the game had it."""
     i, u = ctypes.c_int, ctypes.c_uint
     gl = hydro._native.gl_functions(ctx, {"glBindFramebuffer": (None, [u, u]), "glViewport": (None, [i] * 4),
@@ -241,6 +328,10 @@ def test_velocity_pass_ignores_the_games_gl_state_and_puts_it_back(ctx):
     with _grid(ctx, "hex", fragment=True) as grid, render.Renderer(ctx, grid) as renderer:
         renderer.update_velocity()
         clean = _velocity(renderer)
+        renderer.track_deposits()
+        grid.sediment = np.full(SHAPE, 0.05, np.float32)
+        renderer.update_deposits()
+        clean_deposits, terrain = _deposits(renderer), grid.terrain
         game = ctx.simple_framebuffer((64, 48))
         stale = np.full(clean.shape, 5.0, np.float32).tobytes()
         renderer.velocity_texture.write(stale)
@@ -256,10 +347,18 @@ def test_velocity_pass_ignores_the_games_gl_state_and_puts_it_back(ctx):
         before = game_state()
         renderer.update_velocity()
         after_update, by_update = game_state(), _velocity(renderer)
-        renderer.velocity_texture.write(stale)
+        renderer.deposits_texture.write(stale)
+        renderer.track_deposits(np.zeros(SHAPE))            # written, as the stale texture: no pass
         gl["glActiveTexture"](0x84C0 + 2)                   # reads and writes use moderngl's own unit
+        renderer.track_deposits(region=(0, 0, SHAPE[1], SHAPE[0]))
+        renderer.update_deposits()
+        after_deposits = game_state()
+        by_deposits, by_region = _deposits(renderer), renderer.deposit_reference
+        renderer.velocity_texture.write(stale)
+        renderer.deposits_texture.write(stale)
+        gl["glActiveTexture"](0x84C0 + 2)
         renderer.draw(np.identity(4))
-        after_draw, by_draw = game_state(), _velocity(renderer)
+        after_draw, by_draw, deposits_by_draw = game_state(), _velocity(renderer), _deposits(renderer)
         gl["glColorMask"](1, 1, 1, 1)
         for flag in (GL_SCISSOR_TEST, GL_BLEND, GL_CULL_FACE):
             gl["glDisable"](flag)
@@ -270,32 +369,47 @@ def test_velocity_pass_ignores_the_games_gl_state_and_puts_it_back(ctx):
     assert np.abs(clean).max() > 0.1
     water_cases.assert_same_bits(by_update, clean, err_msg="update_velocity() under the game's state")
     water_cases.assert_same_bits(by_draw, clean, err_msg="draw()'s velocity under the game's state")
+    assert clean_deposits[..., 0].min() == np.float32(0.05) and clean_deposits[..., 1].max() > 0.0
+    water_cases.assert_same_bits(by_region, terrain, err_msg="the reference taken under the game's state")
+    water_cases.assert_same_bits(by_deposits, clean_deposits, err_msg="update_deposits() under the game's state")
+    water_cases.assert_same_bits(deposits_by_draw, clean_deposits, err_msg="draw()'s deposits under the game's state")
     assert before[0] == (game.glo,) and before[2] == (10, 2, 4, 4)
     assert after_update == before, "update_velocity() changed the game's GL state"
+    assert after_deposits == before, "track_deposits() or update_deposits() changed the game's GL state"
     assert after_draw == before, "draw() changed the game's GL state"
 
 
-def test_refuses_deposits_and_three_units_on_a_hex_grid(ctx):
-    """The fragment grids refuse what they do not have, here too: deposits (erosion) by name, before
-    anything is made; a hex grid's velocity pass reads four textures."""
-    with _grid(ctx, "square", fragment=True) as grid, render.Renderer(ctx, grid) as renderer:
-        with pytest.raises(ValueError, match="^track_deposits: fresh deposits come from erosion, which needs "
-                                             "compute shaders"):
-            renderer.track_deposits()
-        assert not renderer.tracking_deposits and renderer.deposit_reference is None
-        with render.Renderer(ctx, grid, texture_units=(1, 2, 3)) as three:     # a square grid reads three
+def test_three_texture_units_draw_a_square_grid_but_track_no_deposits(ctx):
+    """A square grid's velocity pass reads three textures, a hex grid's four; the deposits pass reads
+    four, and track_deposits() says so, before anything is made."""
+    with _grid(ctx, "square", fragment=True) as grid:
+        with render.Renderer(ctx, grid, texture_units=(1, 2, 3)) as three:
             three.update_velocity()
+            with pytest.raises(ValueError, match="^track_deposits: the renderer was made with three texture_units"):
+                three.track_deposits()
+            assert not three.tracking_deposits and three.deposit_reference is None
     with _grid(ctx, "hex", fragment=True) as grid:
         with pytest.raises(ValueError, match="^texture_units: a hex grid of the fragment backend needs four"):
             render.Renderer(ctx, grid, texture_units=(1, 2, 3))
 
 
-def test_release_frees_the_velocity_pass(ctx, gl_objects):
-    """The velocity pass's framebuffer and vertex array go with the renderer; the grid's textures stay."""
+def test_release_frees_the_fragment_passes(ctx, gl_objects):
+    """The velocity and deposits passes' textures, framebuffers and vertex arrays go with the renderer,
+    the deposits' with forget_deposits() too; the grid's textures stay."""
     grid = _grid(ctx, "square", fragment=True)
+    grid.erosion = hydro.Erosion()
+    grid.step(0.05)                     # the grid's erosion passes made, before the count
     held = {id(obj) for _, obj in gl_objects()}
     renderer = render.Renderer(ctx, grid)
+    tracking = {id(obj) for _, obj in gl_objects()}
+    renderer.track_deposits()
+    _draw(ctx, renderer)
+    renderer.forget_deposits()
+    left = [name for name, obj in gl_objects() if id(obj) not in tracking]
+    assert [name for name in left if name not in ("renderbuffer", "depth_renderbuffer")] == []
+    renderer.track_deposits()
     for _ in range(2):
+        grid.step(0.05)
         _draw(ctx, renderer)
     renderer.release()
     left = [name for name, obj in gl_objects() if id(obj) not in held]
