@@ -54,9 +54,8 @@ smoke scene controls:
   C, space, Esc             clear, pause, quit
 
 With no display, the window falls back to --headless (xvfb-run gives a virtual display).
-On OpenGL 4.1 (macOS) the water scene runs as fragment passes, both models and the water wheel:
-erosion (E, --erosion, --script erode) needs OpenGL 4.3 and is refused, saying so; the smoke scene
-needs 4.3.
+On OpenGL 4.1 (macOS) the water scene runs as fragment passes, both models, the water wheel and
+erosion with its silt; the smoke scene needs 4.3.
 """
 
 

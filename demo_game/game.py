@@ -7,9 +7,8 @@ the grid's too (`grid.erosion`): the water carves its bed and lays the sediment 
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
 On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
-both water models, the water cycle, samples and gauges (the wheel turns there too). The game's
-erosion draws its deposits as silt (`Renderer.track_deposits`, compute shaders), so there the game
-refuses it with `NeedsCompute`.
+both water models, the water cycle, samples and gauges (the wheel turns there too), and erosion with
+its silt.
 
 The pyglet window (window.py) and the headless capture (headless.py) both drive a `Game`:
     game = Game(ctx, world.build(128))
@@ -62,19 +61,6 @@ WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it
 # within a simulated minute. Banks steeper than the talus angle slump, so carved ones do not stand as
 # cliffs, while the world as built has only a few faces that steep, so nothing slumps unprovoked.
 EROSION = hydro.Erosion(capacity=0.1, dissolve=0.5, deposit=0.5, talus=50.0, slump=0.5)
-COMPUTE_VERSION = 430           # below it hydro's grids run the fragment backend (hydro.water_fragment)
-
-
-class NeedsCompute(hydro.HydroGLError, ValueError):
-    """What was asked needs OpenGL 4.3 compute shaders, and the game runs on a GL 4.1 context."""
-
-
-def needs_compute(ctx, what: str) -> None:
-    """Refuse `what` (erosion) on a context without compute shaders, saying why."""
-    version = ctx.version_code
-    if version < COMPUTE_VERSION:
-        raise NeedsCompute(f"{what} needs OpenGL 4.3 compute shaders; this context is OpenGL {version // 100}."
-                           f"{version % 100 // 10}, on which hydro runs the water as fragment passes (no silt drawn)")
 
 
 class Camera:
@@ -121,8 +107,6 @@ class Game:
                  erosion=False):
         if model not in MODELS:
             raise ValueError(f"model: expected one of {', '.join(map(repr, MODELS))}, got {model!r}")
-        if erosion:
-            needs_compute(ctx, "erosion")
         self.ctx, self.world, self.time_scale = ctx, world, float(time_scale)
         self.model = model
         self.grid = None
@@ -161,11 +145,6 @@ class Game:
         return self._hexagonal
 
     @property
-    def compute(self) -> bool:
-        """Whether the grid runs compute shaders (erosion), not the GL 4.1 backend."""
-        return self.grid.backend == "compute"
-
-    @property
     def cell_size(self) -> float:
         return float(self.grid.params.cell_size)
 
@@ -194,11 +173,7 @@ class Game:
                    erosion=False):
         """The one place a grid is made (the first, and every rebuild): with the game's water cycle and
         erosion on it, since a new grid starts with neither, and its renderer."""
-        if erosion:
-            needs_compute(self.ctx, "erosion")
         has_sediment = sediment is not None and np.any(np.asarray(sediment) != 0)
-        if has_sediment:
-            needs_compute(self.ctx, "the saved world's sediment (erosion)")
         grid = (hydro.HexWaterGrid if hexagonal else hydro.WaterGrid)(self.ctx, terrain, water=water,
                                                                      **MODELS[self.model])
         renderer = None
@@ -209,8 +184,7 @@ class Game:
             sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
             grid.rain = RAIN_RATE if self._rain else 0.0
             grid.evaporation = EVAPORATION
-            if grid.backend == "compute":               # GL 4.1: the demo's erosion is refused (no silt)
-                grid.erosion = EROSION if erosion else None
+            grid.erosion = EROSION if erosion else None
             if has_sediment:                            # none: no erosion state made
                 grid.sediment = sediment
             renderer = render.Renderer(self.ctx, grid, height_range=(-3.0 * self.scale, 15.0 * self.scale))
@@ -259,10 +233,7 @@ class Game:
 
     def _sediment_record(self) -> dict:
         """The sediment the water carries and the heights the renderer measures deposits from, for a
-        new grid on the same heights (rebuild's keywords): the material and the silt go with the world.
-        A grid of the fragment backend has neither."""
-        if not self.compute:
-            return {}
+        new grid on the same heights (rebuild's keywords): the material and the silt go with the world."""
         return {"sediment": self.grid.sediment, "deposits": self.renderer.deposit_reference}
 
     def _world_center(self):
@@ -376,10 +347,7 @@ class Game:
 
     @erosion.setter
     def erosion(self, on) -> None:
-        if on:
-            needs_compute(self.ctx, "erosion")
-        if self.compute:
-            self.grid.erosion = EROSION if on else None
+        self.grid.erosion = EROSION if on else None
         self._erosion = bool(on)
         if on and not self.renderer.tracking_deposits:
             self.renderer.track_deposits()

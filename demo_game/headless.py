@@ -60,7 +60,7 @@ def run(args) -> int:
     try:
         game = Game(ctx, worlds.build(args.size, args.seed), hexagonal=args.hex, model=args.model,
                     erosion=args.erosion)
-    except Exception:                   # GL 4.1 refuses erosion and inertia (game.NeedsCompute)
+    except Exception:                   # a game that cannot start: its context goes with it
         ctx.release()
         raise
     if args.load:

@@ -20,7 +20,7 @@ from pyglet.window import key, mouse  # noqa: E402
 
 from . import saves  # noqa: E402
 from . import world as worlds  # noqa: E402
-from .game import TOOLS, Game, NeedsCompute  # noqa: E402
+from .game import TOOLS, Game  # noqa: E402
 from .glwindow import GLWindow  # noqa: E402
 from .scripts import SCRIPTS  # noqa: E402
 
@@ -160,12 +160,9 @@ class DemoWindow(GLWindow):
         elif symbol == key.R:
             game.rain = not game.rain
         elif symbol == key.E:
-            try:
-                game.erosion = not game.erosion
-                game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
-                                if game.erosion else "erosion off")
-            except NeedsCompute as exc:             # GL 4.1: the demo's erosion draws silt, a compute pass
-                game.message = str(exc)
+            game.erosion = not game.erosion
+            game.message = ("erosion on: the water carves its bed; what it lays down is drawn as silt"
+                            if game.erosion else "erosion off")
         elif symbol in (key.P, key.SPACE):
             game.paused = not game.paused
         elif symbol == key.N:
@@ -180,10 +177,7 @@ class DemoWindow(GLWindow):
         elif symbol == key.L:
             game.launch_log()
         elif symbol == key.M:
-            try:
-                game.set_model("inertia" if game.model == "classic" else "classic")
-            except NeedsCompute as exc:             # GL 4.1: the classic model only
-                game.message = str(exc)
+            game.set_model("inertia" if game.model == "classic" else "classic")
         elif symbol == key.F5:
             try:
                 saves.save(game, self.save_file)
