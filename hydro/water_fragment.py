@@ -4,13 +4,15 @@ render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no co
 buffers or image stores.
 
 The arithmetic is shaders/common/model.glsl's, as the compute kernels run it (docs/design.md, "The
-model"); only the schedule differs. A substep is fragment passes, each writing one texture and
-reading the others with texelFetch (shaders/fragment/): accelerate the faces of each axis (boundary
-faces by their table entry; with inertia an interior face from its stencil of every axis's flows,
-fragment/inertia.glsl), each cell's outflow scale K, the faces of each axis scaled by their upwind
-cell's K, each column moved by its scaled faces, and what crossed each boundary face booked. Water
-and flows ping-pong between two textures each; the boundary table is an rg32i texture of the table's
-bytes (common/boundary_table.glsl under FRAGMENT).
+model"); only the schedule differs. A substep is five fragment passes, each reading the textures
+it needs with texelFetch (shaders/fragment/): the boundary faces accelerated by their table entry into
+a texture of a row a side (accelerate_edges.frag), each cell's faces accelerated and its outflow scale
+K, a texel each (accelerate.frag; with inertia an interior face from its stencil of every axis's
+flows, fragment/inertia.glsl), every face scaled by its upwind cell's K into the flow textures of all
+axes at once (scale_faces.frag), each column moved by its scaled faces, and what crossed each boundary
+face booked. Water and flows ping-pong between two textures (flows: two sets of a texture an axis,
+each (nx + 1, ny + 1) texels, so one framebuffer holds every axis); the boundary table is an rg32i
+texture of the table's bytes (common/boundary_table.glsl under FRAGMENT).
 
 The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
 compute kernels' are. The ledger keeps per boundary face an unevaluated float sum
@@ -85,7 +87,7 @@ REQUIRED_VERSION = 410
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
-MODEL_PASSES = ("accelerate", "outflow_scale", "scale_faces", "move", "book", "gauge")
+MODEL_PASSES = ("accelerate_edges", "accelerate", "scale_faces", "move", "book", "gauge")
 EROSION_PASSES = ("erode_mix", "erode", "slump", "book_sediment")     # _FragmentErosion's, after each substep
 LATTICE_PASSES = MODEL_PASSES + EROSION_PASSES + ("sample", "stats_cells")   # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
@@ -212,6 +214,22 @@ class FragmentWaterGrid(_owner.Simulation):
         self._made.append(fbo)
         return [tex, fbo]
 
+    def _targets(self, size, count):
+        """`count` r32f textures of `size` and one framebuffer drawing into all of them, in order."""
+        textures = tuple(self._texture(size, 1) for _ in range(count))
+        fbo = self.ctx.framebuffer(color_attachments=list(textures))
+        self._made.append(fbo)
+        return [textures, fbo]
+
+    @property
+    def _flows_now(self) -> tuple:
+        """The current scaled flow texture of each axis."""
+        return self._flow_sets[0][0]
+
+    def _flow_inputs(self) -> dict:
+        """The current flows bound as fragment/flows.glsl's uniforms."""
+        return {f"u_flow_{'xyz'[k]}": tex for k, tex in enumerate(self._flows_now)}
+
     def _create(self, terrain, water):
         ctx, nx, ny = self.ctx, self.nx, self.ny
         side = ctx.info.get("GL_MAX_TEXTURE_SIZE") or 0
@@ -242,15 +260,20 @@ class FragmentWaterGrid(_owner.Simulation):
         self._places = self._texture(self._table_size, 4, places.tobytes(), dtype="i4")
         self._terrain = [self._target((nx, ny), data=terrain.tobytes()), self._target((nx, ny))]
         self._water = [self._target((nx, ny), data=water.tobytes()), self._target((nx, ny))]
-        # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z)
+        # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z); each axis's
+        # flow texture is (nx + 1, ny + 1) texels, face [y, x] at texel (x, y), so that one pass writes every
+        # axis (a framebuffer's attachments are drawn where they all are)
         self._flow_shapes = [(ny, nx + 1), (ny + 1, nx)] + [(ny + 1, nx + 1)] * self._hexagonal
-        sizes = [(cols, rows) for rows, cols in self._flow_shapes]
-        self._flows = [[self._target(size), self._target(size)] for size in sizes]
-        for pair in self._flows:
-            for tex, _ in pair:
-                tex.write(np.zeros(tex.size[0] * tex.size[1], np.float32).tobytes())
-        self._accelerated = [self._target(size) for size in sizes]
-        self._scale = self._target((nx, ny))
+        axes, faces = len(self._flow_shapes), (nx + 1, ny + 1)
+        # the scaled flows, two sets (current first) of a texture an axis and their framebuffer
+        self._flow_sets = [self._targets(faces, axes) for _ in range(2)]
+        for textures, _ in self._flow_sets:
+            for tex in textures:
+                tex.write(bytes(4 * faces[0] * faces[1]))
+        # accelerate_edges.frag's boundary faces (fragment/lattice.glsl's edges layout: a row a side and axis),
+        # then accelerate.frag's accelerated flows of every axis and each cell's outflow scale K, a texel
+        self._edges = self._target((max(nx, ny) + 1, 8 if self._hexagonal else 4))
+        self._accelerated = self._target(faces, 4)
         self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
         self._clear_ledger()
         # the stats levels (rgba32f), each STATS_BLOCK times smaller a side, the last one texel, with inertia
@@ -393,7 +416,8 @@ class FragmentWaterGrid(_owner.Simulation):
 
     def _flow(self, k) -> np.ndarray:
         self._alive()
-        return self._read(self._flows[k][0][0], self._flow_shapes[k])
+        rows, cols = self._flow_shapes[k]
+        return self._read(self._flows_now[k], (self.ny + 1, self.nx + 1))[:rows, :cols].copy()
 
     # WaterGrid's flow properties, on this grid's _flow and _set_flow
     flow_x = _PipeGrid.flow_x
@@ -402,16 +426,17 @@ class FragmentWaterGrid(_owner.Simulation):
     @property
     def flow_textures(self) -> tuple:
         """The r32f textures holding flow_x, flow_y (hex: flow_z) now, texel (x, y) of face [y, x], for a
-        game's shaders (the compute grids' flow_buffers). The grid swaps textures as it steps: fetch them
-        after each step(), do not keep them."""
+        game's shaders (the compute grids' flow_buffers); each is (nx + 1, ny + 1) texels, those of no
+        face 0. The grid swaps textures as it steps: fetch them after each step(), do not keep them."""
         self._alive()
-        return tuple(pair[0][0] for pair in self._flows)
+        return self._flows_now
 
     def _set_flow(self, k, name, flow):
         """Flows are state too (a saved game restores them); they move water only through step()."""
         self._alive()
         flow = check.field(name, flow, self._flow_shapes[k])
-        self._flows[k][0][0].write(flow.tobytes())
+        rows, cols = self._flow_shapes[k]
+        self._flows_now[k].write(flow.tobytes(), viewport=(0, 0, cols, rows))
 
     def volume(self) -> float:
         """Total water volume (depth * cell area), world units^3: the depths summed on the GPU as float
@@ -442,7 +467,7 @@ class FragmentWaterGrid(_owner.Simulation):
         """fragment/sample.frag over `box` (x, y, w, h) of framebuffer `target`, the points texture's
         texels there: one point a texel."""
         inputs = {"u_water": self._water[0][0], "u_terrain": self._terrain[0][0],
-                  **{f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self._flows)}, "u_points": points}
+                  **self._flow_inputs(), "u_points": points}
         target.viewport = box
         with self._bound():
             self._draw("sample", target, inputs, u_size=(self.nx, self.ny),
@@ -690,7 +715,7 @@ class FragmentWaterGrid(_owner.Simulation):
             cells["u_record"] = self._cycle_records[0]
         extra = {}
         if speed:
-            cells.update({f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self._flows)})
+            cells.update(self._flow_inputs())
             extra["u_face_width"] = self.geometry.face_width
         with self._bound():
             self._draw("stats_cells", targets[0], cells, variant, u_size=(self.nx, self.ny), **extra)
@@ -888,21 +913,14 @@ class FragmentWaterGrid(_owner.Simulation):
             self._cycle_books["sources"] += seconds * self._cycle.spring_rate
 
     def _substep(self, u: dict, cycle: dict | None = None) -> None:
-        terrain, water = self._terrain[0][0], self._water[0][0]
-        accelerated, scale, axes = self._accelerated, self._scale, range(len(self._flows))
-        # with inertia a face's stencil reads every axis's flows as the last substep left them
-        stencil = {f"u_flow_{'xyz'[m]}": self._flows[m][0][0] for m in axes} if self.params.inertia else {}
-        for k in axes:
-            self._draw("accelerate", accelerated[k][1],
-                       {"u_terrain": terrain, "u_water": water, "u_flow": self._flows[k][0][0],
-                        "u_boundary_table": self._table_texture, **stencil}, u_axis=k, **u)
-        self._draw("outflow_scale", scale[1],
-                   {"u_water": water, **{f"u_flow_{'xyz'[k]}": accelerated[k][0] for k in axes}}, **u)
-        for k in axes:
-            self._draw("scale_faces", self._flows[k][1][1], {"u_flow": accelerated[k][0], "u_scale": scale[0]},
-                       u_axis=k, **u)
-            self._flows[k].reverse()
-        scaled = {f"u_flow_{'xyz'[k]}": self._flows[k][0][0] for k in axes}
+        columns = {"u_terrain": self._terrain[0][0], "u_water": self._water[0][0], **self._flow_inputs(),
+                   "u_boundary_table": self._table_texture}
+        self._draw("accelerate_edges", self._edges[1], columns, **u)
+        self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, **u)
+        water = columns["u_water"]
+        self._draw("scale_faces", self._flow_sets[1][1], {"u_accelerated": self._accelerated[0]}, **u)
+        self._flow_sets.reverse()
+        scaled = self._flow_inputs()
         if cycle is None:
             self._draw("move", self._water[1][1], {"u_water": water, **scaled}, NO_CYCLE, **u)
         else:
@@ -1134,7 +1152,7 @@ class _FragmentGauges(Gauges):
     def hook(self, dt: float) -> None:
         """After each substep (FragmentWaterGrid._run_chunk): add what crossed every gauge in it, from the
         scaled flows the substep left."""
-        flows = {f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(self.owner._flows)}
+        flows = self.owner._flow_inputs()
         self.owner._draw("gauge", self.sums[1][1], {"u_sums": self.sums[0][0], "u_ranges": self.ranges,
                                                     "u_faces": self.faces, **flows}, u_dt=dt, u_first=self.first)
         self.sums.reverse()
@@ -1204,7 +1222,7 @@ class _FragmentErosion:
         current textures."""
         g = self.grid
         water, terrain, sediment, owed = g._water[0][0], g._terrain[0][0], self._sediment[0][0], self._owed[0][0]
-        flows = {f"u_flow_{'xyz'[k]}": pair[0][0] for k, pair in enumerate(g._flows)}
+        flows = g._flow_inputs()
         g._draw("erode_mix", self._concentration[1], {"u_water": water, "u_sediment": sediment, **flows}, **u)
         g._draw("erode", self._fbo(self._eroded[0], self._sediment[1][0], self._owed[1][0]),
                 {"u_water": water, **flows, "u_terrain": terrain, "u_sediment": sediment, "u_owed": owed,

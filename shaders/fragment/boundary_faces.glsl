@@ -3,10 +3,8 @@
 // Needs fragment/lattice.glsl and fragment/pairs.glsl.
 uniform isampler2D u_places;                // per entry: its face (axis, x, y)
 uniform int u_count;                        // table entries
-uniform sampler2D u_flow_x, u_flow_y;       // scaled
-#if HEX
-uniform sampler2D u_flow_z;
-#endif
+// the scaled flows
+#include "fragment/flows.glsl"
 
 // Whether texel t holds a table entry.
 bool is_entry(ivec2 t) { return t.y * textureSize(u_places, 0).x + t.x < u_count; }
@@ -15,14 +13,7 @@ bool is_entry(ivec2 t) { return t.y * textureSize(u_places, 0).x + t.x < u_count
 ivec3 place_of(ivec2 t) { return texelFetch(u_places, t, 0).xyz; }
 
 // The scaled flow of the face at `place`.
-float place_flow(ivec3 place) {
-    ivec2 f = place.yz;
-    float q = place.x == 0 ? face_at(u_flow_x, f) : face_at(u_flow_y, f);
-#if HEX
-    if (place.x == 2) q = face_at(u_flow_z, f);
-#endif
-    return q;
-}
+float place_flow(ivec3 place) { return flow_at(place.x, place.yz); }
 
 uniform sampler2D u_ledger;                 // (hi, lo) per entry, before this substep
 

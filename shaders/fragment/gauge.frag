@@ -11,10 +11,8 @@
 uniform sampler2D u_sums;           // per slot (since added hi, lo, over the call hi, lo), before this substep
 uniform isampler2D u_ranges;        // per slot its faces' (first, count)
 uniform isampler2D u_faces;         // per face (array 0 x, 1 y, 2 z; column; row; sign), rows of the texture's width
-uniform sampler2D u_flow_x, u_flow_y;       // scaled
-#if HEX
-uniform sampler2D u_flow_z;
-#endif
+// the scaled flows
+#include "fragment/flows.glsl"
 uniform bool u_first;               // the call's first substep
 layout(location = 0) out vec4 o_sums;
 
@@ -26,11 +24,7 @@ void main() {
     vec2 rate = vec2(0.0);          // sum of sign * q, volume/s
     for (int k = range.x; k < range.x + range.y; ++k) {
         ivec4 face = texelFetch(u_faces, ivec2(k % row, k / row), 0);
-        float q = face.x == 0 ? face_at(u_flow_x, face.yz) : face_at(u_flow_y, face.yz);
-#if HEX
-        if (face.x == 2) q = face_at(u_flow_z, face.yz);
-#endif
-        precise float term = float(face.w) * q;     // exact: the sign is +-1
+        precise float term = float(face.w) * flow_at(face.x, face.yz);     // exact: the sign is +-1
         precise float hi = rate.x + term;
         precise float lo = rate.y + sum_error(rate.x, term, hi);
         rate = vec2(hi, lo);

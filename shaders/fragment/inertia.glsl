@@ -3,11 +3,8 @@
 // substep finds them: a wall's face and a face joining no cell carry nothing (the compute kernels' first
 // pass of a call clears them). The stencil's assembly is common/stencil.glsl's; its arithmetic
 // is model.glsl's. Needs fragment/lattice.glsl and common/model.glsl (INERTIA).
+#include "fragment/flows.glsl"
 uniform sampler2D u_terrain, u_water;
-uniform sampler2D u_flow_x, u_flow_y;
-#if HEX
-uniform sampler2D u_flow_z;
-#endif
 
 float terrain_at(ivec2 c) { return texelFetch(u_terrain, c, 0).r; }
 float depth_at(ivec2 c) { return texelFetch(u_water, c, 0).r; }
@@ -18,10 +15,7 @@ float flow_of(int k, ivec2 f) {
     if (!(inside(a) || inside(b))) return 0.0;
     int entry = boundary_index(k, f);
     if (entry >= 0 && boundary_entry(entry).kind == BC_WALL) return 0.0;
-#if HEX
-    if (k == 2) return face_at(u_flow_z, f);
-#endif
-    return k == 0 ? face_at(u_flow_x, f) : face_at(u_flow_y, f);
+    return flow_at(k, f);
 }
 
 #include "common/stencil.glsl"

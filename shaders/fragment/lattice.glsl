@@ -27,20 +27,27 @@ int boundary_index(int k, ivec2 f) {
     return -1;
 }
 
-// The faces of cell c (common/model.glsl's Faces) from the flow textures of each axis.
+// The edges layout of the boundary faces (accelerate_edges.frag's texture): a row a side and axis, a
+// texel a face along it; rows x left, x right, y bottom, y top (HEX then z left, right, bottom, top),
+// each side of an axis as boundary_index tells them apart. No division, unlike the table's layout.
 #if HEX
-Faces cell_faces(sampler2D flow_x, sampler2D flow_y, sampler2D flow_z, ivec2 c) {
+#define EDGE_ROWS 8
 #else
-Faces cell_faces(sampler2D flow_x, sampler2D flow_y, ivec2 c) {
+#define EDGE_ROWS 4
 #endif
-    Faces f;
-    f.left = face_at(flow_x, c);
-    f.right = face_at(flow_x, c + ivec2(1, 0));
-    f.bottom = face_at(flow_y, c);
-    f.top = face_at(flow_y, c + ivec2(0, 1));
-#if HEX
-    f.z_in = face_at(flow_z, c + ivec2(1, 0));
-    f.z_out = face_at(flow_z, c + ivec2(0, 1));
-#endif
-    return f;
+
+// The texel of face f of axis k, where f lies on the grid's edge.
+ivec2 edge_texel(int k, ivec2 f) {
+    if (k == 0) return ivec2(f.y, f.x == 0 ? 0 : 1);
+    if (k == 1) return ivec2(f.x, f.y == 0 ? 2 : 3);
+    return f.x == 0 ? ivec2(f.y, 4) : f.x == u_size.x ? ivec2(f.y, 5) : ivec2(f.x, f.y == 0 ? 6 : 7);
 }
+
+// The face (axis, x, y) of texel t of the edges layout (edge_texel's inverse).
+ivec3 edge_face(ivec2 t) {
+    int row = t.y, i = t.x, k = row < 4 ? row / 2 : 2;
+    bool far = row % 2 == 1;
+    if (k == 0 || (k == 2 && row < 6)) return ivec3(k, far ? u_size.x : 0, i);
+    return ivec3(k, i, far ? u_size.y : 0);
+}
+
