@@ -4,15 +4,16 @@ render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no co
 buffers or image stores.
 
 The arithmetic is shaders/common/model.glsl's, as the compute kernels run it (docs/design.md, "The
-model"); only the schedule differs. A substep is five fragment passes, each reading the textures
+model"); only the schedule differs. A substep is four fragment passes, each reading the textures
 it needs with texelFetch (shaders/fragment/): the boundary faces accelerated by their table entry into
 a texture of a row a side (accelerate_edges.frag), each cell's faces accelerated and its outflow scale
 K, a texel each (accelerate.frag; with inertia an interior face from its stencil of every axis's
-flows, fragment/inertia.glsl), every face scaled by its upwind cell's K into the flow textures of all
-axes at once (scale_faces.frag), each column moved by its scaled faces, and what crossed each boundary
-face booked. Water and flows ping-pong between two textures (flows: two sets of a texture an axis,
-each (nx + 1, ny + 1) texels, so one framebuffer holds every axis); the boundary table is an rg32i
-texture of the table's bytes (common/boundary_table.glsl under FRAGMENT).
+flows, fragment/inertia.glsl), each cell's faces scaled by their upwind cell's K and its column moved,
+the depth and the scaled faces written side by side (move.frag), and what crossed each boundary face
+booked. Water and flows ping-pong between two textures (flows: two sets of a texture an axis); the
+water, the flows and the cycle's records are (nx + 1, ny + 1) texels, so one framebuffer holds them
+all; the boundary table is an rg32i texture of the table's bytes (common/boundary_table.glsl under
+FRAGMENT).
 
 The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
 compute kernels' are. The ledger keeps per boundary face an unevaluated float sum
@@ -87,7 +88,7 @@ REQUIRED_VERSION = 410
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
-MODEL_PASSES = ("accelerate_edges", "accelerate", "scale_faces", "move", "book", "gauge")
+MODEL_PASSES = ("accelerate_edges", "accelerate", "move", "book", "gauge")
 EROSION_PASSES = ("erode_mix", "erode", "slump", "book_sediment")     # _FragmentErosion's, after each substep
 LATTICE_PASSES = MODEL_PASSES + EROSION_PASSES + ("sample", "stats_cells")   # the passes whose code differs by lattice (HEX)
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
@@ -214,17 +215,19 @@ class FragmentWaterGrid(_owner.Simulation):
         self._made.append(fbo)
         return [tex, fbo]
 
-    def _targets(self, size, count):
-        """`count` r32f textures of `size` and one framebuffer drawing into all of them, in order."""
-        textures = tuple(self._texture(size, 1) for _ in range(count))
-        fbo = self.ctx.framebuffer(color_attachments=list(textures))
-        self._made.append(fbo)
-        return [textures, fbo]
+    def _framebuffer(self, *textures):
+        """The framebuffer drawing into `textures`, in order (made on first use)."""
+        key = tuple(tex.glo for tex in textures)
+        fbo = self._framebuffers.get(key)
+        if fbo is None:
+            fbo = self._framebuffers[key] = self.ctx.framebuffer(color_attachments=list(textures))
+            self._made.append(fbo)
+        return fbo
 
     @property
     def _flows_now(self) -> tuple:
         """The current scaled flow texture of each axis."""
-        return self._flow_sets[0][0]
+        return self._flow_sets[0]
 
     def _flow_inputs(self) -> dict:
         """The current flows bound as fragment/flows.glsl's uniforms."""
@@ -258,18 +261,20 @@ class FragmentWaterGrid(_owner.Simulation):
         places = np.zeros((len(zeros), 4), "<i4")
         places[:count, :3] = np.stack([self._layout.array, self._layout.i, self._layout.j], axis=1)
         self._places = self._texture(self._table_size, 4, places.tobytes(), dtype="i4")
+        self._framebuffers = {}                     # _framebuffer()'s, by their textures
+        # the water, the flows and the cycle's records are (nx + 1, ny + 1) texels, cell or face (x, y) at
+        # texel (x, y), so that the move pass writes them all at once (a framebuffer's attachments are drawn
+        # where they all are); the texels of no cell or face hold 0
+        faces = (nx + 1, ny + 1)
         self._terrain = [self._target((nx, ny), data=terrain.tobytes()), self._target((nx, ny))]
-        self._water = [self._target((nx, ny), data=water.tobytes()), self._target((nx, ny))]
-        # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z); each axis's
-        # flow texture is (nx + 1, ny + 1) texels, face [y, x] at texel (x, y), so that one pass writes every
-        # axis (a framebuffer's attachments are drawn where they all are)
+        padded = np.zeros((ny + 1, nx + 1), np.float32)
+        padded[:ny, :nx] = water
+        self._water = [self._target(faces, data=padded.tobytes()), self._target(faces, data=bytes(padded.nbytes))]
+        # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z); the scaled
+        # flows in two sets (current first) of a texture an axis
         self._flow_shapes = [(ny, nx + 1), (ny + 1, nx)] + [(ny + 1, nx + 1)] * self._hexagonal
-        axes, faces = len(self._flow_shapes), (nx + 1, ny + 1)
-        # the scaled flows, two sets (current first) of a texture an axis and their framebuffer
-        self._flow_sets = [self._targets(faces, axes) for _ in range(2)]
-        for textures, _ in self._flow_sets:
-            for tex in textures:
-                tex.write(bytes(4 * faces[0] * faces[1]))
+        blank = bytes(4 * faces[0] * faces[1])
+        self._flow_sets = [tuple(self._texture(faces, 1, blank) for _ in self._flow_shapes) for _ in range(2)]
         # accelerate_edges.frag's boundary faces (fragment/lattice.glsl's edges layout: a row a side and axis),
         # then accelerate.frag's accelerated flows of every axis and each cell's outflow scale K, a texel
         self._edges = self._target((max(nx, ny) + 1, 8 if self._hexagonal else 4))
@@ -298,11 +303,11 @@ class FragmentWaterGrid(_owner.Simulation):
         self._brush_weights = None
         # the water cycle (_cycle_of), made on first use: its rates and sources (a water_cycle.Cycle), each
         # cell's record as two rgba32f textures the move pass ping-pongs (_cycle_records, current first), the
-        # move's framebuffers of water and record (_move_targets), what the stats passes sum of the records
+        # what the stats passes sum of the records
         # per level (_taken) and the ledger of what evaporation and drains took, a texel of float pairs
         # (_cycle_ledger, current first)
         self._cycle = None
-        self._cycle_records, self._move_targets, self._taken, self._cycle_ledger = None, {}, None, None
+        self._cycle_records, self._taken, self._cycle_ledger = None, None, None
         self._sampler, self._last_points = None, None     # sample_async's pass and ring, made on first use
         self._gauges = None                         # add_gauge's pass and ring (_FragmentGauges), made on first use
         self._erosion = None                        # _FragmentErosion, once asked for
@@ -361,8 +366,9 @@ class FragmentWaterGrid(_owner.Simulation):
 
     @property
     def water_texture(self):
-        """Water depth as an r32f (nx, ny) texture, world units, for a game's own shaders (texel (x, y) is
-        cell [y, x]): the same texture until release(), holding the water as each call leaves it."""
+        """Water depth as an r32f texture, world units, for a game's own shaders (texel (x, y) is cell [y, x];
+        it is (nx + 1, ny + 1) texels, the last row and column 0): the same texture until release(),
+        holding the water as each call leaves it."""
         self._alive()
         return self._water[0][0]
 
@@ -373,7 +379,9 @@ class FragmentWaterGrid(_owner.Simulation):
         return self._terrain[0][0]
 
     def _read(self, tex, shape) -> np.ndarray:
-        return np.frombuffer(tex.read(), np.float32).reshape(shape).copy()
+        """The (rows, columns) = shape first texels of r32f texture `tex`, read back."""
+        width, height = tex.size
+        return np.frombuffer(tex.read(), np.float32).reshape(height, width)[:shape[0], :shape[1]].copy()
 
     @property
     def water(self) -> np.ndarray:
@@ -387,7 +395,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         depth = check.field("water", depth, self.shape, nonnegative=True)
         old = self.volume()
-        self._water[0][0].write(depth.tobytes())
+        self._water[0][0].write(depth.tobytes(), viewport=(0, 0, self.nx, self.ny))
         self._edited()
         self._edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
 
@@ -416,8 +424,7 @@ class FragmentWaterGrid(_owner.Simulation):
 
     def _flow(self, k) -> np.ndarray:
         self._alive()
-        rows, cols = self._flow_shapes[k]
-        return self._read(self._flows_now[k], (self.ny + 1, self.nx + 1))[:rows, :cols].copy()
+        return self._read(self._flows_now[k], self._flow_shapes[k])
 
     # WaterGrid's flow properties, on this grid's _flow and _set_flow
     flow_x = _PipeGrid.flow_x
@@ -570,7 +577,8 @@ class FragmentWaterGrid(_owner.Simulation):
         """The grid's water cycle, made on first use, with the records' textures and framebuffers; the next
         step() measures the water as it is (as WaterGrid's, whose stats pass is made anew then)."""
         if self._cycle is None:
-            size, zeros = (self.nx, self.ny), bytes(16 * self.nx * self.ny)
+            size = (self.nx + 1, self.ny + 1)
+            zeros = bytes(16 * size[0] * size[1])
             self._cycle_records = [self._texture(size, 4, zeros), self._texture(size, 4, zeros)]
             self._taken = []
             for k, level in enumerate(self._levels):
@@ -593,15 +601,6 @@ class FragmentWaterGrid(_owner.Simulation):
     @property
     def _cycle_on(self) -> bool:
         return dict(self._move_variant)["CYCLE"]
-
-    def _move_target(self, water_tex, record_tex):
-        """The framebuffer of the move pass with the cycle on: the water, then the record (MRT)."""
-        key = (water_tex.glo, record_tex.glo)
-        fbo = self._move_targets.get(key)
-        if fbo is None:
-            fbo = self._move_targets[key] = self.ctx.framebuffer(color_attachments=[water_tex, record_tex])
-            self._made.append(fbo)
-        return fbo
 
     # ---------------------------------------------------------------------------------------- erosion
     # WaterGrid's API (hydro.water), its properties and methods taken as they are: they work through
@@ -917,26 +916,25 @@ class FragmentWaterGrid(_owner.Simulation):
                    "u_boundary_table": self._table_texture}
         self._draw("accelerate_edges", self._edges[1], columns, **u)
         self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, **u)
-        water = columns["u_water"]
-        self._draw("scale_faces", self._flow_sets[1][1], {"u_accelerated": self._accelerated[0]}, **u)
-        self._flow_sets.reverse()
-        scaled = self._flow_inputs()
+        inputs = {"u_water": columns["u_water"], "u_accelerated": self._accelerated[0]}
+        targets = [self._water[1][0], *self._flow_sets[1]]
         if cycle is None:
-            self._draw("move", self._water[1][1], {"u_water": water, **scaled}, NO_CYCLE, **u)
+            self._draw("move", self._framebuffer(*targets), inputs, NO_CYCLE, **u)
         else:
             records = self._cycle_records
-            inputs = {"u_water": water, **scaled, "u_record": records[0]}
+            inputs["u_record"] = records[0]
             if self._cycle.rain_texture is not None and isinstance(self._cycle.rain, np.ndarray):
                 inputs["u_rain_field"] = self._cycle.rain_texture
             if self._cycle.sources:
                 inputs["u_sources"] = self._cycle.sources_texture
-            self._draw("move", self._move_target(self._water[1][0], records[1]), inputs, self._move_variant,
+            self._draw("move", self._framebuffer(*targets, records[1]), inputs, self._move_variant,
                        u_fresh=self._fresh, **cycle, **u)
             records.reverse()
             self._fresh, self._unfolded = False, True
         self._water.reverse()
-        self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places, **scaled},
-                   u_count=self._layout.size, **u)
+        self._flow_sets.reverse()
+        self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places,
+                                                **self._flow_inputs()}, u_count=self._layout.size, **u)
         self._ledger.reverse()
 
     def _draw(self, name, target, textures: dict, variant: tuple | None = None, **uniforms) -> None:
@@ -1198,20 +1196,11 @@ class _FragmentErosion:
         blank = np.zeros(2 * table[0] * table[1], np.float32).tobytes()
         self._ledger = [grid._target(table, 2, blank), grid._target(table, 2, blank)]
         self._entered = 0.0                 # folded from the ledger's pairs so far
-        self._targets = {}                  # the erode and slump passes' framebuffers, by their textures
 
     @property
     def sediment(self):
         """The sediment's texture now (the one sediment_texture hands out between calls)."""
         return self._sediment[0][0]
-
-    def _fbo(self, *textures):
-        key = tuple(tex.glo for tex in textures)
-        fbo = self._targets.get(key)
-        if fbo is None:
-            fbo = self._targets[key] = self.grid.ctx.framebuffer(color_attachments=list(textures))
-            self.grid._made.append(fbo)
-        return fbo
 
     def uniforms(self, model: dict, dt: float) -> dict:
         """The passes' uniforms for a call's substeps of dt: the model's and common/erosion.glsl's."""
@@ -1224,7 +1213,7 @@ class _FragmentErosion:
         water, terrain, sediment, owed = g._water[0][0], g._terrain[0][0], self._sediment[0][0], self._owed[0][0]
         flows = g._flow_inputs()
         g._draw("erode_mix", self._concentration[1], {"u_water": water, "u_sediment": sediment, **flows}, **u)
-        g._draw("erode", self._fbo(self._eroded[0], self._sediment[1][0], self._owed[1][0]),
+        g._draw("erode", g._framebuffer(self._eroded[0], self._sediment[1][0], self._owed[1][0]),
                 {"u_water": water, **flows, "u_terrain": terrain, "u_sediment": sediment, "u_owed": owed,
                  "u_concentration": self._concentration[0], "u_bedrock": self.bedrock},
                 **u, **erode_uniforms(g.geometry, g.params.cell_size))
@@ -1233,7 +1222,7 @@ class _FragmentErosion:
                 u_count=g._layout.size, **u)
         self._sediment.reverse()
         self._ledger.reverse()
-        g._draw("slump", self._fbo(g._terrain[1][0], self._owed[0][0]),
+        g._draw("slump", g._framebuffer(g._terrain[1][0], self._owed[0][0]),
                 {"u_eroded": self._eroded[0], "u_bedrock": self.bedrock, "u_owed": self._owed[1][0]}, **u)
         g._terrain.reverse()
 
