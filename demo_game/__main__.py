@@ -1,6 +1,6 @@
 """python -m demo_game [smoke] [options]: the hydro demo.
 
-    python -m demo_game                                   # the window (pyglet, GL 4.3 core, else 4.1)
+    python -m demo_game                                   # the window (pyglet, GL 4.3 core, else 4.1, 3.3)
     python -m demo_game --script dig-channel --frames 900 # watch the canonical scenario, then close
     python -m demo_game --headless --frames 600 --script dig-channel --out shot.png
     python -m demo_game --headless --frames 450 --script dam-break --out dam.png
@@ -54,7 +54,7 @@ smoke scene controls:
   C, space, Esc             clear, pause, quit
 
 With no display, the window falls back to --headless (xvfb-run gives a virtual display).
-On OpenGL 4.1 (macOS) the water scene runs as fragment passes, both models, the water wheel and
+On OpenGL 3.3 to 4.2 (macOS: 4.1) the water scene runs as fragment passes, both models, the water wheel and
 erosion with its silt; the smoke scene needs 4.3.
 """
 
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     except SaveError as exc:         # --load FILE: a corrupt or foreign file, named with what is wrong
         print(f"{prog}: --load: {exc}", file=sys.stderr)
         return 2
-    except hydro.HydroGLError as exc:     # no GL context (GLUnavailable, EGL's), or GL 4.1 asked for 4.3's
+    except hydro.HydroGLError as exc:     # no GL context (GLUnavailable, EGL's), or below 4.3 asked for 4.3's
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as exc:

@@ -6,7 +6,7 @@ evaporation and springs are the grid's water cycle (`grid.rain`, `grid.evaporati
 the grid's too (`grid.erosion`): the water carves its bed and lays the sediment down where it slows,
 and the renderer draws what it laid down as silt (`Renderer.track_deposits`).
 
-On an OpenGL 4.1 context (macOS) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
+On an OpenGL 3.3 to 4.2 context (macOS: 4.1) the grid runs hydro's fragment backend (`grid.backend == "fragment"`):
 both water models, the water cycle, samples and gauges (the wheel turns there too), and erosion with
 its silt.
 

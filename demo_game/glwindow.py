@@ -1,6 +1,6 @@
 """The demo's pyglet windows' common base: a core context shared with moderngl, the newest of the
-versions a window takes (GL 4.3 with compute shaders; the water scene also GL 4.1, as on macOS, where
-hydro runs the water as fragment passes), or one clear error where the machine gives none of them.
+versions a window takes (GL 4.3 with compute shaders; the water scene also GL 4.1, as on macOS, and 3.3,
+where hydro runs the water as fragment passes), or one clear error where the machine gives none of them.
 
 Importing this module imports pyglet.window, which opens the display.
 """
@@ -12,7 +12,7 @@ from pyglet import gl
 
 import hydro
 
-ADVICE = ("hydro needs OpenGL 4.3 compute shaders for everything, or 4.1 for the water alone (macOS stops at "
+ADVICE = ("hydro needs OpenGL 4.3 compute shaders for everything, or 3.3 for the water alone (macOS stops at "
           "4.1): update the graphics driver, or use Mesa (llvmpipe gives 4.5 on the CPU). --headless renders "
           "offscreen where EGL gives a context.")
 

@@ -1,4 +1,4 @@
-"""The pyglet window: a GL 4.3 core context (else 4.1) shared with moderngl, mouse and keys, a HUD.
+"""The pyglet window: a GL 4.3 core context (else 4.1, 3.3) shared with moderngl, mouse and keys, a HUD.
 
 Mouse: left drag uses the tool, right drag orbits, middle drag (or shift + right drag) pans, the wheel
 zooms. Keys: 1-5 pick the tool (dig, raise, water, spring, drain), [ and ] size the brush, R rain,
@@ -31,7 +31,7 @@ TOOL_KEYS = {getattr(key, f"_{TOOLS[name][0]}"): name for name in TOOLS}
 
 
 class DemoWindow(GLWindow):
-    VERSIONS = ((4, 3), (4, 1))     # on 4.1 (macOS) the water runs hydro's fragment backend
+    VERSIONS = ((4, 3), (4, 1), (3, 3))     # below 4.3 (macOS: 4.1) the water runs hydro's fragment backend
 
     def __init__(self, args, **kwargs):
         self.game = None

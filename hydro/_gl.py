@@ -26,7 +26,8 @@ __all__ = ["create_context", "require_compute", "ShaderError", "HydroGLError", "
            "BINDINGS", "PingPong", "device_kind"]
 
 REQUIRED_VERSION = 430          # compute shaders and image load/store
-FRAGMENT_VERSION = 410          # the water grids' fragment backend (hydro.water_fragment): macOS's 4.1
+FRAGMENT_VERSION = 330          # the water grids' fragment backend (hydro.water_fragment): GL 3.3 core and up
+PRECISE_VERSION = 410           # its GLSL is 4.10 (macOS's); older contexts compile it as 3.30 (_for_context)
 
 
 class HydroGLError(RuntimeError):
@@ -39,23 +40,23 @@ class ShaderError(RuntimeError):
 
 def create_context(*, require: int | None = None, backend: str | None = None) -> moderngl.Context:
     """A standalone (windowless) OpenGL context for hydro: GL 4.3 with compute shaders where the driver
-    has it, else GL 4.1 (macOS), on which the water grids run their fragment backend
+    has it, else GL 3.3 or later (macOS: 4.1), on which the water grids run their fragment backend
     (hydro.water_fragment), which hydro.render.Renderer draws, and SmokeGrid says it needs 4.3.
     `require` (e.g. 430) refuses anything older.
 
     On Linux EGL is tried first, so this works on servers and CI machines with no display
     (Mesa's llvmpipe gives GL 4.5 on the CPU; NVIDIA's driver gives the GPU). `backend` forces one.
-    Raises `HydroGLError` naming the version and renderer found when GL < 4.1 (or < `require`).
+    Raises `HydroGLError` naming the version and renderer found when GL < 3.3 (or < `require`).
     """
     if require is not None and (isinstance(require, bool) or not isinstance(require, int) or require < FRAGMENT_VERSION):
-        raise ValueError(f"require: expected None or an int >= {FRAGMENT_VERSION} (GL 4.1), got {require!r}")
+        raise ValueError(f"require: expected None or an int >= {FRAGMENT_VERSION} (GL 3.3), got {require!r}")
     least = require or FRAGMENT_VERSION
     attempts = [backend] if backend else (["egl", None] if sys.platform.startswith("linux") else [None])
     errors = []
     for attempt in attempts:
         base = {"backend": attempt} if attempt else {}
         ctx = None
-        # the best first: 4.3 (or what is required), then 4.1, then anything only to name what is there
+        # the best first: 4.3 (or what is required), then 3.3 and up, then anything only to name what is there
         for want in dict.fromkeys((max(least, REQUIRED_VERSION), least, None)):
             try:
                 ctx = moderngl.create_standalone_context(**base, **({"require": want} if want else {}))
@@ -97,8 +98,8 @@ def require_compute(ctx, require: int = REQUIRED_VERSION) -> None:
             f"OpenGL {version // 100}.{version % 100 // 10} on '{info.get('GL_RENDERER', '?')}' "
             f"({info.get('GL_VENDOR', '?')}). Ask for a core 4.3 context (pyglet: "
             f"gl.Config(major_version=4, minor_version=3, forward_compatible=True)), or use hydro.create_context(). "
-            f"macOS stops at OpenGL 4.1: there WaterGrid and HexWaterGrid run the classic model as fragment "
-            f"passes, which hydro.render.Renderer draws; SmokeGrid cannot run.")
+            f"macOS stops at OpenGL 4.1: there (and on any GL 3.3 core context) WaterGrid and HexWaterGrid run as "
+            f"fragment passes, which hydro.render.Renderer draws; SmokeGrid cannot run.")
     _checked.add(ctx)
 
 
@@ -173,14 +174,27 @@ def _glsl_value(value) -> str:
 _programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
 
 
-def program(ctx: moderngl.Context, name: str, defines: dict | None = None, fragment: str | None = None):
+def _for_context(ctx, text: str) -> str:
+    """GLSL 4.10 text (a drawing or fragment-backend stage) as `ctx` compiles it: below GL 4.1 as GLSL 3.30,
+    which has everything it uses but `precise`: that comes with GL_ARB_gpu_shader5 where the driver has
+    it, else the sums it guards may be reordered (docs/design.md, "The fragment backend")."""
+    if ctx.version_code >= PRECISE_VERSION or not text.startswith("#version 410"):
+        return text
+    precise = ("#extension GL_ARB_gpu_shader5 : require" if "GL_ARB_gpu_shader5" in ctx.extensions
+               else "#define precise")
+    return text.replace("#version 410", "#version 330\n" + precise, 1)
+
+
+def program(ctx: moderngl.Context, name: str, defines: dict | None = None, fragment: str | None = None,
+            fragment_defines: dict | None = None):
     """The program for shader file `name`, compiled once per context: a compute program, or with
-    `fragment` a vertex (`name`) + fragment program; `defines` go to the compute or vertex stage."""
+    `fragment` a vertex (`name`, with `defines`) + fragment (with `fragment_defines`) program."""
     cache = _programs.setdefault(ctx, {})
-    key = (name, fragment, tuple(sorted((defines or {}).items())))
+    key = (name, fragment, tuple(sorted((defines or {}).items())), tuple(sorted((fragment_defines or {}).items())))
     prog = cache.get(key)
     if prog is None:
-        stages = [(name, source(name, defines))] + ([(fragment, source(fragment))] if fragment else [])
+        files = [(name, defines)] + ([(fragment, fragment_defines)] if fragment else [])
+        stages = [(file, _for_context(ctx, source(file, asked))) for file, asked in files]
         try:
             if fragment:
                 prog = ctx.program(vertex_shader=stages[0][1], fragment_shader=stages[1][1])
@@ -189,8 +203,9 @@ def program(ctx: moderngl.Context, name: str, defines: dict | None = None, fragm
         except Exception as exc:  # moderngl.Error carries the driver's log
             listing = "\n".join(f"{file}\n" * bool(fragment) + "\n".join(
                 f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1)) for file, text in stages)
-            files = " + ".join(file for file, _ in stages)
-            raise ShaderError(f"{files} (defines {dict(defines or {})}) failed to compile:\n{exc}\n{listing}") from None
+            names = " + ".join(file for file, _ in stages)
+            asked = {**(defines or {}), **(fragment_defines or {})}
+            raise ShaderError(f"{names} (defines {asked}) failed to compile:\n{exc}\n{listing}") from None
         prog.extra = {"source": "\n".join(text for _, text in stages), "inactive": set(), "values": {}}
         cache[key] = prog
     return prog

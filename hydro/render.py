@@ -17,7 +17,7 @@ What it draws (shaders/render/):
   wet ground and foam never shows on water merely because it is thin;
 - the velocity texture (`velocity_texture`, rg32f, world units/s) comes from the grid's face flows in
   a small pass run at every draw: mean face flow / (depth * face width) (common/velocity.glsl), a compute
-  pass (`velocity.comp`) or, for a grid of the fragment backend (GL 4.1, `grid.backend == "fragment"`),
+  pass (`velocity.comp`) or, for a grid of the fragment backend (GL 3.3-4.2, `grid.backend == "fragment"`),
   a render-to-texture pass (`velocity.frag`) reading the grid's flow textures;
 - fresh sediment, once asked (`track_deposits()`: a grid with erosion on, hydro.Erosion): ground the
   water has raised above the terrain as it was then, or carries sediment over, drawn as silt, and
@@ -28,8 +28,9 @@ What it draws (shaders/render/):
   rectangle copied). A renderer that tracks no deposits reads none of this and draws as before.
 
 Square grids (`WaterGrid`) and triangular-lattice grids (`HexWaterGrid`) are both drawn; the lattice is
-a define, not a second shader tree. The drawing shaders are GLSL 4.10: a grid of the compute backend
-needs a GL 4.3 context, one of the fragment backend draws on GL 4.1 (macOS).
+a define, not a second shader tree. The drawing shaders are GLSL 4.10 (3.30 on older contexts, hydro._gl):
+a grid of the compute backend needs a GL 4.3 context, one of the fragment backend draws on GL 3.3 and up
+(macOS: 4.1).
 
 Coordinates: world x, y are the grid's horizontal axes in world units (square cell [y, x] centred at
 ((x + 0.5), (y + 0.5)) * cell_size; hex vertex (x, y) at x * (s, 0) + y * (s/2, s*sqrt(3)/2)) and z is
@@ -61,7 +62,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import math
-import weakref
 from dataclasses import dataclass
 
 import moderngl
@@ -247,26 +247,10 @@ def _vector3(name: str, value) -> np.ndarray:
     return v
 
 
-_velocity_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
-
-
 def _velocity_program(ctx, hexagonal: bool):
-    """The fragment backend's velocity pass, compiled once per context and lattice: fragment/pass.vert's
-    triangle over the target, render/velocity.frag with the lattice's define (hydro._gl.program puts
-    defines in the vertex stage only)."""
-    cache = _velocity_programs.setdefault(ctx, {})
-    prog = cache.get(hexagonal)
-    if prog is None:
-        vertex, fragment = _gl.source("fragment/pass.vert"), _gl.source("render/velocity.frag", {"HEX": hexagonal})
-        try:
-            prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
-        except Exception as exc:  # moderngl.Error carries the driver's log
-            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(fragment.splitlines(), 1))
-            raise _gl.ShaderError(f"render/velocity.frag (defines {{'HEX': {hexagonal}}}) failed to compile:\n"
-                                  f"{exc}\n{listing}") from None
-        prog.extra = {"source": vertex + fragment, "inactive": set(), "values": {}}
-        cache[hexagonal] = prog
-    return prog
+    """The fragment backend's velocity pass: fragment/pass.vert's triangle over the target,
+    render/velocity.frag with the lattice's define."""
+    return _gl.program(ctx, "fragment/pass.vert", fragment="render/velocity.frag", fragment_defines={"HEX": hexagonal})
 
 
 def _deposit_program(ctx, name: str):
@@ -290,7 +274,7 @@ class Renderer(_owner.Owner):
     """Draws one water grid (WaterGrid or HexWaterGrid) with the caller's camera.
 
     ctx: the moderngl.Context that owns `grid` (a game window's, or hydro.create_context()): GL 4.3, or
-    GL 4.1 where the grid is of the fragment backend (`grid.backend == "fragment"`).
+    GL 3.3 and up where the grid is of the fragment backend (`grid.backend == "fragment"`).
     grid: the grid to draw; it is read through its textures and flow buffers (the fragment backend's
     flow textures), never copied.
     style: a RenderStyle. height_range: (low, high) terrain heights spanning the colour bands; by
@@ -320,7 +304,7 @@ class Renderer(_owner.Owner):
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
                  texture_units=(13, 14, 15, 12)):
         self._released = True
-        # a grid of the fragment backend (GL 4.1) has flow textures; the compute grids flow buffers
+        # a grid of the fragment backend (below GL 4.3) has flow textures; the compute grids flow buffers
         fragment = isinstance(grid, FragmentWaterGrid)
         if not fragment and getattr(type(grid), "flow_buffers", None) is None:
             raise TypeError(f"grid: expected a hydro WaterGrid or HexWaterGrid, got {type(grid).__name__}")

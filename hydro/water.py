@@ -67,10 +67,10 @@ class _PipeGrid(_owner.Simulation):
 
     _hexagonal = False
     _kind = "WaterGrid"
-    backend = "compute"         # the kernels of hydro.water_kernels; "fragment" on GL 4.1 (__new__)
+    backend = "compute"         # the kernels of hydro.water_kernels; "fragment" on GL 3.3-4.2 (__new__)
 
     def __new__(cls, ctx=None, *args, **kwargs):
-        """On a context with no compute shaders (GL 4.1 or 4.2: macOS), the same lattice's grid of the
+        """On a context with no compute shaders (GL 3.3 to 4.2; macOS: 4.1), the same lattice's grid of the
         fragment backend (hydro.water_fragment): the classic model as render-to-texture passes. What it
         has no passes for is refused by name."""
         if isinstance(ctx, moderngl.Context) and not _gl.has_compute(ctx) and ctx.version_code >= _gl.FRAGMENT_VERSION:
@@ -960,7 +960,7 @@ class _PipeGrid(_owner.Simulation):
 # are refused, naming the argument, before anything is made.
 def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None,
                    kernel=None, sleep=True, **model):
-    """WaterGrid / HexWaterGrid on a GL 4.1-4.2 context: hydro.water_fragment's grid of the lattice, with the
+    """WaterGrid / HexWaterGrid on a GL 3.3-4.2 context: hydro.water_fragment's grid of the lattice, with the
     same model arguments (pipe_area, manning, fixed_substep, inertia); its passes are its one schedule."""
     from .water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
     check_sleep(sleep)                              # its passes compute every cell, whichever is asked

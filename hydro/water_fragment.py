@@ -1,7 +1,7 @@
 """FragmentWaterGrid and FragmentHexWaterGrid: hydro.water's model (square grid and triangular lattice;
 pipes of the water's depth or of a constant area, Manning's friction, inertia, fixed substeps) as
-render-to-texture passes, for OpenGL 4.1 core contexts (macOS), which have no compute shaders, storage
-buffers or image stores.
+render-to-texture passes, for OpenGL 3.3 to 4.2 core contexts (macOS: 4.1), which have no compute
+shaders, storage buffers or image stores.
 
 The arithmetic is shaders/common/model.glsl's, as the compute kernels run it (docs/design.md, "The
 model"); only the schedule differs. A substep is four fragment passes, each reading the textures
@@ -63,7 +63,6 @@ from __future__ import annotations
 import math
 import struct
 import sys
-import weakref
 
 import moderngl
 import numpy as np
@@ -83,7 +82,7 @@ from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, c
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
-REQUIRED_VERSION = 410
+REQUIRED_VERSION = _gl.FRAGMENT_VERSION    # GL 3.3 core; macOS gives 4.1
 # the defines every model pass takes (and HEX); each grid sets PIPE_AREA_DEPTH, MANNING and INERTIA by its
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
@@ -108,35 +107,17 @@ SAMPLE_ROW = 1024           # texels a row of the sample pass's points and value
 GAUGE_ROW = 4096            # texels a row of the gauges' faces
 _PAIRS = struct.Struct("=4f")   # a gauge slot's texel: (since added hi, lo, over the call hi, lo)
 
-_programs: "weakref.WeakKeyDictionary[moderngl.Context, dict]" = weakref.WeakKeyDictionary()
-
-
 def _program(ctx, name: str, hexagonal: bool, variant: tuple = ()):
-    """The vertex + fragment program of shaders/fragment/<name>.frag, compiled once per context, lattice
-    and variant ((define, value) pairs) (hydro._gl.program inserts defines in the vertex stage only; these
-    passes need them in the fragment stage)."""
-    cache = _programs.setdefault(ctx, {})
-    hexagonal = hexagonal and name in LATTICE_PASSES
-    key = (name, hexagonal, variant)
-    prog = cache.get(key)
-    if prog is None:
-        vertex = _gl.source("fragment/pass.vert")
-        defines = PASS_DEFINES.get(name)
-        if defines is not None:
-            defines = {**defines, "HEX": hexagonal, **dict(variant)}
-        fragment = _gl.source(f"fragment/{name}.frag", defines)
-        try:
-            prog = ctx.program(vertex_shader=vertex, fragment_shader=fragment)
-        except Exception as exc:  # moderngl.Error carries the driver's log
-            listing = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(fragment.splitlines(), 1))
-            raise _gl.ShaderError(f"fragment/{name}.frag failed to compile:\n{exc}\n{listing}") from None
-        prog.extra = {"source": vertex + fragment, "inactive": set(), "values": {}}
-        cache[key] = prog
-    return prog
+    """The vertex + fragment program of shaders/fragment/<name>.frag in `variant` ((define, value) pairs)
+    and lattice, compiled once per context (hydro._gl.program)."""
+    defines = PASS_DEFINES.get(name)
+    if defines is not None:
+        defines = {**defines, "HEX": hexagonal and name in LATTICE_PASSES, **dict(variant)}
+    return _gl.program(ctx, "fragment/pass.vert", fragment=f"fragment/{name}.frag", fragment_defines=defines)
 
 
 def _standalone_context():
-    """A standalone context of GL >= 4.1 (EGL first on Linux)."""
+    """A standalone context of GL >= 3.3 (EGL first on Linux)."""
     attempts = ["egl", None] if sys.platform.startswith("linux") else [None]
     errors = []
     for backend in attempts:
@@ -145,14 +126,14 @@ def _standalone_context():
                                                       **({"backend": backend} if backend else {}))
         except Exception as exc:  # noqa: BLE001 - every backend failure is reported below
             errors.append(f"{backend or 'default'}: {exc}")
-    raise _gl.HydroGLError("could not create an OpenGL 4.1 context: " + "; ".join(errors))
+    raise _gl.HydroGLError("could not create an OpenGL 3.3 context: " + "; ".join(errors))
 
 
 class FragmentWaterGrid(_owner.Simulation):
     """Virtual-pipes water on a square grid (as hydro.WaterGrid) as fragment-shader passes,
-    for GL 4.1 core contexts. Cell [y, x] covers world [x, x+1] x [y, y+1] * cell_size.
+    for GL 3.3 to 4.2 core contexts. Cell [y, x] covers world [x, x+1] x [y, y+1] * cell_size.
 
-    ctx: a moderngl.Context with GL >= 4.1, or None for a private standalone one.
+    ctx: a moderngl.Context with GL >= 3.3, or None for a private standalone one.
     terrain: (ny, nx) heights in world units; cell_size, gravity, friction, pipe_area, manning, inertia,
     fixed_substep: see hydro.params.WaterParams. water: optional initial depths (ny, nx), >= 0.
     The water cycle as WaterGrid's: `rain` (m/s, a number or an (ny, nx) field), `evaporation` (m/s),
@@ -180,7 +161,7 @@ class FragmentWaterGrid(_owner.Simulation):
             if not isinstance(ctx, moderngl.Context):
                 raise TypeError(f"ctx: expected a moderngl.Context or None, got {type(ctx).__name__}")
             if ctx.version_code < REQUIRED_VERSION:
-                raise _gl.HydroGLError(f"ctx: FragmentWaterGrid needs OpenGL 4.1; this context is OpenGL "
+                raise _gl.HydroGLError(f"ctx: FragmentWaterGrid needs OpenGL 3.3; this context is OpenGL "
                                        f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}")
         self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep, inertia)
         terrain = check.field("terrain", terrain)
@@ -1251,7 +1232,7 @@ class _FragmentErosion:
 
 class FragmentHexWaterGrid(FragmentWaterGrid):
     """Virtual-pipes water on a triangular lattice (as hydro.HexWaterGrid) as fragment-shader
-    passes, for GL 4.1 core contexts; the same API as FragmentWaterGrid plus `flow_z`. terrain: (ny, nx)
+    passes, for GL 3.3 to 4.2 core contexts; the same API as FragmentWaterGrid plus `flow_z`. terrain: (ny, nx)
     heights at the lattice vertices, indexed [y, x] in axial coordinates; cell_size: the lattice spacing.
     """
 

@@ -19,13 +19,18 @@ import hydro
 from hydro import boundary as bnd
 from hydro.params import Geometry, WaterParams
 from hydro.reference import water as ref
-from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
+from hydro.water_fragment import NO_CYCLE, FragmentHexWaterGrid, FragmentWaterGrid
 from water_cases import assert_same_bits, cycle_long_run, random_state
 
 # what makes llvmpipe a GL 4.1 core context with no compute shaders, storage buffers or image stores
 GL41_ENV = {"MESA_GL_VERSION_OVERRIDE": "4.1", "MESA_GLSL_VERSION_OVERRIDE": "410",
             "MESA_EXTENSION_OVERRIDE": "-GL_ARB_compute_shader -GL_ARB_shader_storage_buffer_object "
                                        "-GL_ARB_shader_image_load_store"}
+# the contexts the fragment backend is tested on: macOS's 4.1, and a GL 3.3 core driver, which compiles the
+# passes as GLSL 3.30 (with GL_ARB_gpu_shader5's precise, which llvmpipe has)
+POSES = {"4.1": GL41_ENV, "3.3": {**GL41_ENV, "MESA_GL_VERSION_OVERRIDE": "3.3", "MESA_GLSL_VERSION_OVERRIDE": "330"}}
+# and a GL 3.3 driver without GL_ARB_gpu_shader5 (pre-2010 GPUs): no precise
+NO_PRECISE = {**POSES["3.3"], "MESA_EXTENSION_OVERRIDE": POSES["3.3"]["MESA_EXTENSION_OVERRIDE"] + " -GL_ARB_gpu_shader5"}
 SHAPE = (10, 15)
 PARAMS = {"friction": 0.1}
 KINDS = {"square": FragmentWaterGrid, "hex": FragmentHexWaterGrid}
@@ -256,8 +261,9 @@ def gl41_context():
     """A child's GL 4.1 context, and what it says of itself: version, renderer, vendor, and whether a
     compute shader compiled (its error cleared, so the grids' are the ones checked)."""
     import moderngl
-    ctx = moderngl.create_standalone_context(backend="egl", require=410)
-    out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"], "vendor": ctx.info["GL_VENDOR"]}
+    ctx = moderngl.create_standalone_context(backend="egl", require=330)
+    out = {"version": ctx.version_code, "renderer": ctx.info["GL_RENDERER"], "vendor": ctx.info["GL_VENDOR"],
+           "pose": os.environ.get("MESA_GL_VERSION_OVERRIDE")}
     try:
         ctx.compute_shader("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
         out["compute"] = "compiled"
@@ -344,13 +350,14 @@ def refusals(calls) -> list:
     return out
 
 
-def gl41_child(module: str, timeout: int = 600) -> dict:
-    """Run `module`'s child() in a process of its own on a GL 4.1 context with no compute shaders (Mesa's
-    overrides, set before the driver loads) and return the JSON it printed last; skip where the driver
-    is not Mesa's, whose overrides make that context."""
-    env = dict(os.environ, **GL41_ENV)
+def gl41_child(module: str, timeout: int = 600, pose: str = "4.1", env: dict | None = None,
+               entry: str = "child") -> dict:
+    """Run `module`'s `entry`() in a process of its own on a GL 4.1 context (or the POSES one named, or
+    Mesa's overrides `env`) with no compute shaders (the overrides set before the driver loads) and return
+    the JSON it printed last; skip where the driver is not Mesa's, whose overrides make that context."""
+    env = dict(os.environ, **(env or POSES[pose]))
     here = Path(__file__).resolve().parent
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); import {module} as t; t.child()"
+    code = f"import sys; sys.path.insert(0, {str(here)!r}); import {module} as t; t.{entry}()"
     result = subprocess.run([sys.executable, "-c", code], cwd=here.parent, env=env, capture_output=True,
                             text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-4000:]
@@ -361,10 +368,28 @@ def gl41_child(module: str, timeout: int = 600) -> dict:
     return out
 
 
-@pytest.fixture(scope="module")
-def gl41():
-    """The GL 4.1 process's results."""
-    return gl41_child("test_water_fragment")
+def child_without_precise():
+    """On a GL 3.3 context without GL_ARB_gpu_shader5: the water cycle's run on both lattices, how far the
+    volume lies from the ledger and what moved."""
+    ctx, out = gl41_context()
+    out["gpu_shader5"] = "GL_ARB_gpu_shader5" in ctx.extensions
+    out["runs"] = {}
+    for kind in KINDS:
+        g = _grid(ctx, kind)
+        taken = _play(g, CYCLE_RUN)
+        ledger = g.ledger()
+        out["runs"][kind] = {"volume": g.volume(), "expected": ledger["expected"], "substeps": sum(taken),
+                             "moved": sum(abs(v) for k, v in ledger.items() if k not in ("initial", "expected")),
+                             "min_water": float(g.water.min()),
+                             "precise": "#define precise" in g._pass("move", NO_CYCLE)[0].extra["source"]}
+        g.release()
+    print(json.dumps(out))
+
+
+@pytest.fixture(scope="module", params=list(POSES))
+def gl41(request):
+    """The GL 4.1 (and GL 3.3) process's results."""
+    return gl41_child("test_water_fragment", pose=request.param)
 
 
 class Twin:
@@ -432,9 +457,20 @@ def _close(a, b, rtol):
     np.testing.assert_allclose(np.asarray(a, np.float64), b, rtol=0, atol=rtol * max(np.abs(b).max(), 1e-3))
 
 
+def test_gl33_without_precise_keeps_the_water_to_a_few_parts_in_ten_million():
+    """A GL 3.3 driver without GL_ARB_gpu_shader5 compiles the passes with no precise: the compiler may
+    reorder the sums it guards, and the water keeps its ledger to a few parts in 10^7 of what moved."""
+    out = gl41_child("test_water_fragment", env=NO_PRECISE, entry="child_without_precise")
+    assert out["version"] == 330 and not out["gpu_shader5"]
+    for kind, run in out["runs"].items():
+        assert run["precise"], kind                  # precise defined away: the passes compiled without it
+        assert run["min_water"] >= 0.0, kind
+        assert abs(run["volume"] - run["expected"]) <= 1e-6 * (run["expected"] + run["moved"]), (kind, run)
+
+
 def test_gl41_context_has_no_compute_shaders(gl41):
-    """The child's context is what macOS gives: GL 4.1, a compute shader refused."""
-    assert gl41["version"] == 410
+    """The child's context is what macOS gives, GL 4.1 (or a GL 3.3 driver's), a compute shader refused."""
+    assert gl41["version"] == {"4.1": 410, "3.3": 330}[gl41["pose"]]
     assert gl41["compute"].startswith("refused"), gl41["compute"]
     assert gl41["error"] == "GL_NO_ERROR"
 
