@@ -28,21 +28,28 @@ def main():
     ap.add_argument("--screenshot", help="with --frames: save the last frame as this PNG")
     args = ap.parse_args()
 
-    # hydro needs OpenGL 4.3 (compute shaders): ask pyglet for a core 4.3 context, and say so where
-    # the machine has none (pyglet finds no such config, or the driver refuses the context)
-    config = gl.Config(major_version=4, minor_version=3, forward_compatible=True, depth_size=24,
-                       double_buffer=True)
-    try:
-        window = pyglet.window.Window(768, 512, config=config, resizable=True, caption="hydro in pyglet")
-    except (pyglet.window.NoSuchConfigException, gl.ContextException) as exc:
-        sys.exit(f"pyglet_game: this machine cannot open an OpenGL 4.3 core window ({exc}); hydro needs "
-                 f"GL 4.3 compute shaders: update the graphics driver, or use Mesa (llvmpipe gives 4.5). "
-                 f"macOS stops at 4.1.")
+    # hydro's water runs on a core 4.3 context (compute shaders), else on 4.1 (macOS) or 3.3 as fragment
+    # passes: ask pyglet for the newest the machine gives, and say so where it gives none
+    window = None
+    for major, minor in ((4, 3), (4, 1), (3, 3)):
+        config = gl.Config(major_version=major, minor_version=minor, forward_compatible=True, depth_size=24,
+                           double_buffer=True)
+        try:
+            window = pyglet.window.Window(768, 512, config=config, resizable=True, caption="hydro in pyglet")
+            break
+        except (pyglet.window.NoSuchConfigException, gl.ContextException) as exc:
+            error = exc
+    if window is None:
+        sys.exit(f"pyglet_game: this machine cannot open an OpenGL 3.3 core window ({error}); hydro's water "
+                 f"needs GL 3.3 (4.3 for all of hydro): update the graphics driver, or use Mesa (llvmpipe gives "
+                 f"4.5).")
     ctx = moderngl.create_context()                  # the window's context
 
     y, x = np.mgrid[0:NY, 0:NX]
     terrain = 3.0 - 0.05 * x + np.sin(y / 5) + 2.0 * np.exp(-((x - 48) ** 2 + (y - 32) ** 2) / 60)
     grid = (hydro.HexWaterGrid if args.hex else hydro.WaterGrid)(ctx, terrain, friction=0.02)
+    print(f"OpenGL {ctx.version_code // 100}.{ctx.version_code % 100 // 10} on {ctx.info['GL_RENDERER']}: the water "
+          f"runs its {grid.backend} backend")
     grid.set_boundary("left", "inflow", 4.0, span=(10, 20))     # a river
     grid.set_boundary("right", "level", 0.0)                    # the sea
     renderer = hydro.render.Renderer(ctx, grid)

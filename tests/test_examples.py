@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hydro.image import read_png
+from test_water_fragment import POSES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,13 +54,18 @@ def test_readme_hydrology_example_books_its_rain_springs_and_sediment():
     assert moved == out < 0                       # sediment carried out to the sea, to the printed digits
 
 
+@pytest.mark.parametrize("pose", [None, "3.3"], ids=["", "gl33"])
 @pytest.mark.parametrize("lattice", [[], ["--hex"]], ids=["square", "hex"])
-def test_pyglet_game_runs_in_a_window(xvfb_display, tmp_path, lattice):
+def test_pyglet_game_runs_in_a_window(xvfb_display, tmp_path, lattice, pose):
+    """The game on the window's context: GL 4.5 here, and a GL 3.3 core window without compute shaders
+    (Mesa's overrides), where the water runs as fragment passes."""
     out = tmp_path / "game.png"
-    env = dict(os.environ, DISPLAY=xvfb_display)
+    env = dict(os.environ, DISPLAY=xvfb_display, **(POSES[pose] if pose else {}))
     result = subprocess.run([sys.executable, "examples/pyglet_game.py", "--frames", "100", "--screenshot", str(out),
                              *lattice], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    if pose:
+        assert "OpenGL 3.3" in result.stdout and "fragment backend" in result.stdout, result.stdout
     volume, expected = _volume_and_expected(result.stdout)
     assert volume == pytest.approx(expected, rel=1e-5) and volume > 100.0
     pixels = read_png(out)[..., :3].astype(int)      # pyglet saves RGBA
