@@ -57,13 +57,12 @@ def test_frames_closes_the_window_after_that_many(xvfb_display):
     assert volume == pytest.approx(expected, rel=1e-5) and volume > 0
 
 
-@pytest.mark.parametrize("command", [["-m", "demo_game", "smoke"], ["examples/pyglet_game.py", "--frames", "5"]],
-                         ids=["smoke", "example"])
-def test_a_machine_without_gl43_gets_one_line_not_a_traceback(xvfb_display, command):
-    # Mesa posing as a GL 4.1 driver, as macOS's is: pyglet cannot make the 4.3 core context
+def test_a_machine_without_gl43_gets_one_line_not_a_traceback(xvfb_display):
+    # Mesa posing as a GL 4.1 driver, as macOS's is: pyglet cannot make the 4.3 core context the smoke
+    # scene needs (the water scene and examples/pyglet_game.py take 4.1: test_examples.py)
     env = dict(os.environ, DISPLAY=xvfb_display, MESA_GL_VERSION_OVERRIDE="4.1", MESA_GLSL_VERSION_OVERRIDE="410")
-    result = subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-m", "demo_game", "smoke"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-3000:]
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "OpenGL 4.3" in lines[0] and "macOS" in lines[0], lines
