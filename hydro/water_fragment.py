@@ -283,10 +283,9 @@ class FragmentWaterGrid(_owner.Simulation):
             self._pass(name, self._stats_variant(False) if name.startswith("stats") else DEFAULT_VARIANTS.get(name, ()))
         self._brush_weights = None
         # the water cycle (_cycle_of), made on first use: its rates and sources (a water_cycle.Cycle), each
-        # cell's record as two rgba32f textures the move pass ping-pongs (_cycle_records, current first), the
-        # what the stats passes sum of the records
-        # per level (_taken) and the ledger of what evaporation and drains took, a texel of float pairs
-        # (_cycle_ledger, current first)
+        # cell's record as two rgba32f textures the move pass ping-pongs (_cycle_records, current first), what
+        # the stats passes sum of the records per level (_taken) and the ledger of what evaporation and drains
+        # took, a texel of float pairs (_cycle_ledger, current first)
         self._cycle = None
         self._cycle_records, self._taken, self._cycle_ledger = None, None, None
         self._sampler, self._last_points = None, None     # sample_async's pass and ring, made on first use
