@@ -208,11 +208,11 @@ class FragmentWaterGrid(_owner.Simulation):
     @property
     def _flows_now(self) -> tuple:
         """The current scaled flow texture of each axis."""
-        return self._flow_sets[0]
+        return self._flow_sets[0][0]
 
     def _flow_inputs(self) -> dict:
-        """The current flows bound as fragment/flows.glsl's uniforms."""
-        return {f"u_flow_{'xyz'[k]}": tex for k, tex in enumerate(self._flows_now)}
+        """The current flows as fragment/flows.glsl's uniforms (name -> texture; read, not changed)."""
+        return self._flow_sets[0][1]
 
     def _create(self, terrain, water):
         ctx, nx, ny = self.ctx, self.nx, self.ny
@@ -252,10 +252,14 @@ class FragmentWaterGrid(_owner.Simulation):
         padded[:ny, :nx] = water
         self._water = [self._target(faces, data=padded.tobytes()), self._target(faces, data=bytes(padded.nbytes))]
         # per axis: the (rows, columns) of its flows, as WaterGrid's flow_x, flow_y (and flow_z); the scaled
-        # flows in two sets (current first) of a texture an axis
+        # flows in two sets (current first) of a texture an axis, each with them by fragment/flows.glsl's
+        # uniform names (what the passes bind)
         self._flow_shapes = [(ny, nx + 1), (ny + 1, nx)] + [(ny + 1, nx + 1)] * self._hexagonal
         blank = bytes(4 * faces[0] * faces[1])
-        self._flow_sets = [tuple(self._texture(faces, 1, blank) for _ in self._flow_shapes) for _ in range(2)]
+        self._flow_sets = []
+        for _ in range(2):
+            textures = tuple(self._texture(faces, 1, blank) for _ in self._flow_shapes)
+            self._flow_sets.append((textures, dict(zip(("u_flow_x", "u_flow_y", "u_flow_z"), textures))))
         # accelerate_edges.frag's boundary faces (fragment/lattice.glsl's edges layout: a row a side and axis),
         # then accelerate.frag's accelerated flows of every axis and each cell's outflow scale K, a texel
         self._edges = self._target((max(nx, ny) + 1, 8 if self._hexagonal else 4))
@@ -897,7 +901,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._draw("accelerate_edges", self._edges[1], columns, **u)
         self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, **u)
         inputs = {"u_water": columns["u_water"], "u_accelerated": self._accelerated[0]}
-        targets = [self._water[1][0], *self._flow_sets[1]]
+        targets = [self._water[1][0], *self._flow_sets[1][0]]
         if cycle is None:
             self._draw("move", self._framebuffer(*targets), inputs, NO_CYCLE, **u)
         else:
