@@ -368,6 +368,13 @@ def gl41_child(module: str, timeout: int = 600, pose: str = "4.1", env: dict | N
     return out
 
 
+def gl41_checked(module: str) -> dict:
+    """gl41_child(module)'s results, its context checked to be GL 4.1 and to have raised no error."""
+    out = gl41_child(module, timeout=300)
+    assert out["version"] == 410 and out["error"] == "GL_NO_ERROR", out["error"]
+    return out
+
+
 def child_without_precise():
     """On a GL 3.3 context without GL_ARB_gpu_shader5: the water cycle's run on both lattices, how far the
     volume lies from the ledger and what moved."""

@@ -14,7 +14,7 @@ from hydro import _native
 from hydro.reference import probes
 from hydro.water_fragment import GAUGE_ROW, FragmentHexWaterGrid, FragmentWaterGrid
 from hydro.water_probes import MAX_GAUGES
-from test_water_fragment import _flushed, _same, gl41_child, refusals
+from test_water_fragment import _flushed, _same, gl41_checked, refusals
 from test_water_game_calls import gauged, removed_gauge_and_its_slot
 from water_cases import assert_same_bits, assert_same_ledger, random_state
 
@@ -116,9 +116,7 @@ def child():
 
 @pytest.fixture(scope="module")
 def gl41():
-    out = gl41_child("test_water_fragment_gauges", timeout=300)
-    assert out["version"] == 410 and out["error"] == "GL_NO_ERROR", out["error"]
-    return out
+    return gl41_checked("test_water_fragment_gauges")
 
 
 @pytest.mark.parametrize("kind", list(KINDS))

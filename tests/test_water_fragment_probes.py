@@ -13,7 +13,7 @@ from hydro import _native
 from hydro.reference import probes
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
 from hydro.water_probes import MAX_POINTS, SAMPLE_DRY_DEPTH
-from test_water_fragment import _flushed, _same, gl41_child, refusals
+from test_water_fragment import _flushed, _same, gl41_checked, refusals
 from water_cases import assert_same_bits, random_state
 
 SHAPE = (11, 14)
@@ -114,9 +114,7 @@ def child():
 
 @pytest.fixture(scope="module")
 def gl41():
-    out = gl41_child("test_water_fragment_probes", timeout=300)
-    assert out["version"] == 410 and out["error"] == "GL_NO_ERROR", out["error"]
-    return out
+    return gl41_checked("test_water_fragment_probes")
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
