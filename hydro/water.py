@@ -146,7 +146,7 @@ class _PipeGrid(_owner.Simulation):
         self._state = WaterState(ctx, terrain, water, self._hexagonal, self.params, self.geometry, self._table,
                                  self._evaporation_slot + 1)
         self._state.sleep = Sleep(self._state, self._tuning.sleep_tile)
-        self._state.sleep.set_open(self._table, self._layout)
+        self._state.set_open(self._table, self._layout)
         self._programs = {name: _gl.program(ctx, f"water/{name}.comp")
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
@@ -197,7 +197,7 @@ class _PipeGrid(_owner.Simulation):
         """The fraction of the grid's tiles the last step() call computed, over its substeps (1.0 before
         any); a diagnostic that reads a count back from the GPU, waiting for it."""
         self._alive()
-        return self._state.sleep.awake_fraction()
+        return self._state.awake_fraction()
 
     def _retune(self, tuning: plan.Tuning) -> None:
         """The test seam: plan this grid's calls from another water_plan.Tuning (other shapes and
@@ -218,7 +218,7 @@ class _PipeGrid(_owner.Simulation):
             self._state.sleep.release()
             self._state.sleep = None
             self._state.sleep = Sleep(self._state, tuning.sleep_tile)
-            self._state.sleep.set_open(self._table, self._layout)
+            self._state.set_open(self._table, self._layout)
         self._set_tuning(tuning)
 
     def _set_tuning(self, tuning: plan.Tuning) -> None:
@@ -332,7 +332,7 @@ class _PipeGrid(_owner.Simulation):
         flow = check.field(name, flow, self._state.flow_shapes[k])
         self._before_edit()
         self._state.flows[k].write(flow.tobytes())
-        self._state.sleep.wake()
+        self._state.wake()
 
     @property
     def flow_buffers(self) -> tuple:
@@ -460,8 +460,8 @@ class _PipeGrid(_owner.Simulation):
         self._note_boundary_bounds()
         if kinds:       # a face that is not a wall keeps its tiles awake; one that became a wall stops its flow
             self._state.set_kinds(table["kind"])
-            self._state.sleep.set_open(table, self._layout)
-            self._state.sleep.wake()
+            self._state.set_open(table, self._layout)
+            self._state.wake()
 
     @property
     def boundaries(self) -> dict:
@@ -639,7 +639,7 @@ class _PipeGrid(_owner.Simulation):
     def _cycle_changed(self) -> None:
         """The cycle's rates changed: where the kernels' programs change with them (the cycle on or off, a
         rain field, sources), they are made again on next use."""
-        self._state.sleep.wake()                    # the new rates reach every cell
+        self._state.wake()                          # the new rates reach every cell
         defines = self._cycle.defines
         if all(self._state.defines.get(k) == v for k, v in defines.items()):
             return
@@ -785,13 +785,13 @@ class _PipeGrid(_owner.Simulation):
         stats, lag = self._planning_stats()
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
-            self._state.sleep.begin_call()
+            self._state.begin_call()
             self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
             check_substep_count(n, dt, MAX_SUBSTEPS)   # decided before anything runs
-            self._state.sleep.begin_call()
+            self._state.begin_call()
             done, remaining = 0, dt
             while True:
                 sub = remaining / n
@@ -819,7 +819,7 @@ class _PipeGrid(_owner.Simulation):
         """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold."""
         fixed = self.params.fixed_substep
         n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
-        self._state.sleep.begin_call()
+        self._state.begin_call()
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
@@ -864,16 +864,19 @@ class _PipeGrid(_owner.Simulation):
             kernel, hook = "cells", self._erosion_hook(hook, sub)
         # erosion changes beds where no water moves: it keeps every tile computed
         sleep = self._sleep and not eroding
+        # the blocked kernel's state has no room for the cycle's records of tiles it skips
+        sleep_blocked = sleep and tuning.sleep_blocked and not self._state.defines["CYCLE"]
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
-                              per_substep=hook is not None, smoothing=smoothing, sleep=sleep)
+                              per_substep=hook is not None, smoothing=smoothing, sleep=sleep,
+                              sleep_blocked=sleep_blocked)
         # a sample waiting for this call: in the cell-wise kernel's first pass, else in its own first
         fold = self._sampler if self._sampler is not None and self._sampler.pending is not None else None
         if fold is not None and call.kernel != "cells":
             fold.flush()
             fold = None
-        self._kernel_object(call.kernel).run(sub, call, hook, **({"fold": fold} if fold else {}))
-        if not call.sleep:
-            self._state.sleep.dense(n)
+        ran = self._kernel_object(call.kernel)
+        ran.run(sub, call, hook, **({"fold": fold} if fold else {}))
+        self._state.ran(n, (self._state.sleep if call.kernel == "cells" else ran.sleep) if call.sleep else None)
         self._last_call = call
         self._iteration += n
         if self._state.defines["CYCLE"]:              # the substeps of the float32 length the GPU takes
@@ -902,7 +905,7 @@ class _PipeGrid(_owner.Simulation):
         """The water or terrain changed otherwise than by stepping, in the cells `box` (x0, y0, width,
         height) or anywhere: wake the tiles there, and queue its stats, from which the next step() plans
         (waiting for them)."""
-        self._state.sleep.wake(box)
+        self._state.wake(box)
         self._stats.queue()
         self._sync_next = True
 

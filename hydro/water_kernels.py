@@ -20,7 +20,7 @@ from . import _gl, _native
 from . import water_plan as plan
 from .params import Geometry, WaterParams, model_uniforms
 from .boundary import KINDS
-from .water_sleep import WAKE_RECTS
+from .water_sleep import PLAN_GROUP, UNPACK_ARGS, WAKE_RECTS, Sleep
 
 
 class WaterState:
@@ -35,7 +35,11 @@ class WaterState:
         self.defines = {"HEX": hexagonal, "PIPE_AREA_DEPTH": params.depth_area, "MANNING": params.manning > 0,
                         "INERTIA": params.inertia, "CYCLE": False, "RAIN_FIELD": False, "SOURCES": False}
         self.cycle = None               # the grid's hydro.water_cycle.Cycle, once it has one
-        self.sleep = None               # the grid's hydro.water_sleep.Sleep
+        self.sleep = None               # the grid's hydro.water_sleep.Sleep (the cell-wise kernel's)
+        self.sleepers = []              # the other kernels' (the blocked kernel's)
+        self.open_source = None         # (boundary table, layout) the sleepers' open tiles come from
+        self.call_substeps = 0          # substeps of the last step() call, and of those every tile's
+        self.dense_substeps = 0
         self.open_entries = None        # the table entries that are not walls, and how often they changed
         self.kinds_version = 0
         self._uniforms = None           # (key, dict) of model_uniforms' last answer
@@ -67,6 +71,43 @@ class WaterState:
         """The boundary table's kinds changed (hydro.boundary.KINDS, an entry each)."""
         self.open_entries = np.flatnonzero(kinds != KINDS["wall"]).astype(np.int32)
         self.kinds_version += 1
+
+    def all_sleepers(self) -> list:
+        return [self.sleep] * (self.sleep is not None) + self.sleepers
+
+    def wake(self, box=None) -> None:
+        """Wake every kernel's tiles (box None), or those an edit of the cells `box` reaches
+        (water_sleep.Sleep.wake)."""
+        for sleep in self.all_sleepers():
+            sleep.wake(box)
+
+    def set_open(self, table, layout) -> None:
+        """The boundary table's kinds changed: every kernel's tiles beside a side that is not a wall."""
+        self.open_source = (table, layout)
+        for sleep in self.all_sleepers():
+            sleep.set_open(table, layout)
+
+    def begin_call(self) -> None:
+        self.call_substeps = self.dense_substeps = 0
+        for sleep in self.all_sleepers():
+            sleep.begin_call()
+
+    def ran(self, substeps: int, sleep=None) -> None:
+        """A call's substeps ran, sleeping through `sleep` or on every tile; the other kernels' flags no
+        longer say what changed, so their next sleeping substep computes every tile."""
+        self.call_substeps += substeps
+        self.dense_substeps += substeps * (sleep is None)
+        for other in self.all_sleepers():
+            if other is not sleep:
+                other.wake()
+
+    def awake_fraction(self) -> float:
+        """The fraction of tiles the last step() call computed, over its substeps (1.0 where it ran none);
+        reads the counts back, waiting for the GPU."""
+        if not self.call_substeps:
+            return 1.0
+        listed = sum(sleep.listed_substeps() for sleep in self.all_sleepers())
+        return (self.dense_substeps + listed) / self.call_substeps
 
     def objects(self) -> list:
         sleep = [] if self.sleep is None else self.sleep.objects()
@@ -362,6 +403,8 @@ class Blocked(Kernel):
         self.pack_program = self._program("pack", UNPACK=False, MARGIN=self.margin)
         self.unpack_program = self._program("pack", UNPACK=True, MARGIN=self.margin, BOOK_SLOTS=self.book_slots)
         self.layouts, self.programs = {}, {}
+        self.sleep = None               # its sleeping tiles (hydro.water_sleep), made by the first call that sleeps
+        self.current = 0                # the state a sleeping call starts from: the last one's end
 
     def _make_states(self, size):
         """The two states, (depth, flow_x, flow_y, bed or flow_z) a texel, reaching past the grid so that
@@ -403,7 +446,101 @@ class Blocked(Kernel):
             self.layouts[shape], self.programs[shape] = lay, programs
         return self.layouts[shape], self.programs[shape]
 
+    def release(self) -> None:
+        if self.sleep is not None:
+            self.state.sleepers.remove(self.sleep)
+            self.sleep.release()
+            self.sleep = None
+        super().release()
+
+    def sleeper(self):
+        """Its water_sleep.Sleep, of `blocked`'s tiles of texels, made on first use."""
+        if self.sleep is None:
+            (tx, ty), steps = self.tuning.blocked
+            if tx != ty or self.tuning.reach * steps > tx:
+                raise ValueError(f"tuning: a sleeping blocked call needs square tiles wider than their halo, got "
+                                 f"{self.tuning.blocked}")
+            self.sleep = Sleep(self.state, tx, texels=True)
+            self.sleep.set_open(*self.state.open_source)
+            self.state.sleepers.append(self.sleep)
+        return self.sleep
+
+    def _sleep_programs(self, walled: bool):
+        """(plan, list of the touched tiles, pack, unpack, {shape: launch program}) of sleeping calls."""
+        key = ("sleep", walled)
+        if key not in self.programs:
+            (tile, _), steps = self.tuning.blocked
+            sleeping = {"SLEEP": True, "SLEEP_TILE": tile}
+            group = dict(sleeping, GROUP_X=tile, GROUP_Y=tile, MARGIN=self.margin)
+            launches = {}
+            for shape in (self.tuning.blocked, plan.sleeping_odd(self.tuning)):
+                halo = self.tuning.reach * shape[1]
+                side = tile + 2 * halo
+                defines = dict(sleeping, TILE_X=tile, TILE_Y=tile, STEPS=shape[1], GROUP_X=side, GROUP_Y=side,
+                               MARGIN=self.margin, INTERIOR=walled)
+                if not walled:
+                    defines["BOOK_SLOTS"] = self.book_slots
+                launches[shape] = self._program("blocked_tile", **defines)
+            planning = {"WAKE_RECTS": WAKE_RECTS}
+            self.programs[key] = (
+                _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=False)),
+                _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=True)),
+                self._program("pack", UNPACK=False, **group),
+                self._program("pack", UNPACK=True, BOOK_SLOTS=self.book_slots, **group), launches)
+        return self.programs[key]
+
+    def _run_sleeping(self, dt, call, hook=None):
+        """run() over the awake tiles: before each launch the plan lists them (water/sleep_plan.comp), the
+        first launch's are packed from the grid into the state the last sleeping call ended in, the
+        launches run a workgroup a listed tile and flag those that changed, and the tiles any launch
+        listed are unpacked. A tile not listed changed in no bit in the launch before, nor did those
+        beside it, so both states hold it as it is (docs/design.md, "Sleeping tiles")."""
+        s, b, sleep = self.state, _gl.BINDINGS, self.sleeper()
+        planning, listing, pack, unpack, launches = self._sleep_programs(call.walled)
+        uniforms = s.model_uniforms(dt, call.smoothing)
+        tiles = {"u_tiles_x": sleep.tiles[0]}
+        for prog in launches.values():
+            _gl.set_uniforms(prog, **uniforms, **tiles)
+        _gl.set_uniforms(pack, u_size=s.size, **tiles)
+        _gl.set_uniforms(unpack, u_size=s.size, u_dt=dt, **tiles)
+        s.bind()
+        self.booked.bind_to_storage_buffer(b["B_BOOKED"])
+        current = self.current
+        for k, shape in enumerate(call.launches):
+            count = sleep.plan(planning, shape[1])
+            planning.run(-(-count // PLAN_GROUP), 1, 1)
+            self.ctx.memory_barrier()
+            sleep.planned()
+            if k == 0:
+                self.states[current].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+                if self.bed is not None:
+                    self.bed.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
+                sleep.run(pack)
+                if self.bed is not None:
+                    self.bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+            self.states[current].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+            self.states[1 - current].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+            sleep.run(launches[shape])
+            s.cycle_written()
+            sleep.end_substep()
+            current = 1 - current
+            if hook is not None:
+                hook(dt, packed=(self.states[current], self.margin))
+            if k == 0:
+                _native.flush(self.ctx)
+        self.current = current
+        sleep.list_touched(listing)
+        self.states[current].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
+        s.water.bind_to_image(b["B_WATER"], read=False, write=True)
+        s.bind_flows()
+        sleep.list.bind_to_storage_buffer(b["B_SLEEP_LIST"])
+        unpack.run_indirect(sleep.args, UNPACK_ARGS)
+        self.ctx.memory_barrier()
+
     def run(self, dt, call, hook=None):
+        if call.sleep:
+            self._run_sleeping(dt, call, hook)
+            return
         s, b = self.state, _gl.BINDINGS
         uniforms = s.model_uniforms(dt, call.smoothing)
         shapes = list(dict.fromkeys(call.launches))            # a long call launches a few shapes many times

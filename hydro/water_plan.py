@@ -71,6 +71,8 @@ class Tuning:
     # 3 with inertia (a face also needs the faces beside it); its halo is reach times its substeps
     reach: int = 2
     ring_row: int = 4096            # workgroups per row of a ring dispatch
+    # whether a blocked call sleeps tiles where the grid sleeps (the water cycle off)
+    sleep_blocked: bool = False
     # the stats reduction: 0 a record per tile reduced in shared memory (GPUs), n a record per
     # invocation walking n cells (CPU rasterisers, where barriers are dear); at most so many records
     stats_rows: int = 0
@@ -153,11 +155,26 @@ def launches(tuning: Tuning, nx: int, ny: int, substeps: int, is_walled: bool) -
     return [wide] * q + [main] * (r // main[1]) + [odd] * (r % main[1])
 
 
+def sleeping_odd(tuning: Tuning) -> Shape:
+    """The shape of a sleeping blocked call's launches of one substep: `blocked`'s tiles, whose flags
+    every launch of the call shares (hydro.water_sleep)."""
+    return tuning.blocked[0], 1
+
+
+def sleeping_launches(tuning: Tuning, substeps: int, per_substep: bool) -> list:
+    """The shapes of a sleeping blocked call's launches: `blocked`'s, and one of a substep for what is left
+    (every substep apart where something reads the state after each)."""
+    main, odd = tuning.blocked, sleeping_odd(tuning)
+    if per_substep:
+        return [odd] * substeps
+    return [main] * (substeps // main[1]) + [odd] * (substeps % main[1])
+
+
 def state_shapes(tuning: Tuning, nx: int, ny: int) -> list:
     """Every shape the blocked kernel's launches on an nx x ny grid can take."""
-    shapes = [tuning.blocked, tuning.odd]
+    shapes = [tuning.blocked, tuning.odd, sleeping_odd(tuning)]
     wide = wide_shape(tuning, nx, ny)
-    return shapes + [wide] * (wide is not None and wide not in shapes)
+    return list(dict.fromkeys(shapes + [wide] * (wide is not None)))
 
 
 def state_size(nx: int, ny: int, shapes, reach: int = 2) -> tuple[tuple[int, int], int]:
@@ -218,8 +235,8 @@ def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
 class CallPlan:
     """What a step() call ran: its kernel, substeps and (blocked) whether it was walled and its launches;
     `per_substep`: the flows were read after every substep (the grid's gauges); with inertia, de
-    Almeida's smoothing weight of its substeps; `sleep`: the cell-wise kernel computed only the tiles
-    where something could change (hydro.water_sleep)."""
+    Almeida's smoothing weight of its substeps; `sleep`: the kernel computed only the tiles where something
+    could change (hydro.water_sleep)."""
     kernel: str
     substeps: int
     walled: bool = False
@@ -232,18 +249,24 @@ class CallPlan:
 @functools.lru_cache(maxsize=256)          # a game's calls repeat a few plans; each is a frozen value
 def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | None = None,
               is_walled: bool = False, state_fits: bool = True, per_substep: bool = False,
-              smoothing: float = 0.0, sleep: bool = False) -> CallPlan:
+              smoothing: float = 0.0, sleep: bool = False, sleep_blocked: bool = False) -> CallPlan:
     """The plan of a call of `substeps` substeps: `kernel` where given, else the tuning's; the blocked
     kernel gives way to the fused one where its state would not fit the context's textures.
     `per_substep`: something reads the flows after every substep (gauges), so where no kernel is given
     the call takes the tuning's kernel of one-substep calls (a substep a dispatch, nothing to pack),
     and a blocked call launches one substep at a time (its `odd` shape), each launch's state read.
-    `sleep`: the grid sleeps tiles where it can; the cell-wise kernel skips them (hydro.water_sleep)."""
+    `sleep`: the call skips the tiles where nothing can change (hydro.water_sleep) on the cell-wise kernel;
+    `sleep_blocked`: on the blocked kernel, in launches of its `blocked` tiles (no climb, no wide tiles)."""
     chosen = kernel or (tuning.one if per_substep else call_kernel(tuning, substeps))
     if chosen == "blocked" and not state_fits:
         chosen = "fused"
     if chosen != "blocked":
         return CallPlan(chosen, substeps, per_substep=per_substep, smoothing=smoothing,
                         sleep=sleep and chosen == "cells")
-    shapes = [tuning.odd] * substeps if per_substep else launches(tuning, nx, ny, substeps, is_walled)
-    return CallPlan(chosen, substeps, is_walled, tuple(shapes), per_substep, smoothing)
+    if sleep_blocked:
+        shapes = sleeping_launches(tuning, substeps, per_substep)
+    elif per_substep:
+        shapes = [tuning.odd] * substeps
+    else:
+        shapes = launches(tuning, nx, ny, substeps, is_walled)
+    return CallPlan(chosen, substeps, is_walled, tuple(shapes), per_substep, smoothing, sleep_blocked)

@@ -22,8 +22,11 @@ from .boundary import KINDS
 from ._owner import Held
 
 WAKE_RECTS = 8                  # rectangles an edit wakes between two calls before they merge into one box
-# the tiles listed over a call's substeps (and 3 unused), then two dispatches' (x, y, z, unused) by parity
-ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
+# the tiles listed over a call's substeps (and 3 unused), then two dispatches' (x, y, z, unused) by parity,
+# then the blocked kernel's unpack's
+ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
+UNPACK_ARGS = 48                # the unpack's arguments' offset in bytes
+PLAN_GROUP = 256                # water/sleep_plan.comp's workgroup
 
 
 def tiles_of(nx: int, ny: int, tile: int) -> tuple[int, int]:
@@ -40,17 +43,23 @@ def wake_box(box, nx: int, ny: int, tile: int):
 
 
 class Sleep(Held):
-    """The sleeping tiles of one grid (`state`, a water_kernels.WaterState) of `tile` x `tile` cells."""
+    """The sleeping tiles of one grid (`state`, a water_kernels.WaterState) of `tile` x `tile` cells; with
+    `texels` (the blocked kernel's) of as many of its texels, which reach a row and a column past the cells
+    and hold the outer faces, and the tiles a call lists are marked for its unpack (`touched`)."""
 
-    held = ("list", "flags_even", "flags_odd", "args", "open")
+    held = ("list", "flags_even", "flags_odd", "args", "open", "touched")
 
-    def __init__(self, state, tile: int):
-        self.state, self.ctx, self.tile = state, state.ctx, tile
-        self.tiles = tiles_of(state.nx, state.ny, tile)
+    def __init__(self, state, tile: int, texels: bool = False):
+        self.state, self.ctx, self.tile, self.texels = state, state.ctx, tile, texels
+        self.span = (state.nx + texels, state.ny + texels)
+        self.tiles = tiles_of(*self.span, tile)
         count = self.tiles[0] * self.tiles[1]
-        self.list = self.flags_even = self.flags_odd = self.args = self.open = None
+        self.list = self.flags_even = self.flags_odd = self.args = self.open = self.touched = None
         try:
             self.list = self.ctx.buffer(reserve=4 * count)
+            if texels:
+                self.touched = self.ctx.buffer(reserve=4 * count)
+                self.touched.clear()
             # each tile's flag that something changed in it, written by the substeps of that parity
             self.flags_even = self.ctx.buffer(reserve=4 * count)
             self.flags_odd = self.ctx.buffer(reserve=4 * count)
@@ -65,8 +74,7 @@ class Sleep(Held):
         self.parity = 0                 # the parity of the next substep
         self.all_woken = True           # every tile computes the next substep (made, or after an edit)
         self.boxes = []                 # tile rectangles woken since the last substep
-        self.computed = 0               # substeps of the last step() call computed with every tile
-        self.substeps = 0               # substeps of the last step() call
+        self.substeps = 0               # substeps of the last step() call it planned
         self.listed = False             # whether the count on the GPU belongs to the last call
 
     def wake(self, box=None) -> None:
@@ -75,33 +83,34 @@ class Sleep(Held):
         if box is None:
             self.all_woken, self.boxes = True, []
         elif not self.all_woken:
-            self.boxes.append(wake_box(box, self.state.nx, self.state.ny, self.tile))
+            self.boxes.append(wake_box(box, *self.span, self.tile))
             if len(self.boxes) > WAKE_RECTS:
                 b = np.array(self.boxes)
                 self.boxes = [(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())]
 
     def begin_call(self) -> None:
         """A step() call starts: its count starts from zero."""
-        self.computed = self.substeps = 0
+        self.substeps = 0
         self.listed = False
-
-    def dense(self, substeps: int) -> None:
-        """A call's substeps ran on every tile through another schedule, which flags nothing: the next
-        sleeping substep computes every tile."""
-        self.computed += substeps
-        self.substeps += substeps
-        self.wake()
 
     def set_open(self, table, layout) -> None:
         """The boundary table changed its faces' kinds: the tiles holding a cell beside a face that is not
         a wall stay awake (hydro.boundary's table and layout)."""
-        cells = np.zeros(self.state.nx * self.state.ny, bool)
+        nx, ny = self.state.nx, self.state.ny
+        cells = np.zeros(nx * ny, bool)
         cells[layout.inside_cell[table["kind"] != KINDS["wall"]]] = True
         self.any_open = bool(cells.any())
         if self.any_open:
             if self.open is None:
                 self.open = self.ctx.buffer(reserve=4 * self.count)
-            self.open.write(self.tiles_of_cells(cells.reshape(self.state.ny, self.state.nx)).astype(np.uint32).tobytes())
+            cells = cells.reshape(ny, nx)
+            if self.texels:         # and the texels beside them, which hold their outer faces
+                grown = np.zeros((ny + 1, nx + 1), bool)
+                for dy in (0, 1):
+                    for dx in (0, 1):
+                        grown[dy:dy + ny, dx:dx + nx] |= cells
+                cells = grown
+            self.open.write(self.tiles_of_cells(cells).astype(np.uint32).tobytes())
 
     def tiles_of_cells(self, cells) -> np.ndarray:
         """(tiles y, tiles x) bools: the tiles holding a True of the (ny, nx) bools `cells`."""
@@ -110,9 +119,10 @@ class Sleep(Held):
         padded[:cells.shape[0], :cells.shape[1]] = cells
         return padded.reshape(ty, self.tile, tx, self.tile).any(axis=(1, 3))
 
-    def plan(self, prog) -> int:
-        """Bind what the plan of the coming substep reads and writes and set its uniforms on `prog` (the
-        boundary pass that runs it: common/sleep_plan.glsl); returns its invocations, one a tile."""
+    def plan(self, prog, steps: int = 1) -> int:
+        """Bind what the plan of the coming substep (the blocked kernel's: launch of `steps` substeps) reads
+        and writes and set its uniforms on `prog` (the pass that runs it: common/sleep_plan.glsl); returns
+        its invocations, one a tile."""
         b = _gl.BINDINGS
         if not self.listed:
             self.args.write(ARGS[:1].tobytes())
@@ -125,14 +135,16 @@ class Sleep(Held):
         self.args.bind_to_storage_buffer(b["B_SLEEP_ARGS"])
         if self.any_open:
             self.open.bind_to_storage_buffer(b["B_SLEEP_OPEN"])
+        if self.touched is not None:
+            self.touched.bind_to_storage_buffer(b["B_SLEEP_TOUCHED"])
         _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_wake_all=self.all_woken, u_any_open=self.any_open,
-                         u_wake_count=len(self.boxes))
+                         u_wake_count=len(self.boxes), u_plan_steps=steps)
         if self.boxes:
             rects = np.zeros((WAKE_RECTS, 4), np.int32)
             rects[:len(self.boxes)] = self.boxes
             prog["u_wake"].write(rects.tobytes())
         self.all_woken, self.boxes = False, []
-        self.substeps += 1
+        self.substeps += steps
         return self.count
 
     def planned(self) -> None:
@@ -144,13 +156,24 @@ class Sleep(Held):
         prog.run_indirect(self.args, 16 + 16 * self.parity)
         self.ctx.memory_barrier()
 
+    def list_touched(self, prog) -> None:
+        """After a call's last launch: list the tiles its launches listed, with their count in the unpack's
+        arguments, by `prog` (water/sleep_plan.comp's LIST_TOUCHED), which unmarks them."""
+        b = _gl.BINDINGS
+        self.args.write(ARGS[:1].tobytes(), offset=UNPACK_ARGS)
+        self.list.bind_to_storage_buffer(b["B_SLEEP_LIST"])
+        self.args.bind_to_storage_buffer(b["B_SLEEP_ARGS"])
+        self.touched.bind_to_storage_buffer(b["B_SLEEP_TOUCHED"])
+        _gl.set_uniforms(prog, u_tiles=self.tiles)
+        prog.run(-(-self.count // PLAN_GROUP), 1, 1)
+        self.ctx.memory_barrier()
+
     def end_substep(self) -> None:
         self.parity = 1 - self.parity
 
-    def awake_fraction(self) -> float:
-        """The fraction of tiles the last step() call computed, over its substeps (1.0 where it ran none);
-        reads the count back, waiting for the GPU."""
-        if not self.substeps:
-            return 1.0
-        listed = int(np.frombuffer(self.args.read(4), np.uint32)[0]) if self.listed else 0
-        return (listed + self.computed * self.count) / (self.substeps * self.count)
+    def listed_substeps(self) -> float:
+        """The tiles the last step() call listed over its substeps, in substeps of the whole grid; reads the
+        count back, waiting for the GPU."""
+        if not self.listed:
+            return 0.0
+        return int(np.frombuffer(self.args.read(4), np.uint32)[0]) / self.count

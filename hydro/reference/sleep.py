@@ -24,6 +24,24 @@ def changed_cells(before, after) -> np.ndarray:
     return cells
 
 
+def changed_texels(before, after) -> np.ndarray:
+    """(ny + 1, nx + 1) bools: the blocked kernel's texels (hydro.water_kernels.Blocked: texel (x, y) holds
+    cell (x, y)'s water and the faces flow_x[y, x], flow_y[y, x] and hex flow_z[y, x]) whose values differ
+    in any bit between two states, as changed_cells takes them."""
+    def differ(a, b):
+        a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+        return a.view(np.uint32) != b.view(np.uint32)
+    water = differ(before[0], after[0])
+    ny, nx = water.shape
+    texels = np.zeros((ny + 1, nx + 1), bool)
+    texels[:ny, :nx] |= water
+    texels[:ny, :] |= differ(before[1], after[1])
+    texels[:, :nx] |= differ(before[2], after[2])
+    if len(before) == 4:
+        texels |= differ(before[3], after[3])
+    return texels
+
+
 def awake_tiles(changed, tile: int, open_cells=None, woken=None) -> np.ndarray:
     """(tiles y, tiles x) bools: the tiles of `tile` x `tile` cells the next substep computes, from the
     cells that changed in the substep before (with the tiles beside theirs), the cells beside a side that

@@ -57,6 +57,7 @@
 #define B_SLEEP_CLEAR 22
 #define B_SLEEP_ARGS 23
 #define B_SLEEP_OPEN 24      // the tiles beside a side that is not a wall
+#define B_SLEEP_TOUCHED 25   // the blocked kernel: the tiles a call listed, which its unpack writes back
 // the renderer's deposits pass (render/deposits.comp): the terrain as it was when tracking began
 #define B_DEPOSIT_REFERENCE 5   // image unit (B_PACKED_OUT)
 

@@ -17,9 +17,12 @@
 // Each halo cell is worked out by every workgroup whose region holds it. The owner of a boundary face
 // stores what crossed it at each substep and adds what the launch before stored to the ledger as the
 // launch starts (common/booked.glsl; the unpack adds the last launch's).
+// SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y), which it
+// flags where one of its texels changed in any bit at any substep of the launch (hydro/water_sleep.py).
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
+#include "common/sleep.glsl"
 
 // A launch reads the state bound to image unit B_PACKED_IN and writes the one at B_PACKED_OUT; the
 // two states swap units between launches.
@@ -201,13 +204,22 @@ void main() {
     ivec2 n = u_size;
     int i = int(gl_LocalInvocationIndex);
     ivec2 l = ivec2(gl_LocalInvocationID.xy);
+#if SLEEP
+    ivec2 tile = listed_tile();
+    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
+    bool change = false;            // one of the tile's texels changed
+#endif
 #if INTERIOR
     const bool interior = true;
+#if !SLEEP
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
+#endif
 #else
+#if !SLEEP
     int k_ring = ring_workgroup();
     if (k_ring < 0) return;
     ivec2 origin = ring_tile(k_ring) * ivec2(TILE_X, TILE_Y);
+#endif
     // where the ring is every tile (grids too small to split), the interior ones say so
     bool interior = all(greaterThanEqual(origin, ivec2(HALO)))
                  && all(lessThanEqual(origin + ivec2(TILE_X, TILE_Y) + HALO, n));
@@ -299,6 +311,9 @@ void main() {
         // 4. the moved region's texels: its faces scaled by their upwind cell's K, the cell moved by
         // the faces around it
         bool last = s == STEPS - 1;
+#if SLEEP
+        vec4 before = t;
+#endif
         if (moving && (!last || (owned && texel))) {
             f.left = upwind_scaled(f.left, s_k[i - DX], k);
             f.right = upwind_scaled(f.right, k, s_k[i + DX]);
@@ -328,7 +343,10 @@ void main() {
 #if HEX
             t = vec4(h, f.left, f.bottom, qz);
 #else
-            t = vec4(h, f.left, f.bottom, z);
+            t = vec4(h, f.left, f.bottom, cell ? z : t.w);     // an outer face's texel keeps its ghost bed
+#endif
+#if SLEEP
+            change = change || owned && texel && changed(before, t);
 #endif
         }
         if (!last) {
@@ -339,6 +357,9 @@ void main() {
             barrier();
         } else if (owned && texel) {
             imageStore(u_state_out, c + MARGIN, t);
+#if SLEEP
+            if (change) sleep_flag(tile);
+#endif
 #if CYCLE
             if (inside(c)) u_cycle_record_out[record_index(c)] = record;
 #endif

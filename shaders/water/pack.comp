@@ -12,10 +12,12 @@
 // UNPACK 1: the state back into the grid's flows and water texture, after the last, and what the
 // last launch booked at the boundary faces into the ledger (common/booked.glsl), its slots cleared
 // for the next call.
-// One invocation per texel.
+// One invocation per texel; SLEEP: the texels of the listed tiles, a workgroup a tile (common/sleep.glsl).
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/boundary_table.glsl"
+#define SLEEP_UNFLAGGED 1
+#include "common/sleep.glsl"
 #if UNPACK
 #include "common/booked.glsl"
 
@@ -44,7 +46,11 @@ layout(std430, binding = B_FLOW_Z) FLOWS buffer FlowZ { float u_flow_z[]; };
 #endif
 
 void main() {
+#if SLEEP
+    ivec2 t = listed_tile() * SLEEP_TILE + ivec2(gl_LocalInvocationID.xy), n = u_size;
+#else
     ivec2 t = ivec2(gl_GlobalInvocationID.xy), n = u_size;
+#endif
     if (any(greaterThan(t, n))) return;
     bool cell = inside(t), has_x = t.y < n.y, has_y = t.x < n.x;
 #if UNPACK
