@@ -151,6 +151,7 @@ class _PipeGrid(_owner.Simulation):
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
         self._last_call = None                      # the water_plan.CallPlan of the last step() call
+        self._dense_until = 0                       # the first call whose blocked launches may sleep again
         self._released = False
 
         self._sim_time = 0.0
@@ -785,13 +786,13 @@ class _PipeGrid(_owner.Simulation):
         stats, lag = self._planning_stats()
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
-            self._state.begin_call()
+            self._begin_call()
             self._run(sub, substeps, stats["max_depth"])
             done = substeps
         else:
             n = self._auto_substeps(stats, dt, lag)
             check_substep_count(n, dt, MAX_SUBSTEPS)   # decided before anything runs
-            self._state.begin_call()
+            self._begin_call()
             done, remaining = 0, dt
             while True:
                 sub = remaining / n
@@ -815,11 +816,25 @@ class _PipeGrid(_owner.Simulation):
             self._ends = (self._ends + [(seq, self._calls)])[-2:]
         return done
 
+    def _begin_call(self) -> None:
+        """A step() call starts. Its blocked and fused launches sleep unless a sleeping call two calls back
+        computed more than Tuning.sleep_dense_above of its tiles: from that record (waiting for it only if
+        the GPU has not finished it), never from whichever the GPU happens to have finished, so the same
+        calls plan the same kernels; sleeping is tried again after Tuning.sleep_retry calls."""
+        blocked = self._kernels.get("blocked")
+        sleeper = blocked.sleep if blocked is not None else None
+        if sleeper is not None:
+            sleeper.push_call(self._calls - 1)
+            fraction = sleeper.fraction_of(self._calls - 2)
+            if fraction is not None and fraction > self._tuning.sleep_dense_above:
+                self._dense_until = self._calls + self._tuning.sleep_retry
+        self._state.begin_call()
+
     def _step_fixed(self, dt: float, substeps) -> int:
         """step() with fixed_substep: the whole substeps of it that dt and the carried remainder hold."""
         fixed = self.params.fixed_substep
         n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
-        self._state.begin_call()
+        self._begin_call()
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
@@ -865,7 +880,10 @@ class _PipeGrid(_owner.Simulation):
         # erosion changes beds where no water moves: it keeps every tile computed
         sleep = self._sleep and not eroding
         # the blocked kernel's state has no room for the cycle's records of tiles it skips
-        sleep_blocked = sleep and tuning.sleep_blocked and not self._state.defines["CYCLE"]
+        sleep_blocked = (sleep and tuning.sleep_blocked and not self._state.defines["CYCLE"]
+                         and self._calls >= self._dense_until)
+        if sleep_blocked and kernel is None and tuning.one == "fused" and fits:
+            kernel = "blocked"                        # calls of one substep, and gauged ones, sleep too (GPUs)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,
                               per_substep=hook is not None, smoothing=smoothing, sleep=sleep,
                               sleep_blocked=sleep_blocked)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _gl
+from . import _gl, _native
 from .boundary import KINDS
 from ._owner import Held
 
@@ -70,12 +70,16 @@ class Sleep(Held):
             self.release()
             raise
         self.count = count
+        # the blocked kernel's: each sleeping call's count, read two calls later without a wait (fraction_of)
+        self.ring = _native.FencedReadback.create(self.ctx, 4, 4) if texels else None
+        self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
         self.all_woken = True           # every tile computes the next substep (made, or after an edit)
         self.boxes = []                 # tile rectangles woken since the last substep
         self.substeps = 0               # substeps of the last step() call it planned
         self.listed = False             # whether the count on the GPU belongs to the last call
+        self.woke_all = False           # whether the last call's first substep computed every tile
 
     def wake(self, box=None) -> None:
         """Wake every tile (box None), or the tiles an edit of the cells box (x0, y0, width, height)
@@ -127,6 +131,7 @@ class Sleep(Held):
         if not self.listed:
             self.args.write(ARGS[:1].tobytes())
             self.listed = True
+            self.woke_all = self.all_woken
         flags = (self.flags_even, self.flags_odd)
         p = self.parity
         flags[1 - p].bind_to_storage_buffer(b["B_SLEEP_ACTIVE"])
@@ -170,6 +175,37 @@ class Sleep(Held):
 
     def end_substep(self) -> None:
         self.parity = 1 - self.parity
+
+    def release(self) -> None:
+        if self.ring is not None:
+            self.ring.release()
+            self.ring = None
+        super().release()
+
+    def push_call(self, call: int) -> None:
+        """The step() call numbered `call` has ended: where it slept here, queue its count for fraction_of."""
+        if not self.listed:
+            return
+        if self.woke_all:               # it started with every tile: its count says nothing of the world
+            return
+        if self.ring is not None:
+            self.ring.push(self.args, call)
+            self.records[call] = (self.substeps, None)
+        else:
+            self.records[call] = (self.substeps, int(np.frombuffer(self.args.read(4), np.uint32)[0]))
+        for old in [c for c in self.records if c < call - 3]:
+            del self.records[old]
+
+    def fraction_of(self, call: int):
+        """The fraction of tiles the step() call numbered `call` computed where it slept here (and did not
+        start with every tile), else None; waits for the GPU only where that call is not done yet."""
+        record = self.records.pop(call, None)
+        if record is None:
+            return None
+        substeps, count = record
+        if count is None:
+            count = int(np.frombuffer(self.ring.record(call), np.uint32)[0])
+        return count / (substeps * self.count)
 
     def listed_substeps(self) -> float:
         """The tiles the last step() call listed over its substeps, in substeps of the whole grid; reads the
