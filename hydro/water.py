@@ -880,7 +880,7 @@ class _PipeGrid(_owner.Simulation):
         # erosion changes beds where no water moves: it keeps every tile computed
         sleep = self._sleep and not eroding
         # the blocked kernel's state has no room for the cycle's records of tiles it skips
-        sleep_blocked = (sleep and tuning.sleep_blocked and not self._state.defines["CYCLE"]
+        sleep_blocked = (sleep and plan.blocked_sleeps(tuning) and not self._state.defines["CYCLE"]
                          and self._calls >= self._dense_until)
         if sleep_blocked and kernel is None and tuning.one == "fused" and fits:
             kernel = "blocked"                        # calls of one substep, and gauged ones, sleep too (GPUs)

@@ -456,11 +456,7 @@ class Blocked(Kernel):
     def sleeper(self):
         """Its water_sleep.Sleep, of `blocked`'s tiles of texels, made on first use."""
         if self.sleep is None:
-            (tx, ty), steps = self.tuning.blocked
-            if tx != ty or self.tuning.reach * steps > tx:
-                raise ValueError(f"tuning: a sleeping blocked call needs square tiles wider than their halo, got "
-                                 f"{self.tuning.blocked}")
-            self.sleep = Sleep(self.state, tx, texels=True)
+            self.sleep = Sleep(self.state, self.tuning.blocked[0][0], texels=True)     # plan.blocked_sleeps
             self.sleep.set_open(*self.state.open_source)
             self.state.sleepers.append(self.sleep)
         return self.sleep

@@ -94,7 +94,7 @@ class Tuning:
         lattice = _HEX if hexagonal else {}
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
-                          fold_samples=True,
+                          fold_samples=True, sleep_blocked=False,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
         if inertia:
@@ -157,6 +157,13 @@ def launches(tuning: Tuning, nx: int, ny: int, substeps: int, is_walled: bool) -
     if r % main[1] and q and (r + wide[1]) % main[1] == 0:
         q, r = q - 1, r + wide[1]           # one wide launch fewer, its substeps in main's
     return [wide] * q + [main] * (r // main[1]) + [odd] * (r % main[1])
+
+
+def blocked_sleeps(tuning: Tuning) -> bool:
+    """Whether the tuning's blocked calls may sleep: asked to, on square tiles at least as wide as their
+    halo (a launch then reads only the tiles beside each)."""
+    (tx, ty), steps = tuning.blocked
+    return tuning.sleep_blocked and tx == ty and tuning.reach * steps <= tx
 
 
 def sleeping_odd(tuning: Tuning) -> Shape:
