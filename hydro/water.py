@@ -894,7 +894,7 @@ class _PipeGrid(_owner.Simulation):
             fold = None
         ran = self._kernel_object(call.kernel)
         ran.run(sub, call, hook, **({"fold": fold} if fold else {}))
-        self._state.ran(n, (self._state.sleep if call.kernel == "cells" else ran.sleep) if call.sleep else None)
+        self._state.ran(n, ran.sleep if call.sleep else None)
         self._last_call = call
         self._iteration += n
         if self._state.defines["CYCLE"]:              # the substeps of the float32 length the GPU takes

@@ -20,7 +20,7 @@ from . import _gl, _native
 from . import water_plan as plan
 from .params import Geometry, WaterParams, model_uniforms
 from .boundary import KINDS
-from .water_sleep import PLAN_GROUP, UNPACK_ARGS, WAKE_RECTS, Sleep
+from .water_sleep import PLAN_GROUP, WAKE_RECTS, Sleep
 
 
 class WaterState:
@@ -175,6 +175,7 @@ class Kernel:
     reads, and may bind the flow buffers at B_FLOW_* and the packed state at B_PACKED_IN."""
 
     name = ""
+    sleep = None                        # the water_sleep.Sleep of its sleeping calls, where it has one
 
     def __init__(self, state: WaterState, tuning: plan.Tuning, layout):
         self.state, self.tuning, self.ctx = state, tuning, state.ctx
@@ -214,6 +215,10 @@ class CellWise(Kernel):
     run fastest, reading the input flows through buffer-texture views where they can."""
 
     name = "cells"
+
+    @property
+    def sleep(self):
+        return self.state.sleep
 
     def _create(self, layout):
         ctx, s, tuning = self.ctx, self.state, self.tuning
@@ -508,12 +513,7 @@ class Blocked(Kernel):
             self.ctx.memory_barrier()
             sleep.planned()
             if k == 0:
-                self.states[current].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-                if self.bed is not None:
-                    self.bed.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
-                sleep.run(pack)
-                if self.bed is not None:
-                    self.bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+                self._pack(current, run=lambda: sleep.run(pack))
             self.states[current].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
             self.states[1 - current].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
             sleep.run(launches[shape])
@@ -526,12 +526,7 @@ class Blocked(Kernel):
                 _native.flush(self.ctx)
         self.current = current
         sleep.list_touched(listing)
-        self.states[current].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
-        s.water.bind_to_image(b["B_WATER"], read=False, write=True)
-        s.bind_flows()
-        sleep.list.bind_to_storage_buffer(b["B_SLEEP_LIST"])
-        unpack.run_indirect(sleep.args, UNPACK_ARGS)
-        self.ctx.memory_barrier()
+        self._unpack(current, run=lambda: sleep.run_listed(unpack))
 
     def run(self, dt, call, hook=None):
         if call.sleep:
@@ -561,12 +556,17 @@ class Blocked(Kernel):
                 _native.flush(self.ctx)
         self._unpack(len(call.launches))
 
-    def _pack(self):
+    def _pack(self, state: int = 0, run=None):
+        """Pack the grid into state `state`: every texel, or through `run(program)` (a sleeping call's
+        pack, the listed tiles') the program run binds itself."""
         b, s = _gl.BINDINGS, self.state
-        self.states[0].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
+        self.states[state].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
         if self.bed is not None:                # hex: the beds too, read by the launches at B_TERRAIN
             self.bed.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
-        _gl.dispatch(self.ctx, self.pack_program, s.nx + 1, s.ny + 1)
+        if run is None:
+            _gl.dispatch(self.ctx, self.pack_program, s.nx + 1, s.ny + 1)
+        else:
+            run()
         if self.bed is not None:
             self.bed.bind_to_image(b["B_TERRAIN"], read=True, write=False)
 
@@ -587,12 +587,17 @@ class Blocked(Kernel):
         self.ctx.memory_barrier()
         self.state.cycle_written()
 
-    def _unpack(self, launches: int):
+    def _unpack(self, launches: int, run=None):
+        """Unpack the state `launches` launches wrote into the grid: every texel, or through `run()` (a
+        sleeping call's unpack, the listed tiles')."""
         b, s = _gl.BINDINGS, self.state
         self.states[launches % 2].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
         s.water.bind_to_image(b["B_WATER"], read=False, write=True)
         s.bind_flows()
-        _gl.dispatch(self.ctx, self.unpack_program, s.nx + 1, s.ny + 1)
+        if run is None:
+            _gl.dispatch(self.ctx, self.unpack_program, s.nx + 1, s.ny + 1)
+        else:
+            run()
 
 
 KERNEL_CLASSES = {cls.name: cls for cls in (CellWise, Fused, Blocked)}

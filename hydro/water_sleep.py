@@ -161,6 +161,12 @@ class Sleep(Held):
         prog.run_indirect(self.args, 16 + 16 * self.parity)
         self.ctx.memory_barrier()
 
+    def run_listed(self, prog) -> None:
+        """Run `prog` over the tiles list_touched listed (the blocked kernel's unpack)."""
+        self.list.bind_to_storage_buffer(_gl.BINDINGS["B_SLEEP_LIST"])
+        prog.run_indirect(self.args, UNPACK_ARGS)
+        self.ctx.memory_barrier()
+
     def list_touched(self, prog) -> None:
         """After a call's last launch: list the tiles its launches listed, with their count in the unpack's
         arguments, by `prog` (water/sleep_plan.comp's LIST_TOUCHED), which unmarks them."""
