@@ -20,10 +20,10 @@ def test_gpu_check_reports_a_kernel_that_disagrees(ctx, capsys, monkeypatch):
     the check, on both kinds of sides and thresholds."""
     real = water_kernels.Blocked._pack
 
-    def from_rest(self):
+    def from_rest(self, *args, **kwargs):
         if self.state.hexagonal:
             self.state.flows[2].write(bytes(self.state.flows[2].size))
-        real(self)
+        real(self, *args, **kwargs)
 
     monkeypatch.setattr(water_kernels.Blocked, "_pack", from_rest)
     assert gpu_check.main(["--size", "20", "26"], ctx=ctx) == 1
