@@ -184,8 +184,9 @@ class _PipeGrid(_owner.Simulation):
     @property
     def sleep(self) -> bool:
         """Whether step() skips the tiles where nothing moves (hydro.water_sleep): the same water and
-        ledger as computing them. The cell-wise kernel sleeps tiles; the other kernels, and every kernel
-        while erosion is on, compute every tile. Settable between steps."""
+        ledger as computing them. The cell-wise kernel sleeps tiles, and on GPUs the blocked kernel, which
+        then also takes the calls of one substep; every kernel computes every tile while erosion is on.
+        Settable between steps."""
         return self._sleep
 
     @sleep.setter
@@ -879,9 +880,7 @@ class _PipeGrid(_owner.Simulation):
             kernel, hook = "cells", self._erosion_hook(hook, sub)
         # erosion changes beds where no water moves: it keeps every tile computed
         sleep = self._sleep and not eroding
-        # the blocked kernel's state has no room for the cycle's records of tiles it skips
-        sleep_blocked = (sleep and plan.blocked_sleeps(tuning) and not self._state.defines["CYCLE"]
-                         and self._calls >= self._dense_until)
+        sleep_blocked = sleep and plan.blocked_sleeps(tuning) and self._calls >= self._dense_until
         if sleep_blocked and kernel is None and tuning.one == "fused" and fits:
             kernel = "blocked"                        # calls of one substep, and gauged ones, sleep too (GPUs)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,

@@ -71,8 +71,8 @@ class Tuning:
     # 3 with inertia (a face also needs the faces beside it); its halo is reach times its substeps
     reach: int = 2
     ring_row: int = 4096            # workgroups per row of a ring dispatch
-    # whether a blocked call (or, while they sleep, a fused one) sleeps tiles where the grid sleeps (the
-    # water cycle off); a sleeping call that computed more than sleep_dense_above of its tiles makes the
+    # whether a blocked call (or, while they sleep, a fused one) sleeps tiles where the grid sleeps; a
+    # sleeping call that computed more than sleep_dense_above of its tiles makes the
     # calls from two later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles")
     sleep_blocked: bool = True
     sleep_dense_above: float = 0.5

@@ -18,7 +18,8 @@
 // stores what crossed it at each substep and adds what the launch before stored to the ledger as the
 // launch starts (common/booked.glsl; the unpack adds the last launch's).
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y), which it
-// flags where one of its texels changed in any bit at any substep of the launch (hydro/water_sleep.py).
+// flags where one of its texels, or with CYCLE one of its cells' records, changed in any bit at any
+// substep of the launch (hydro/water_sleep.py).
 #include "common/cells.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
@@ -337,7 +338,11 @@ void main() {
                 float before = h, net = net_inflow(f);
                 h = moved(before, rate, net);
 #if CYCLE
+                vec4 kept = record;
                 h = cycle_step(h, moved_error(before, rate, net, h), rates, record);
+#if SLEEP
+                change = change || owned && texel && changed(kept, record);    // what the cell is owed, too
+#endif
 #endif
             }
 #if HEX
