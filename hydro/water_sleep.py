@@ -42,7 +42,57 @@ def wake_box(box, nx: int, ny: int, tile: int):
             min((x0 + w - 1) // tile + 1, tx - 1), min((y0 + h - 1) // tile + 1, ty - 1))
 
 
-class Sleep(Held):
+def open_cells(table, layout, nx: int, ny: int) -> np.ndarray:
+    """(ny, nx) bools: the cells beside a face that is not a wall (hydro.boundary's table and layout),
+    whose tiles stay awake."""
+    cells = np.zeros(nx * ny, bool)
+    cells[layout.inside_cell[table["kind"] != KINDS["wall"]]] = True
+    return cells.reshape(ny, nx)
+
+
+class Wakes:
+    """The tiles of `tile` x `tile` over `span` (x, y) that an edit woke for the coming plan, beside those
+    the substep before changed (common/sleep_awake.glsl): every tile, or the rectangles of tiles around the
+    cells edited. Sleep's, and hydro.water_fragment's sleeping tiles'."""
+
+    def __init__(self, span, tile: int):
+        self.span, self.tile = span, tile
+        self.tiles = tiles_of(*span, tile)
+        self.count = self.tiles[0] * self.tiles[1]
+        self.all_woken = True           # every tile computes the next substep (made, or after an edit)
+        self.boxes = []                 # tile rectangles woken since the last substep
+
+    def wake(self, box=None) -> None:
+        """Wake every tile (box None), or the tiles an edit of the cells box (x0, y0, width, height)
+        touches and those beside them, for the next substep."""
+        if box is None:
+            self.all_woken, self.boxes = True, []
+        elif not self.all_woken:
+            self.boxes.append(wake_box(box, *self.span, self.tile))
+            if len(self.boxes) > WAKE_RECTS:
+                b = np.array(self.boxes)
+                self.boxes = [(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())]
+
+    def tiles_of_cells(self, cells) -> np.ndarray:
+        """(tiles y, tiles x) bools: the tiles holding a True of the (ny, nx) bools `cells`."""
+        tx, ty = self.tiles
+        padded = np.zeros((ty * self.tile, tx * self.tile), bool)
+        padded[:cells.shape[0], :cells.shape[1]] = cells
+        return padded.reshape(ty, self.tile, tx, self.tile).any(axis=(1, 3))
+
+    def take_wakes(self, prog) -> dict:
+        """The wakes for the plan `prog` runs next: its u_wake written, and its uniforms u_wake_all and
+        u_wake_count; the plan after it wakes none of them."""
+        if self.boxes:
+            rects = np.zeros((WAKE_RECTS, 4), np.int32)
+            rects[:len(self.boxes)] = self.boxes
+            prog["u_wake"].write(rects.tobytes())
+        uniforms = {"u_wake_all": self.all_woken, "u_wake_count": len(self.boxes)}
+        self.all_woken, self.boxes = False, []
+        return uniforms
+
+
+class Sleep(Wakes, Held):
     """The sleeping tiles of one grid (`state`, a water_kernels.WaterState) of `tile` x `tile` cells; with
     `texels` (the blocked kernel's) of as many of its texels, which reach a row and a column past the cells
     and hold the outer faces, and the tiles a call lists are marked for its unpack (`touched`)."""
@@ -50,10 +100,9 @@ class Sleep(Held):
     held = ("list", "flags_even", "flags_odd", "args", "open", "touched")
 
     def __init__(self, state, tile: int, texels: bool = False):
-        self.state, self.ctx, self.tile, self.texels = state, state.ctx, tile, texels
-        self.span = (state.nx + texels, state.ny + texels)
-        self.tiles = tiles_of(*self.span, tile)
-        count = self.tiles[0] * self.tiles[1]
+        super().__init__((state.nx + texels, state.ny + texels), tile)
+        self.state, self.ctx, self.texels = state, state.ctx, texels
+        count = self.count
         self.list = self.flags_even = self.flags_odd = self.args = self.open = self.touched = None
         try:
             self.list = self.ctx.buffer(reserve=4 * count)
@@ -69,28 +118,14 @@ class Sleep(Held):
         except BaseException:
             self.release()
             raise
-        self.count = count
         # the blocked kernel's: each sleeping call's count, read two calls later without a wait (fraction_of)
         self.ring = _native.FencedReadback.create(self.ctx, 4, 4) if texels else None
         self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
-        self.all_woken = True           # every tile computes the next substep (made, or after an edit)
-        self.boxes = []                 # tile rectangles woken since the last substep
         self.substeps = 0               # substeps of the last step() call it planned
         self.listed = False             # whether the count on the GPU belongs to the last call
         self.woke_all = False           # whether the last call's first substep computed every tile
-
-    def wake(self, box=None) -> None:
-        """Wake every tile (box None), or the tiles an edit of the cells box (x0, y0, width, height)
-        touches and those beside them, for the next substep."""
-        if box is None:
-            self.all_woken, self.boxes = True, []
-        elif not self.all_woken:
-            self.boxes.append(wake_box(box, *self.span, self.tile))
-            if len(self.boxes) > WAKE_RECTS:
-                b = np.array(self.boxes)
-                self.boxes = [(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())]
 
     def begin_call(self) -> None:
         """A step() call starts: its count starts from zero."""
@@ -101,13 +136,11 @@ class Sleep(Held):
         """The boundary table changed its faces' kinds: the tiles holding a cell beside a face that is not
         a wall stay awake (hydro.boundary's table and layout)."""
         nx, ny = self.state.nx, self.state.ny
-        cells = np.zeros(nx * ny, bool)
-        cells[layout.inside_cell[table["kind"] != KINDS["wall"]]] = True
+        cells = open_cells(table, layout, nx, ny)
         self.any_open = bool(cells.any())
         if self.any_open:
             if self.open is None:
                 self.open = self.ctx.buffer(reserve=4 * self.count)
-            cells = cells.reshape(ny, nx)
             if self.texels:         # and the texels beside them, which hold their outer faces
                 grown = np.zeros((ny + 1, nx + 1), bool)
                 for dy in (0, 1):
@@ -115,13 +148,6 @@ class Sleep(Held):
                         grown[dy:dy + ny, dx:dx + nx] |= cells
                 cells = grown
             self.open.write(self.tiles_of_cells(cells).astype(np.uint32).tobytes())
-
-    def tiles_of_cells(self, cells) -> np.ndarray:
-        """(tiles y, tiles x) bools: the tiles holding a True of the (ny, nx) bools `cells`."""
-        tx, ty = self.tiles
-        padded = np.zeros((ty * self.tile, tx * self.tile), bool)
-        padded[:cells.shape[0], :cells.shape[1]] = cells
-        return padded.reshape(ty, self.tile, tx, self.tile).any(axis=(1, 3))
 
     def plan(self, prog, steps: int = 1) -> int:
         """Bind what the plan of the coming substep (the blocked kernel's: launch of `steps` substeps) reads
@@ -142,13 +168,8 @@ class Sleep(Held):
             self.open.bind_to_storage_buffer(b["B_SLEEP_OPEN"])
         if self.touched is not None:
             self.touched.bind_to_storage_buffer(b["B_SLEEP_TOUCHED"])
-        _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_wake_all=self.all_woken, u_any_open=self.any_open,
-                         u_wake_count=len(self.boxes), u_plan_steps=steps)
-        if self.boxes:
-            rects = np.zeros((WAKE_RECTS, 4), np.int32)
-            rects[:len(self.boxes)] = self.boxes
-            prog["u_wake"].write(rects.tobytes())
-        self.all_woken, self.boxes = False, []
+        _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_any_open=self.any_open, u_plan_steps=steps,
+                         **self.take_wakes(prog))
         self.substeps += steps
         return self.count
 

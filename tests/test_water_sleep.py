@@ -8,11 +8,8 @@ import pytest
 import hydro
 from hydro.reference import sleep as ref_sleep
 import water_cases
+from sleep_cases import EDITS, MODELS, SHAPES, TILE, basin, cycle_steps, dam
 from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, retune
-
-TILE = 16
-MODELS = {"classic": {}, "inertia": {"inertia": True, "manning": 0.03}}
-
 
 KERNELS = ("cells", "blocked")
 
@@ -41,27 +38,12 @@ def assert_twins(a, b, what=""):
     assert_same_ledger(a.ledger(), b.ledger(), what)
 
 
-def basin(shape=(96, 112)):
-    """A still lake, at rest to the bit (heights and level multiples of 1/64), behind a ridge at x = 40
-    from dry land sloping away to the right, and a pond sloshing in the far corner."""
-    ny, nx = shape
-    y, x = np.mgrid[0:ny, 0:nx]
-    terrain = np.round(64 * (0.5 + 0.01 * x + 0.2 * np.sin(y / 5.0) ** 2)) / 64
-    terrain[:, 38:42] = 3.0
-    lake = np.where(x < 38, np.maximum(1.5 - terrain, 0.0), 0.0)
-    pond = ((x - 95) ** 2 + (y - 80) ** 2 < 36) * 0.8
-    return terrain.astype(np.float32), (lake + pond).astype(np.float32)
-
-
-@pytest.mark.parametrize("shape", [(80, 112), (53, 37)], ids=["whole-tiles", "ragged"])
+@pytest.mark.parametrize("shape", list(SHAPES.values()), ids=list(SHAPES))
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("kind", list(GRIDS))
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model, shape, kernel):
-    ny, nx = shape
-    terrain = np.zeros((ny, nx), np.float32)
-    water = np.zeros((ny, nx), np.float32)
-    water[:24, :20] = 1.0
+    terrain, water = dam(shape)
     a, b = twins(ctx, kind, terrain, water, kernel, **MODELS[model])
     awake = []
     for call in range(10):
@@ -70,7 +52,7 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
         assert_twins(a, b, f"call {call}")
         awake.append(a.awake)
     assert b.awake == 1.0
-    if shape == (80, 112):                  # (the ragged grid is a few tiles, the water in most of them)
+    if shape == SHAPES["whole-tiles"]:      # (the ragged grid is a few tiles, the water in most of them)
         assert awake[1] < 0.4, awake           # the dry land beyond the front slept
         assert awake[-1] > awake[1] + 0.15, awake    # and woke as the front came
     for g in (a, b):
@@ -132,17 +114,6 @@ def test_the_tiles_computed_are_those_the_plan_says(ctx, kind, kernel):
     assert 0.0 < a.awake < 0.8
     for g in (a, b):
         g.release()
-
-
-EDITS = {
-    "set_terrain": lambda g: g.set_terrain(np.full((20, 4), 0.5, np.float32), origin=(38, 30)),
-    "add_water": lambda g: g.add_water(20, 40, 4.0, 30.0),
-    "remove_water": lambda g: g.remove_water(20, 40, 4.0, 10.0),
-    "dig": lambda g: g.dig(25, 30, 3.0, 0.5),
-    "water": lambda g: g.__setattr__("water", np.where(np.arange(g.nx) == 10, 1.6, g.water).astype(np.float32)),
-    "flow_x": lambda g: g.__setattr__("flow_x", np.where(np.arange(g.nx + 1) == 20, 0.5, g.flow_x).astype(np.float32)),
-    "boundary": lambda g: g.set_boundary("bottom", "inflow", 3.0, span=(10, 20)),
-}
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
@@ -213,16 +184,7 @@ def test_the_water_cycle_keeps_awake_the_tiles_it_works_on(ctx, kind, kernel):
     bits of computing every tile, the tiles beyond their reach asleep."""
     terrain, water = basin()
     a, b = twins(ctx, kind, terrain, water, kernel)
-    patch = np.zeros(a.shape, np.float32)
-    patch[70:80, 60:70] = 1e-3
-    steps = [
-        ("evaporation", lambda g: g.__setattr__("evaporation", 1e-6)),
-        ("spring", lambda g: g.add_source(100, 10, 2.0, 0.5)),
-        ("drain", lambda g: g.add_source(10, 40, 2.0, -0.2)),
-        ("rain field", lambda g: g.__setattr__("rain", patch)),
-        ("spring off", lambda g: g.sources[0].remove()),
-    ]
-    for what, change in steps:
+    for what, change in cycle_steps(a.shape):
         for g in (a, b):
             change(g)
             g.step(0.3)
