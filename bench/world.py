@@ -8,9 +8,14 @@ at half the stable limit, timed with glFinish on both ends after a warm-up call.
 - "dense": sleep=False, the planner's kernel, every tile computed (the rate of today's kernels).
 It prints the fraction of tiles computed (`g.awake`), µs a substep, cell·steps/s, and the speed-up over
 "dense" of the same world, with the GL renderer; `--svg` draws µs a substep against the awake fraction.
+`--backend fragment` times hydro.water_fragment's grid (the passes GL 3.3-4.2 contexts run; modes "sleep"
+and "dense") on whatever context hydro.create_context() gives; Mesa's overrides make it the GL 4.1 one.
 
     python bench/world.py --sizes 1024 --fractions 0 0.05 1 --calls 32          # llvmpipe
     python bench/world.py --sizes 4096 16384 --fractions 0 0.01 0.05 0.2 1 --calls 64 --json w.json --svg w.svg
+    MESA_GL_VERSION_OVERRIDE=4.1 MESA_GLSL_VERSION_OVERRIDE=410 MESA_EXTENSION_OVERRIDE="-GL_ARB_compute_shader \
+        -GL_ARB_shader_storage_buffer_object -GL_ARB_shader_image_load_store" \
+        python bench/world.py --backend fragment --sizes 1024 --fractions 0 1 --calls 8 --repeat 2
 """
 import argparse
 import ast
@@ -23,8 +28,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hydro                                     # noqa: E402
+from hydro.water_fragment import FragmentWaterGrid   # noqa: E402
 
 MODES = {"sleep": (True, None), "cells": (True, "cells"), "dense": (False, None)}
+FRAGMENT_MODES = ("sleep", "dense")             # the fragment grid has no kernels to choose
 
 
 def world(n: int, fraction: float):
@@ -45,10 +52,13 @@ def world(n: int, fraction: float):
     return terrain, water
 
 
-def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None):
+def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute"):
     sleep, kernel = MODES[mode]
     terrain, water = world(n, fraction)
-    g = hydro.WaterGrid(ctx, terrain, water=water, sleep=sleep, kernel=kernel)
+    if backend == "fragment":
+        g = FragmentWaterGrid(ctx, terrain, water=water, sleep=sleep)
+    else:
+        g = hydro.WaterGrid(ctx, terrain, water=water, sleep=sleep, kernel=kernel)
     del terrain, water
     if tuning:
         g._retune(g._tuning.replace(**tuning))
@@ -60,7 +70,7 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None):
         g.step(h * calls, substeps=calls)
     ctx.finish()
     per = (time.perf_counter() - t) / (repeat * calls)
-    awake, ran = g.awake, g._last_call.kernel
+    awake, ran = g.awake, "fragment" if backend == "fragment" else g._last_call.kernel
     ok = abs(g.volume() - g.ledger()["expected"]) <= 1e-4 * g.ledger()["expected"]
     g.release()
     return per, awake, ran, ok
@@ -114,7 +124,10 @@ def main():
     ap = argparse.ArgumentParser(description="hydro: substep cost against the awake fraction")
     ap.add_argument("--sizes", type=int, nargs="+", default=[512])
     ap.add_argument("--fractions", type=float, nargs="+", default=[0.0, 0.05, 1.0])
-    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    ap.add_argument("--modes", nargs="+", default=None, choices=list(MODES),
+                    help="default: all of the backend's (fragment: sleep, dense)")
+    ap.add_argument("--backend", default="compute", choices=("compute", "fragment"),
+                    help="hydro.WaterGrid as the context gives it, or hydro.water_fragment's grid")
     ap.add_argument("--calls", type=int, default=32, help="substeps a step() call")
     ap.add_argument("--repeat", type=int, default=3, help="timed calls")
     ap.add_argument("--tuning", nargs="+", default=[], metavar="NAME=VALUE",
@@ -123,18 +136,26 @@ def main():
     ap.add_argument("--svg")
     args = ap.parse_args()
     tuning = {name: ast.literal_eval(value) for name, _, value in (t.partition("=") for t in args.tuning)}
+    modes = args.modes or (list(FRAGMENT_MODES) if args.backend == "fragment" else list(MODES))
+    if args.backend == "fragment" and not set(modes) <= set(FRAGMENT_MODES):
+        ap.error(f"--modes: the fragment backend runs {', '.join(FRAGMENT_MODES)}")
+    if args.backend == "fragment" and tuning:
+        ap.error("--tuning: the fragment backend has no tuning")
     ctx = hydro.create_context()
+    version = f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}"
     info = {"renderer": ctx.info["GL_RENDERER"], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "calls": args.calls, "tuning": args.tuning}
-    print(f"GL_RENDERER: {info['renderer']}  {info['date']}  calls of {args.calls} substeps  {' '.join(args.tuning)}")
+            "calls": args.calls, "tuning": args.tuning, "backend": args.backend, "gl": version}
+    print(f"GL_RENDERER: {info['renderer']} (GL {version})  {info['date']}  {args.backend} backend  "
+          f"calls of {args.calls} substeps  {' '.join(args.tuning)}")
     print("| size | world fraction | mode | kernel | awake | µs/substep | cell·steps/s | × dense | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
     for n in args.sizes:
         for fraction in args.fractions:
             dense = None
-            for mode in sorted(args.modes, key=lambda m: m != "dense"):
-                per, awake, ran, ok = time_world(ctx, n, fraction, mode, args.calls, args.repeat, tuning)
+            for mode in sorted(modes, key=lambda m: m != "dense"):
+                per, awake, ran, ok = time_world(ctx, n, fraction, mode, args.calls, args.repeat, tuning,
+                                                 args.backend)
                 dense = per if mode == "dense" else dense
                 gain = f"{dense / per:.1f}" if dense else "-"
                 rows.append({"size": n, "fraction": fraction, "mode": mode, "kernel": ran, "awake": awake,

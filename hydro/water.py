@@ -184,9 +184,9 @@ class _PipeGrid(_owner.Simulation):
     @property
     def sleep(self) -> bool:
         """Whether step() skips the tiles where nothing moves (hydro.water_sleep): the same water and
-        ledger as computing them. The cell-wise kernel sleeps tiles, and on GPUs the blocked kernel, which
-        then also takes the calls of one substep; every kernel computes every tile while erosion is on.
-        Settable between steps."""
+        ledger as computing them. The cell-wise kernel sleeps tiles, on GPUs the blocked kernel (which then
+        also takes the calls of one substep), and on GL 3.3-4.2 the fragment passes; every kernel computes
+        every tile while erosion is on. Settable between steps."""
         return self._sleep
 
     @sleep.setter
@@ -981,9 +981,9 @@ class _PipeGrid(_owner.Simulation):
 def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, friction=0.02, *, water=None,
                    kernel=None, sleep=True, **model):
     """WaterGrid / HexWaterGrid on a GL 3.3-4.2 context: hydro.water_fragment's grid of the lattice, with the
-    same model arguments (pipe_area, manning, fixed_substep, inertia); its passes are its one schedule."""
+    same model arguments (pipe_area, manning, fixed_substep, inertia) and sleep; its passes are its one
+    kernel."""
     from .water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
-    check_sleep(sleep)                              # its passes compute every cell, whichever is asked
     if kernel is not None:
         check_kernel(kernel)
         version = ctx.version_code
@@ -991,7 +991,7 @@ def _fragment_grid(hexagonal, ctx, terrain=None, cell_size=1.0, gravity=9.81, fr
                          f"{version // 100}.{version % 100 // 10}, on which the grid runs as fragment passes "
                          f"(hydro.water_fragment); expected kernel=None here")
     cls = FragmentHexWaterGrid if hexagonal else FragmentWaterGrid
-    return cls(ctx, terrain, cell_size, gravity, friction, water=water, **model)
+    return cls(ctx, terrain, cell_size, gravity, friction, water=water, sleep=sleep, **model)
 
 
 class WaterGrid(_PipeGrid):

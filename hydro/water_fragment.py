@@ -51,6 +51,14 @@ volume() reduces the water as it is and waits for it. With fixed_substep, step(d
 substeps of that length and carries the remainder, planning de Almeida's weighting from the water at
 the last edit (as WaterGrid's).
 
+Sleeping tiles (docs/design.md, "Sleeping tiles"): with `sleep` (the default) a substep computes only the
+tiles of 32 x 32 cells where it or a tile beside it changed in the substep before, that hold a cell beside
+a side that is not a wall, or that an edit woke, as WaterGrid's cell-wise kernel does, in passes a
+GL 3.3 context has (_FragmentSleep): a texel a tile says which are awake, the accelerate and move passes
+draw rectangles over those instead of the whole target, and a pass at a texel a block of cells compares
+the textures before and after the substep (where every tile moves, in one substep of SLEEP_CHECK);
+nothing is read back but `awake`, when asked. Calls with erosion compute every tile.
+
 sample() and sample_async() (docs/design.md, "Asking the water between frames"): common/sample.glsl's
 sample_point() in a pass of one texel a point (fragment/sample.frag), whose values are packed into a
 fenced pixel buffer that the handle reads later (_FragmentSampler, _PixelRing). Gauges (add_gauge):
@@ -75,26 +83,36 @@ from .params import (DEPTH_MARGIN, Geometry, WaterParams, auto_substeps, check_s
                      fixed_substeps, max_stable_dt, model_uniforms, smoothing_weight, stable)
 from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid plans
 from .hex import HexWaterGrid
-from .water import _PipeGrid
+from .water import _PipeGrid, check_sleep
 from .water_cycle import Cycle
 from .water_erosion import NO_FLOOR, erode_uniforms, erosion_uniforms
 from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, check_line
+from .water_sleep import WAKE_RECTS, Wakes, open_cells
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
 REQUIRED_VERSION = _gl.FRAGMENT_VERSION    # GL 3.3 core; macOS gives 4.1
+SLEEP_TILE = 32             # cells a side of a sleeping tile (_FragmentSleep): a power of two, at least 8
+SLEEP_BLOCK = 4             # cells a side of a block whose changes sleep_changed.frag flags in a texel
+SLEEP_CHECK = 8             # while every tile is awake, one substep in so many compares the water (_FragmentSleep)
 # the defines every model pass takes (and HEX); each grid sets PIPE_AREA_DEPTH, MANNING and INERTIA by its
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
 MODEL_DEFINES = {"FRAGMENT": True, "PIPE_AREA_DEPTH": True, "MANNING": False, "INERTIA": False, "CYCLE": False}
 MODEL_PASSES = ("accelerate_edges", "accelerate", "move", "book", "gauge")
 EROSION_PASSES = ("erode_mix", "erode", "slump", "book_sediment")     # _FragmentErosion's, after each substep
-LATTICE_PASSES = MODEL_PASSES + EROSION_PASSES + ("sample", "stats_cells")   # the passes whose code differs by lattice (HEX)
+# the passes whose code differs by lattice (HEX)
+LATTICE_PASSES = MODEL_PASSES + EROSION_PASSES + ("sample", "stats_cells", "sleep_changed")
 STATS_BLOCK = 8             # each texel of a stats level combines this many squared of the level before
 # each pass's defines where it takes any (HEX too, for the lattice's passes)
 PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + EROSION_PASSES + ("book_cycle",)}, "sample": {},
                 **{name: {**MODEL_DEFINES, "STATS_BLOCK": STATS_BLOCK, "SPEED": False}
-                   for name in ("stats_cells", "stats_levels")}}
+                   for name in ("stats_cells", "stats_levels")},
+                # _FragmentSleep's
+                "sleep_changed": {"HEX": False, "CYCLE": False, "GATHER": 1, "FACES": False, "BLOCK": SLEEP_BLOCK},
+                "sleep_reduce": {"FACTOR": 4, "MASK": False}, "sleep_plan": {"WAKE_RECTS": WAKE_RECTS},
+                "sleep_rects": {"SETTLED": False}, "sleep_record": {"CYCLE": True}}
+TILE_PASSES = ("sleep_reduce", "sleep_plan", "sleep_rects", "sleep_record")     # alike on both lattices
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
 # cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
 # adding what the cycle took or not (and with inertia the fastest water, SPEED)
@@ -106,14 +124,27 @@ SPEED_BYTES = 4             # with inertia, after it: the fastest water, r32f
 SAMPLE_ROW = 1024           # texels a row of the sample pass's points and values
 GAUGE_ROW = 4096            # texels a row of the gauges' faces
 _PAIRS = struct.Struct("=4f")   # a gauge slot's texel: (since added hi, lo, over the call hi, lo)
+PASS_VERT = "fragment/pass.vert"        # one triangle over the target
+TILES_VERT = "fragment/tiles.vert"      # a quad an awake tile
 
-def _program(ctx, name: str, hexagonal: bool, variant: tuple = ()):
-    """The vertex + fragment program of shaders/fragment/<name>.frag in `variant` ((define, value) pairs)
-    and lattice, compiled once per context (hydro._gl.program)."""
+
+def _program(ctx, name: str, hexagonal: bool, variant: tuple = (), vertex: str = PASS_VERT):
+    """The program of shaders/fragment/<name>.frag in `variant` ((define, value) pairs) and lattice, after
+    the vertex shader `vertex` (a triangle over the target, or the awake tiles' quads), compiled once per
+    context (hydro._gl.program)."""
     defines = PASS_DEFINES.get(name)
     if defines is not None:
-        defines = {**defines, "HEX": hexagonal and name in LATTICE_PASSES, **dict(variant)}
-    return _gl.program(ctx, "fragment/pass.vert", fragment=f"fragment/{name}.frag", fragment_defines=defines)
+        defines = {**defines, **({} if name in TILE_PASSES else {"HEX": hexagonal and name in LATTICE_PASSES}),
+                   **dict(variant)}
+    return _gl.program(ctx, vertex, fragment=f"fragment/{name}.frag", fragment_defines=defines)
+
+
+def _texel_texture(ctx, size, components, data, dtype):
+    """A texture the passes read texel by texel: nearest, not repeated."""
+    tex = ctx.texture(size, components, data, dtype=dtype)
+    tex.filter = (moderngl.NEAREST, moderngl.NEAREST)     # integer textures are complete only so
+    tex.repeat_x = tex.repeat_y = False
+    return tex
 
 
 def _standalone_context():
@@ -140,6 +171,8 @@ class FragmentWaterGrid(_owner.Simulation):
     `add_source(x, y, radius, rate)` (springs and drains, `source.rate`, `source.remove()`) and
     `sources`, run on the GPU at every substep and booked in ledger() under "rain", "sources",
     "evaporation" and "drains" (module docstring).
+    sleep: skip the tiles where nothing moves (as WaterGrid's; settable): the same water, flows and
+    ledger as computing every tile; `awake` says what fraction of tiles the last step() computed.
     The passes render into the grid's own framebuffers with the context's other state as it is: keep
     blending off while step() runs (moderngl's default). The framebuffer and viewport of the context
     before a call are restored after it; texture units from 0 up (ten at most, with erosion) are left
@@ -149,12 +182,9 @@ class FragmentWaterGrid(_owner.Simulation):
     _kind = "FragmentWaterGrid"
     _hexagonal = False
     backend = "fragment"        # hydro.WaterGrid's is "compute"
-    # its passes compute every cell: no tile sleeps (hydro.WaterGrid's sleep=True skips still tiles)
-    sleep = False
-    awake = 1.0
 
     def __init__(self, ctx, terrain, cell_size=1.0, gravity=9.81, friction=0.02, *, pipe_area="depth",
-                 water=None, manning=0.0, fixed_substep=None, inertia=False):
+                 water=None, manning=0.0, fixed_substep=None, inertia=False, sleep=True):
         self._released = True                     # until every resource exists
         owns_ctx = ctx is None
         if not owns_ctx:
@@ -164,6 +194,7 @@ class FragmentWaterGrid(_owner.Simulation):
                 raise _gl.HydroGLError(f"ctx: FragmentWaterGrid needs OpenGL 3.3; this context is OpenGL "
                                        f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}")
         self.params = WaterParams(cell_size, gravity, friction, pipe_area, manning, fixed_substep, inertia)
+        self._sleep = check_sleep(sleep)
         terrain = check.field("terrain", terrain)
         if terrain.ndim != 2 or min(terrain.shape) < 1:
             raise ValueError(f"terrain: expected a 2D array (ny, nx) with ny, nx >= 1, got shape {terrain.shape}")
@@ -183,10 +214,8 @@ class FragmentWaterGrid(_owner.Simulation):
     # ------------------------------------------------------------------------------------ resources
 
     def _texture(self, size, components, data=None, dtype="f4"):
-        tex = self.ctx.texture(size, components, data, dtype=dtype)
+        tex = _texel_texture(self.ctx, size, components, data, dtype)
         self._made.append(tex)
-        tex.filter = (moderngl.NEAREST, moderngl.NEAREST)     # integer textures are complete only so
-        tex.repeat_x = tex.repeat_y = False
         return tex
 
     def _target(self, size, components=1, data=None):
@@ -313,27 +342,37 @@ class FragmentWaterGrid(_owner.Simulation):
         self._ends, self._ring, self._planned, self._sync_next = [], None, None, True
         self._booked = {kind: 0.0 for kind in bnd.KINDS if kind != "wall"}
         self._edits = {"brushes": 0.0, "drains": 0.0, "assigned": 0.0}
+        self._sleeping = _FragmentSleep(self, SLEEP_TILE)
         self._note_boundary_bounds()
         self._initial_volume = self.volume()
         self._seal()
+
+    def _set_sleep_tile(self, tile: int) -> None:
+        """The test seam: sleeping tiles of `tile` x `tile` cells (a power of two, at least 8) from now
+        on; the next substep computes every tile."""
+        self._alive()
+        old, self._sleeping = self._sleeping, _FragmentSleep(self, tile)
+        old.release()
 
     def _gpu_objects(self):
         cycle = getattr(self, "_cycle", None)
         probes = [probe for probe in (getattr(self, "_sampler", None), getattr(self, "_gauges", None))
                   if probe is not None]
-        return list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects()) + probes
+        sleeping = getattr(self, "_sleeping", None)
+        return (list(getattr(self, "_made", [])) + ([] if cycle is None else cycle.objects()) + probes
+                + ([] if sleeping is None else sleeping.objects()))
 
-    def _pass(self, name: str, variant: tuple = ()):
+    def _pass(self, name: str, variant: tuple = (), vertex: str = PASS_VERT):
         """The program and vertex array of pass `name` in `variant` (and a model pass in the grid's model,
-        _model_variant), made on first use."""
+        _model_variant) after the vertex shader `vertex`, made on first use."""
         if "INERTIA" in PASS_DEFINES.get(name, {}):
             variant = self._model_variant + variant
-        made = self._passes.get((name, variant))
+        made = self._passes.get((name, variant, vertex))
         if made is None:
-            prog = _program(self.ctx, name, self._hexagonal, variant)
+            prog = _program(self.ctx, name, self._hexagonal, variant, vertex)
             vao = self.ctx.vertex_array(prog, [])
             self._made.append(vao)
-            made = self._passes[name, variant] = (prog, vao)
+            made = self._passes[name, variant, vertex] = (prog, vao)
         return made
 
     def _clear_ledger(self):
@@ -347,6 +386,15 @@ class FragmentWaterGrid(_owner.Simulation):
     def shape(self) -> tuple[int, int]:
         """(ny, nx): the shape of terrain, water and every per-cell array."""
         return (self.ny, self.nx)
+
+    sleep = _PipeGrid.sleep             # WaterGrid's, over _FragmentSleep's passes
+
+    @property
+    def awake(self) -> float:
+        """The fraction of the grid's tiles the last step() call computed, over its substeps (1.0 before
+        any); a diagnostic that reads a texel a tile back, waiting for the GPU."""
+        self._alive()
+        return self._sleeping.awake_fraction()
 
     @property
     def water_texture(self):
@@ -380,7 +428,7 @@ class FragmentWaterGrid(_owner.Simulation):
         depth = check.field("water", depth, self.shape, nonnegative=True)
         old = self.volume()
         self._water[0][0].write(depth.tobytes(), viewport=(0, 0, self.nx, self.ny))
-        self._edited()
+        self._edited(None)
         self._edits["assigned"] += float(depth.astype(np.float64).sum()) * self.geometry.cell_area - old
 
     @property
@@ -394,7 +442,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         height = check.field("terrain", height, self.shape)
         self._terrain[0][0].write(height.tobytes())
-        self._edited()
+        self._edited(None)
 
     def set_terrain(self, heights, origin=(0, 0)) -> None:
         """Absolute terrain heights, an (h, w) array, for the rectangle of cells [y0 : y0 + h, x0 : x0 + w]
@@ -404,7 +452,7 @@ class FragmentWaterGrid(_owner.Simulation):
         heights, x0, y0 = check.rectangle(heights, origin, self.nx, self.ny)
         h, w = heights.shape
         self._terrain[0][0].write(heights.tobytes(), viewport=(x0, y0, w, h))
-        self._edited()
+        self._edited((x0, y0, w, h))
 
     def _flow(self, k) -> np.ndarray:
         self._alive()
@@ -428,6 +476,7 @@ class FragmentWaterGrid(_owner.Simulation):
         flow = check.field(name, flow, self._flow_shapes[k])
         rows, cols = self._flow_shapes[k]
         self._flows_now[k].write(flow.tobytes(), viewport=(0, 0, cols, rows))
+        self._sleeping.wake()
 
     def volume(self) -> float:
         """Total water volume (depth * cell area), world units^3: the depths summed on the GPU as float
@@ -491,13 +540,17 @@ class FragmentWaterGrid(_owner.Simulation):
         volume/s), "level" (value: the outside surface height)."""
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
-        if not np.array_equal(table["kind"], self._table["kind"]):
+        kinds = not np.array_equal(table["kind"], self._table["kind"])
+        if kinds:
             self._fold_ledger()
         self._table = table
         width, height = self._table_size
         data = np.zeros(width * height, bnd.TABLE_DTYPE)
         data[:len(table)] = table
         self._table_texture.write(data.tobytes())
+        if kinds:       # a face that is not a wall keeps its tiles awake
+            self._sleeping.set_open(table, self._layout)
+            self._sleeping.wake()
         self._note_boundary_bounds()
 
     @property
@@ -581,6 +634,7 @@ class FragmentWaterGrid(_owner.Simulation):
         defines = self._cycle.defines
         self._move_variant = (("CYCLE", defines["CYCLE"]), ("RAIN_FIELD", defines["RAIN_FIELD"]),
                               ("SOURCES", defines["SOURCES"]))
+        self._sleeping.wake()                       # the new rates reach every cell
 
     @property
     def _cycle_on(self) -> bool:
@@ -630,7 +684,7 @@ class FragmentWaterGrid(_owner.Simulation):
         origin, weights, _ = self._brush(x, y, radius, normalise=False)
         depth = check.real32("depth", depth)
         self._draw_brush(self._terrain, origin, weights, -depth, (-3.0e38, 3.0e38))
-        self._edited()
+        self._edited((*origin, weights.shape[1], weights.shape[0]))
 
     def add_water(self, x, y, radius, volume) -> None:
         """Add exactly `volume` (world units^3, >= 0; to float32 rounding) of water under a smooth round
@@ -640,7 +694,7 @@ class FragmentWaterGrid(_owner.Simulation):
         volume = check.real32("volume", volume, low=0.0)
         amount = check.real32("volume", volume / (total * self.geometry.cell_area))   # a float32 depth
         self._draw_brush(self._water, origin, weights, amount, (-FLOAT32_MAX, FLOAT32_MAX))
-        self._edited()
+        self._edited((*origin, weights.shape[1], weights.shape[0]))
         self._edits["brushes"] += volume
 
     def remove_water(self, x, y, radius, volume) -> None:
@@ -656,7 +710,7 @@ class FragmentWaterGrid(_owner.Simulation):
         before = self._read_box(box)
         self._draw_brush(self._water, origin, weights, -amount, (0.0, FLOAT32_MAX))
         taken = before - self._read_box(box)
-        self._edited()
+        self._edited(box)
         self._edits["drains"] -= math.fsum(taken.ravel()) * self.geometry.cell_area
 
     def _read_box(self, box) -> np.ndarray:
@@ -680,9 +734,11 @@ class FragmentWaterGrid(_owner.Simulation):
 
     # --------------------------------------------------------------------------------------- stepping
 
-    def _edited(self) -> None:
-        """The water or terrain changed otherwise than by stepping: the next step() plans from them as
-        they are then."""
+    def _edited(self, box) -> None:
+        """The water or terrain changed otherwise than by stepping, in the cells `box` (x0, y0, width,
+        height) or anywhere (None): the tiles there wake, and the next step() plans from them as they are
+        then."""
+        self._sleeping.wake(box)
         self._sync_next = True
 
     def _reduce(self) -> None:
@@ -800,6 +856,7 @@ class FragmentWaterGrid(_owner.Simulation):
         if self.params.fixed_substep is not None:
             return self._step_fixed(dt, substeps)
         stats, lag = self._planning_stats()
+        self._sleeping.begin_call()
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
             self._run(sub, substeps, stats["max_depth"])
@@ -829,6 +886,7 @@ class FragmentWaterGrid(_owner.Simulation):
         WaterGrid's), de Almeida's weighting scaled for the water at the last edit."""
         fixed = self.params.fixed_substep
         n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
+        self._sleeping.begin_call()
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
@@ -877,9 +935,16 @@ class FragmentWaterGrid(_owner.Simulation):
         erosion = self._erosion if self._erosion is not None and self._erosion.params is not None else None
         if erosion is not None:
             eroding = erosion.uniforms(uniforms, sub)
+        # erosion changes beds where no water moves: it keeps every tile computed
+        sleep = self._sleeping if self._sleep and erosion is None else None
         with self._bound():
+            if sleep is None:
+                self._sleeping.dense(n)
+            elif self._fresh:           # what the records took was booked: cleared in both textures
+                self._sleeping.clear_taken()
+                self._fresh = False
             for _ in range(n):
-                self._substep(uniforms, cycle)
+                self._substep(uniforms, cycle, sleep)
                 if erosion is not None:         # after the substep, from its scaled flows and water
                     erosion.substep(eroding)
                 if hook is not None:
@@ -895,15 +960,19 @@ class FragmentWaterGrid(_owner.Simulation):
             self._cycle_books["rain"] += seconds * self._cycle.rain_rate
             self._cycle_books["sources"] += seconds * self._cycle.spring_rate
 
-    def _substep(self, u: dict, cycle: dict | None = None) -> None:
+    def _substep(self, u: dict, cycle: dict | None = None, sleep: "_FragmentSleep | None" = None) -> None:
+        """One substep; with `sleep` over the tiles its plan wakes, flagging those it changes."""
+        if sleep is not None:
+            sleep.plan()
         columns = {"u_terrain": self._terrain[0][0], "u_water": self._water[0][0], **self._flow_inputs(),
                    "u_boundary_table": self._table_texture}
         self._draw("accelerate_edges", self._edges[1], columns, **u)
-        self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, **u)
+        cells = None if sleep is None else sleep.cells
+        self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, tiles=cells, **u)
         inputs = {"u_water": columns["u_water"], "u_accelerated": self._accelerated[0]}
         targets = [self._water[1][0], *self._flow_sets[1][0]]
         if cycle is None:
-            self._draw("move", self._framebuffer(*targets), inputs, NO_CYCLE, **u)
+            self._draw("move", self._framebuffer(*targets), inputs, NO_CYCLE, tiles=cells, **u)
         else:
             records = self._cycle_records
             inputs["u_record"] = records[0]
@@ -911,26 +980,37 @@ class FragmentWaterGrid(_owner.Simulation):
                 inputs["u_rain_field"] = self._cycle.rain_texture
             if self._cycle.sources:
                 inputs["u_sources"] = self._cycle.sources_texture
-            self._draw("move", self._framebuffer(*targets, records[1]), inputs, self._move_variant,
+            self._draw("move", self._framebuffer(*targets, records[1]), inputs, self._move_variant, tiles=cells,
                        u_fresh=self._fresh, **cycle, **u)
             records.reverse()
             self._fresh, self._unfolded = False, True
         self._water.reverse()
         self._flow_sets.reverse()
+        if sleep is not None:
+            sleep.flag(cycle is not None)
         self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places,
                                                 **self._flow_inputs()}, u_count=self._layout.size, **u)
         self._ledger.reverse()
 
-    def _draw(self, name, target, textures: dict, variant: tuple | None = None, **uniforms) -> None:
-        """Run pass `name` (in `variant`, else its default one) over every texel of framebuffer `target`,
-        reading `textures` (uniform name -> texture, given units in order)."""
-        prog, vao = self._pass(name, DEFAULT_VARIANTS.get(name, ()) if variant is None else variant)
+    def _draw(self, name, target, textures: dict, variant: tuple | None = None, tiles: dict | None = None,
+              **uniforms) -> None:
+        """Run pass `name` (in `variant`, else its default one) over every texel of framebuffer `target`, or
+        over the awake tiles' texels (`tiles`: _FragmentSleep.quads()' rectangles and tiles.vert's
+        uniforms), reading `textures` (uniform name -> texture, given units in order)."""
+        variant = DEFAULT_VARIANTS.get(name, ()) if variant is None else variant
+        if tiles is not None:
+            textures = {**textures, "u_rects": tiles["u_rects"]}
+            uniforms.update(tiles["uniforms"])
+        prog, vao = self._pass(name, variant, PASS_VERT if tiles is None else TILES_VERT)
         for unit, (uniform, tex) in enumerate(textures.items()):
             tex.use(unit)
             uniforms[uniform] = unit
         _gl.set_uniforms(prog, **uniforms)
         target.use()
-        vao.render(moderngl.TRIANGLES, vertices=3)
+        if tiles is None:
+            vao.render(moderngl.TRIANGLES, vertices=3)
+        else:
+            vao.render(moderngl.TRIANGLE_STRIP, vertices=4, instances=tiles["count"])
 
     class _Bound:
         """Binds back the framebuffer and viewport the context had before the passes ran: the one
@@ -1231,6 +1311,197 @@ class _FragmentErosion:
         self._entered += math.fsum(pairs[:2 * self.grid._layout.size])
         self._ledger[0][0].write(np.zeros(len(pairs), np.float32).tobytes())
         return self._entered
+
+
+class _FragmentSleep(Wakes):
+    """A fragment grid's sleeping tiles (as hydro.water_sleep's for the cell-wise kernel; docs/design.md,
+    "Sleeping tiles"): a tile of `tile` x `tile` cells is computed in a substep only where it or a tile
+    beside it changed in the substep before, where it holds a cell beside a side that is not a wall, or
+    where an edit woke it. Per substep, with nothing read back: sleep_plan.frag writes a texel a tile,
+    whether it is awake (and adds it to the call's count), and sleep_rects.frag the awake tiles as a few
+    rectangles, which the accelerate and move passes draw (tiles.vert) instead of the whole target; then
+    sleep_changed.frag flags the blocks of the awake tiles whose water changed, and in the awake tiles
+    where none did, those whose stored faces or records changed, and sleep_reduce.frag reduces the flags
+    to a texel a tile for the next plan. Where every tile is awake, not by an edit that woke them all,
+    the water is compared in one substep of SLEEP_CHECK only (`unchecked`: tiles.vert draws no block,
+    sleep_rects.frag no settled tile) and the plan after each of the others wakes every tile.
+
+    Why the same bits: a tile sleeps in substep j where nothing in it or beside it changed in substep j - 1,
+    so its substep would work out the same numbers from the same numbers; what the passes read of it (its
+    accelerated faces and K, last written when it was computed) lies within one tile of it, where nothing
+    changed since, so they are what computing it now would give. The move pass's targets ping-pong: a tile
+    left out of substep j keeps, in the texture j writes, its state after the last substep k of j's parity
+    that computed it, and each of k + 2, ..., j left it out, so the substep before each changed nothing in
+    it and it changed nothing itself: its state after k is its state after j. An edit writes the texture
+    the next substep reads (a brush both) and wakes the tiles it reaches, which that substep computes.
+    A tile flagged changed that did not change is only computed once more than it needs."""
+
+    def __init__(self, grid, tile: int):
+        if tile < 8 or tile & (tile - 1):
+            raise ValueError(f"tile: expected a power of two >= 8, got {tile}")
+        super().__init__((grid.nx, grid.ny), tile)
+        self.grid, self.ctx = grid, grid.ctx
+        self._objects = []
+        try:
+            self.awake_texture = self._texture(self.tiles, "f1")
+            self.open_texture = self._texture(self.tiles, "f1")
+            # the awake tiles as rectangles (sleep_rects.frag), the far corner at each one's first tile; and
+            # those of them whose water the substep did not change
+            self.rects, self.settled = [], []
+            for pair in (self.rects, self.settled):
+                pair.append(self._texture(self.tiles, "f4", 2))
+                pair.append(self._framebuffer(pair[0]))
+            # the tiles computed in the call so far: the plan reads one and writes the other, beside the
+            # awake flags (_plan_targets)
+            self.counts = [self._texture(self.tiles, "f4") for _ in range(2)]
+            self._plan_targets = [self._framebuffer(self.awake_texture, count) for count in self.counts[::-1]]
+            # the blocks' changed flags (sleep_changed.frag), then levels each `factor` times fewer a side down
+            # to a texel a tile: (texture, framebuffer, factor)
+            size = (-(-grid.nx // SLEEP_BLOCK), -(-grid.ny // SLEEP_BLOCK))
+            tex = self._texture(size, "f1")
+            self.levels = [(tex, self._framebuffer(tex), SLEEP_BLOCK)]
+            rest = tile // SLEEP_BLOCK
+            while rest > 1:
+                factor = min(rest, 8)
+                rest //= factor
+                size = (-(-size[0] // factor), -(-size[1] // factor))
+                tex = self._texture(size, "f1")
+                self.levels.append((tex, self._framebuffer(tex), factor))
+        except BaseException:
+            self.release()
+            raise
+        # tiles.vert's rectangles over the grid passes' texels (the cells, and the faces beyond the right
+        # and top edges) and over the blocks
+        self.cells = self.quads((grid.nx + 1, grid.ny + 1), tile)
+        blocks = self.levels[0][0].size
+        self.blocks = self.quads(blocks, tile // SLEEP_BLOCK)
+        self.settled_blocks = dict(self.blocks, u_rects=self.settled[0])
+        self.unchecked_blocks = dict(self.blocks, uniforms={**self.blocks["uniforms"], "u_unchecked": True})
+        # sleep_changed.frag's GATHER: GLSL 4.10's textureGather, the extension's below, else texelFetch
+        self.gather = (1 if self.ctx.version_code >= _gl.PRECISE_VERSION
+                       else 2 if "GL_ARB_texture_gather" in self.ctx.extensions else 0)
+        self.set_open(grid._table, grid._layout)
+        self.computed = 0               # substeps of the last step() call computed with every tile
+        self.substeps = 0               # substeps of the last step() call
+        self.first = True               # no substep of the call has counted its tiles yet
+        self.woken = True               # whether an edit woke every tile for the substep planned last
+        self.planned = 0                # substeps planned since the grid was made, for SLEEP_CHECK
+        self.unchecked = False          # whether the last substep compared no water where every tile woke
+
+    def _texture(self, size, dtype, components=1):
+        texel = components * (1 if dtype == "f1" else 4)
+        tex = _texel_texture(self.ctx, size, components, bytes(size[0] * size[1] * texel), dtype)
+        self._objects.append(tex)
+        return tex
+
+    def _framebuffer(self, *textures):
+        fbo = self.ctx.framebuffer(color_attachments=list(textures))
+        self._objects.append(fbo)
+        return fbo
+
+    def objects(self) -> list:
+        return list(self._objects)
+
+    def release(self) -> None:
+        for obj in self._objects:
+            obj.release()
+        self._objects = []
+
+    def set_open(self, table, layout) -> None:
+        """The tiles holding a cell beside a face that is not a wall stay awake (hydro.boundary's table
+        and layout)."""
+        tiles = self.tiles_of_cells(open_cells(table, layout, self.grid.nx, self.grid.ny))
+        self.any_open = bool(tiles.any())
+        self.open_texture.write((tiles * 255).astype(np.uint8).tobytes())
+
+    def begin_call(self) -> None:
+        """A step() call starts: its count starts from zero."""
+        self.computed = self.substeps = 0
+        self.first = True
+
+    def dense(self, substeps: int) -> None:
+        """A call's substeps computed every tile (sleep off, or erosion on) and flagged none: the next
+        sleeping substep computes every tile."""
+        self.computed += substeps
+        self.substeps += substeps
+        self.unchecked = False
+        self.wake()
+
+    def quads(self, target_size, tile: int) -> dict:
+        """_draw's `tiles` for a render target of `target_size` texels, a tile `tile` texels a side, the
+        last ones reaching to its far edges: the rectangles, their count and tiles.vert's uniforms."""
+        return {"u_rects": self.rects[0], "count": self.count,
+                "uniforms": {"u_tiles": self.tiles, "u_tile": tile, "u_target": target_size, "u_unchecked": False}}
+
+    def plan(self) -> None:
+        """The coming substep's awake tiles (sleep_plan.frag), from the last level of the flags the
+        substep before left, the open tiles and the edits since."""
+        g = self.grid
+        prog, _ = g._pass("sleep_plan")
+        self.woken = self.all_woken
+        g._draw("sleep_plan", self._plan_targets[0],
+                {"u_changed": self.levels[-1][0], "u_open": self.open_texture, "u_count": self.counts[0],
+                 "u_rects": self.rects[0]},
+                u_tiles=self.tiles, u_any_open=self.any_open, u_first=self.first, u_unchecked=self.unchecked,
+                **self.take_wakes(prog))
+        g._draw("sleep_rects", self.rects[1], {"u_awake": self.awake_texture}, (("SETTLED", False),),
+                u_tiles=self.tiles)
+        self.counts.reverse()
+        self._plan_targets.reverse()
+        self.first = False
+        self.substeps += 1
+        self.planned += 1
+
+    def flag(self, cycle: bool) -> None:
+        """After the substep's move (the grid's textures swapped): flag the blocks of cells whose water it
+        changed in the awake tiles, then those whose faces or records it changed in the awake tiles where
+        no water changed (sleep_changed.frag), each reduced to a texel a tile (sleep_reduce.frag)."""
+        g = self.grid
+        self.unchecked = not self.woken and self.planned % SLEEP_CHECK != 0
+        variant = (("BLOCK", SLEEP_BLOCK), ("CYCLE", cycle), ("FACES", False), ("GATHER", self.gather))
+        g._draw("sleep_changed", self.levels[0][1], {"u_water": g._water[0][0], "u_water_before": g._water[1][0]},
+                variant, tiles=self.unchecked_blocks if self.unchecked else self.blocks, u_size=(g.nx, g.ny))
+        self._reduce()
+        g._draw("sleep_rects", self.settled[1], {"u_awake": self.awake_texture, "u_changed": self.levels[-1][0],
+                                                 "u_rects": self.rects[0]},
+                (("SETTLED", True),), u_tiles=self.tiles, u_unchecked=self.unchecked)
+        textures = {}
+        for name, after, before in zip(("u_flow_x", "u_flow_y", "u_flow_z"), g._flow_sets[0][0], g._flow_sets[1][0]):
+            textures[name], textures[name + "_before"] = after, before
+        if cycle:
+            textures["u_record"], textures["u_record_before"] = g._cycle_records
+        variant = (("BLOCK", SLEEP_BLOCK), ("CYCLE", cycle), ("FACES", True), ("GATHER", self.gather))
+        g._draw("sleep_changed", self.levels[0][1], textures, variant, tiles=self.settled_blocks, u_size=(g.nx, g.ny))
+        self._reduce()
+
+    def _reduce(self) -> None:
+        """The blocks' flags to a texel a tile (sleep_reduce.frag's levels)."""
+        g = self.grid
+        for k in range(1, len(self.levels)):
+            tex, fbo, factor = self.levels[k]
+            inputs = {"u_changed": self.levels[k - 1][0]}
+            mask = {}
+            if k == 1:          # the blocks of the tiles left out hold an earlier substep's flags
+                inputs["u_awake"] = self.awake_texture
+                mask["u_tile_texels"] = self.tile // SLEEP_BLOCK // factor
+            g._draw("sleep_reduce", fbo, inputs, (("FACTOR", factor), ("MASK", k == 1)), **mask)
+
+    def clear_taken(self) -> None:
+        """What the records took was added to the ledger: cleared in both record textures (sleep_record.frag),
+        the move pass's u_fresh for the tiles it leaves out."""
+        g = self.grid
+        records = g._cycle_records
+        target = g._framebuffer(records[1])
+        g._draw("sleep_record", target, {"u_record": records[0]}, u_fresh=True)
+        self.ctx.copy_framebuffer(g._framebuffer(records[0]), target)
+
+    def awake_fraction(self) -> float:
+        """The fraction of tiles the last step() call computed, over its substeps (1.0 where it ran none);
+        reads the count back, waiting for the GPU."""
+        if not self.substeps:
+            return 1.0
+        listed = 0.0 if self.first else float(np.frombuffer(self.counts[0].read(), np.float32).sum(dtype=np.float64))
+        return (listed + self.computed * self.count) / (self.substeps * self.count)
 
 
 class FragmentHexWaterGrid(FragmentWaterGrid):
