@@ -70,7 +70,8 @@ def main(argv=None) -> int:
     print(f"sim   ms/frame: mean {sim.mean():7.2f}  median {np.median(sim):7.2f}  p95 {np.percentile(sim, 95):7.2f}")
     print(f"frame ms/frame: mean {frame.mean():7.2f}  median {np.median(frame):7.2f}  p95 {np.percentile(frame, 95):7.2f}")
     print(f"fps (1000 / mean frame ms): {1000.0 / frame.mean():.1f}   "
-          f"volume {game.grid.volume():.2f} vs ledger {game.grid.ledger()['expected']:.2f}")
+          f"volume {game.grid.volume():.2f} vs ledger {game.grid.ledger()['expected']:.2f}   "
+          f"tiles computed in the last frame {100 * game.grid.awake:.0f} %")
     game.release()
     fbo.release()
     ctx.release()
