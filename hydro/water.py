@@ -151,7 +151,7 @@ class _PipeGrid(_owner.Simulation):
                           for name in ("dig", "add_water", "remove_water", "ledger_fold")}
         self._stats = StatsReduction(self._state, self._tuning)
         self._last_call = None                      # the water_plan.CallPlan of the last step() call
-        self._dense_until = 0                       # the first call whose blocked launches may sleep again
+        self._dense_until = 0                       # the first call that may sleep again (_begin_call)
         self._released = False
 
         self._sim_time = 0.0
@@ -818,13 +818,11 @@ class _PipeGrid(_owner.Simulation):
         return done
 
     def _begin_call(self) -> None:
-        """A step() call starts. Its blocked and fused launches sleep unless a sleeping call two calls back
-        computed more than Tuning.sleep_dense_above of its tiles: from that record (waiting for it only if
-        the GPU has not finished it), never from whichever the GPU happens to have finished, so the same
-        calls plan the same kernels; sleeping is tried again after Tuning.sleep_retry calls."""
-        blocked = self._kernels.get("blocked")
-        sleeper = blocked.sleep if blocked is not None else None
-        if sleeper is not None:
+        """A step() call starts. It sleeps unless a sleeping call two calls back computed more than
+        Tuning.sleep_dense_above of its tiles: from that record (waiting for it only if the GPU has not
+        finished it), never from whichever the GPU happens to have finished, so the same calls plan the
+        same kernels; sleeping is tried again after Tuning.sleep_retry calls."""
+        for sleeper in self._state.all_sleepers():
             sleeper.push_call(self._calls - 1)
             fraction = sleeper.fraction_of(self._calls - 2)
             if fraction is not None and fraction > self._tuning.sleep_dense_above:
@@ -879,8 +877,8 @@ class _PipeGrid(_owner.Simulation):
             # and water as they are (water_erosion)
             kernel, hook = "cells", self._erosion_hook(hook, sub)
         # erosion changes beds where no water moves: it keeps every tile computed
-        sleep = self._sleep and not eroding
-        sleep_blocked = sleep and plan.blocked_sleeps(tuning) and self._calls >= self._dense_until
+        sleep = self._sleep and not eroding and self._calls >= self._dense_until
+        sleep_blocked = sleep and plan.blocked_sleeps(tuning)
         if sleep_blocked and kernel is None and tuning.one == "fused" and fits:
             kernel = "blocked"                        # calls of one substep, and gauged ones, sleep too (GPUs)
         call = plan.plan_call(tuning, self.nx, self.ny, n, kernel=kernel, is_walled=walled, state_fits=fits,

@@ -72,8 +72,9 @@ class Tuning:
     reach: int = 2
     ring_row: int = 4096            # workgroups per row of a ring dispatch
     # whether a blocked call (or, while they sleep, a fused one) sleeps tiles where the grid sleeps; a
-    # sleeping call that computed more than sleep_dense_above of its tiles makes the
-    # calls from two later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles")
+    # sleeping call that computed more than sleep_dense_above of its tiles makes the calls from two
+    # later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles"; on CPU rasterisers
+    # the cell-wise kernel's sleeping passes cost as much as its dense ones at about 0.85)
     sleep_blocked: bool = True
     sleep_dense_above: float = 0.5
     sleep_retry: int = 32
@@ -94,7 +95,7 @@ class Tuning:
         lattice = _HEX if hexagonal else {}
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
-                          fold_samples=True, sleep_blocked=False,
+                          fold_samples=True, sleep_blocked=False, sleep_dense_above=0.85,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
         if inertia:

@@ -118,8 +118,8 @@ class Sleep(Wakes, Held):
         except BaseException:
             self.release()
             raise
-        # the blocked kernel's: each sleeping call's count, read two calls later without a wait (fraction_of)
-        self.ring = _native.FencedReadback.create(self.ctx, 4, 4) if texels else None
+        # each sleeping call's count, read two calls later without a wait (fraction_of)
+        self.ring = _native.FencedReadback.create(self.ctx, 4, 4)
         self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep

@@ -18,7 +18,7 @@ def sleepy(g, kernel):
     """g's tiles TILE cells a side: the cell-wise kernel's, or the blocked kernel's, asked to sleep (hex
     with inertia a substep a launch, within a CPU rasteriser's shared memory)."""
     if kernel == "cells":
-        return retune(g, sleep_tile=TILE)
+        return retune(g, sleep_tile=TILE, sleep_dense_above=1.0)
     steps = 1 if g.params.inertia and isinstance(g, hydro.HexWaterGrid) else 2
     return retune(g, blocked=((TILE, TILE), steps), sleep_blocked=True, sleep_dense_above=1.0)
 
@@ -264,12 +264,13 @@ def test_erosion_computes_every_tile(ctx, kind, kernel):
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_the_blocked_kernel_stops_sleeping_where_most_tiles_move(ctx, kind):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
     """Tuning.sleep_dense_above: a sleeping call that computed more of its tiles than that makes the calls
     from two later compute every tile (planned from that call's count, whatever the GPU's timing), for
     sleep_retry calls; a call that started with every tile woken is not judged. The same bits throughout."""
     terrain, water = basin()
-    a, b = twins(ctx, kind, terrain, water, "blocked")
+    a, b = twins(ctx, kind, terrain, water, kernel)
     retune(a, sleep_dense_above=0.2, sleep_retry=4)
     slept = []
     for call in range(12):
@@ -277,7 +278,7 @@ def test_the_blocked_kernel_stops_sleeping_where_most_tiles_move(ctx, kind):
             g.step(0.2, substeps=4)
         slept.append(a._last_call.sleep)
         assert_twins(a, b, f"call {call}")
-    assert a._last_call.kernel == "blocked"
+    assert a._last_call.kernel == kernel
     # call 0 woke every tile; calls 1 and 2 computed more than a fifth (the pond and its shore): calls 3
     # to 7 dense; 8 tries again (woken, not judged), 9 is judged, so 11 is dense again
     assert slept == [True] * 3 + [False] * 5 + [True] * 3 + [False], slept
