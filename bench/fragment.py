@@ -8,6 +8,7 @@ by fragment passes, 16 bytes read back), so calls of one substep pay one small r
 `--cycle` turns the water cycle on in both (bench/water.py's: a light rain and evaporation, a spring and
 a drain): the fragment grid's move pass then runs the cycle and writes each cell's record too, and its
 stats passes add what evaporation and drains took to the ledger, every 64 substeps and once a call.
+Both compute every tile (sleep=False): this times the backends' substeps; bench/world.py times sleeping.
 
     python bench/fragment.py --sizes 256 1024 4096 --calls 1 64 [--cycle] [--rounds 3]
 """
@@ -27,7 +28,7 @@ GRIDS = {("square", "fragment"): FragmentWaterGrid, ("hex", "fragment"): Fragmen
 
 def time_grid(ctx, kind, backend, n, per_call, seconds, cycle=False):
     terrain, water = scene(n, kind)
-    g = GRIDS[kind, backend](ctx, terrain, water=water)
+    g = GRIDS[kind, backend](ctx, terrain, water=water, sleep=False)
     if cycle:                                 # as bench/water.py's --cycle
         g.rain, g.evaporation = 1e-5, 2e-6
         g.add_source(n / 4, n / 4, 3.0, 0.5)

@@ -95,6 +95,10 @@ REQUIRED_VERSION = _gl.FRAGMENT_VERSION    # GL 3.3 core; macOS gives 4.1
 SLEEP_TILE = 32             # cells a side of a sleeping tile (_FragmentSleep): a power of two, at least 8
 SLEEP_BLOCK = 4             # cells a side of a block whose changes sleep_changed.frag flags in a texel
 SLEEP_CHECK = 8             # while every tile is awake, one substep in so many compares the water (_FragmentSleep)
+# a sleeping call that computed more than this fraction of its tiles makes the calls from two later compute
+# every tile, for SLEEP_RETRY calls (as WaterGrid's Tuning.sleep_dense_above and sleep_retry)
+SLEEP_DENSE_ABOVE = 0.85
+SLEEP_RETRY = 32
 # the defines every model pass takes (and HEX); each grid sets PIPE_AREA_DEPTH, MANNING and INERTIA by its
 # parameters (_model_variant); the move pass's variants turn CYCLE on (common/cycle.glsl's rates and
 # arithmetic, fragment/cycle.glsl's record texture)
@@ -110,7 +114,7 @@ PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + EROSION_PASSES
                    for name in ("stats_cells", "stats_levels")},
                 # _FragmentSleep's
                 "sleep_changed": {"HEX": False, "CYCLE": False, "GATHER": 1, "FACES": False, "BLOCK": SLEEP_BLOCK},
-                "sleep_reduce": {"FACTOR": 4, "MASK": False}, "sleep_plan": {"WAKE_RECTS": WAKE_RECTS},
+                "sleep_reduce": {"FACTOR": 4, "MASK": False, "SUM": False}, "sleep_plan": {"WAKE_RECTS": WAKE_RECTS},
                 "sleep_rects": {"SETTLED": False}, "sleep_record": {"CYCLE": True}}
 TILE_PASSES = ("sleep_reduce", "sleep_plan", "sleep_rects", "sleep_record")     # alike on both lattices
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
@@ -856,7 +860,7 @@ class FragmentWaterGrid(_owner.Simulation):
         if self.params.fixed_substep is not None:
             return self._step_fixed(dt, substeps)
         stats, lag = self._planning_stats()
-        self._sleeping.begin_call()
+        self._sleeping.begin_call(self._calls)
         if substeps is not None:
             sub = checked_substep(dt, substeps, self._coupling(stats, dt), self.geometry, self.params, "measured")
             self._run(sub, substeps, stats["max_depth"])
@@ -886,7 +890,7 @@ class FragmentWaterGrid(_owner.Simulation):
         WaterGrid's), de Almeida's weighting scaled for the water at the last edit."""
         fixed = self.params.fixed_substep
         n, carry = fixed_substeps(self._carry, dt, fixed, substeps, MAX_SUBSTEPS)
-        self._sleeping.begin_call()
+        self._sleeping.begin_call(self._calls)
         if n:
             if self._sync_next:                       # the water as the last edit left it
                 self._sync_next = False
@@ -936,7 +940,7 @@ class FragmentWaterGrid(_owner.Simulation):
         if erosion is not None:
             eroding = erosion.uniforms(uniforms, sub)
         # erosion changes beds where no water moves: it keeps every tile computed
-        sleep = self._sleeping if self._sleep and erosion is None else None
+        sleep = self._sleeping if self._sleep and erosion is None and self._sleeping.sleeps(self._calls) else None
         with self._bound():
             if sleep is None:
                 self._sleeping.dense(n)
@@ -1057,9 +1061,9 @@ class _PixelRing:
             self.release()
             raise
 
-    def push(self, fbo, seq: int, viewport) -> None:
+    def push(self, fbo, seq: int, viewport, components: int = 4, attachment: int = 0) -> None:
         slot = seq % self.slots
-        fbo.read_into(self.buffers[slot], viewport, 4, dtype="f4")
+        fbo.read_into(self.buffers[slot], viewport, components, attachment=attachment, dtype="f4")
         self.fences.set(slot)
 
     def done(self, seq: int) -> bool:
@@ -1387,6 +1391,24 @@ class _FragmentSleep(Wakes):
         self.woken = True               # whether an edit woke every tile for the substep planned last
         self.planned = 0                # substeps planned since the grid was made, for SLEEP_CHECK
         self.unchecked = False          # whether the last substep compared no water where every tile woke
+        # the dense policy (begin_call): sleeping calls' counts, each read two calls later without a wait
+        self.ring = _PixelRing.create(self.ctx, 4, 4)
+        self.records = {}               # call number: (substeps it planned, its count where read at once)
+        self.call_planned = 0           # substeps the current call planned
+        self.call_woken = False         # whether its first plan woke every tile
+        self.dense_until = 0            # the first call that may sleep again
+        self.dense_above, self.retry = SLEEP_DENSE_ABOVE, SLEEP_RETRY
+        # the count's sum: levels each up to 8 times fewer a side, down to one texel
+        self.sums, size = [], self.tiles
+        try:
+            while size != (1, 1):
+                factor = min(8, max(size))
+                size = (-(-size[0] // factor), -(-size[1] // factor))
+                tex = self._texture(size, "f4")
+                self.sums.append((tex, self._framebuffer(tex), factor))
+        except BaseException:
+            self.release()
+            raise
 
     def _texture(self, size, dtype, components=1):
         texel = components * (1 if dtype == "f1" else 4)
@@ -1400,12 +1422,14 @@ class _FragmentSleep(Wakes):
         return fbo
 
     def objects(self) -> list:
-        return list(self._objects)
+        """What release() frees: its textures and framebuffers, and the ring of counts."""
+        ring = getattr(self, "ring", None)
+        return list(self._objects) + ([] if ring is None else [ring])
 
     def release(self) -> None:
-        for obj in self._objects:
+        for obj in self.objects():
             obj.release()
-        self._objects = []
+        self._objects, self.ring = [], None
 
     def set_open(self, table, layout) -> None:
         """The tiles holding a cell beside a face that is not a wall stay awake (hydro.boundary's table
@@ -1414,10 +1438,45 @@ class _FragmentSleep(Wakes):
         self.any_open = bool(tiles.any())
         self.open_texture.write((tiles * 255).astype(np.uint8).tobytes())
 
-    def begin_call(self) -> None:
-        """A step() call starts: its count starts from zero."""
-        self.computed = self.substeps = 0
+    def begin_call(self, call: int) -> None:
+        """Step() call number `call` starts: its count starts from zero. Where the sleeping call two back
+        computed more than `dense_above` (SLEEP_DENSE_ABOVE) of its tiles, this call and the next `retry`
+        (SLEEP_RETRY) - 1 compute every tile (sleeps()); from that call's count, never from whichever the
+        GPU has finished (as WaterGrid's)."""
+        self._push_call(call - 1)
+        record = self.records.pop(call - 2, None)
+        if record is not None:
+            substeps, listed = record
+            if listed is None:          # in the ring: waits only where the GPU has not got there
+                listed = float(np.frombuffer(self.ring.record(call - 2, 4), np.float32)[0])
+            if listed > self.dense_above * substeps * self.count:
+                self.dense_until = call + self.retry
+        self.computed = self.substeps = self.call_planned = 0
         self.first = True
+
+    def _push_call(self, call: int) -> None:
+        """The step() call numbered `call` has ended: where it slept (and did not start with every tile
+        woken, which says nothing of the world), queue its count of tiles computed for begin_call."""
+        if self.first or self.call_woken:
+            return
+        level, target = self.counts[0], self._plan_targets[1]     # the last plan's count (its second attachment)
+        attachment = 1
+        with self.grid._bound():
+            for tex, fbo, factor in self.sums:
+                self.grid._draw("sleep_reduce", fbo, {"u_changed": level}, (("FACTOR", factor), ("SUM", True)))
+                level, target, attachment = tex, fbo, 0
+            if self.ring is not None:
+                self.ring.push(target, call, (0, 0, 1, 1), components=1, attachment=attachment)
+                listed = None
+            else:
+                listed = float(np.frombuffer(level.read(), np.float32)[0])
+        self.records[call] = (self.call_planned, listed)
+        for old in [c for c in self.records if c < call - 3]:
+            del self.records[old]
+
+    def sleeps(self, call: int) -> bool:
+        """Whether step() call number `call` may sleep (begin_call)."""
+        return call >= self.dense_until
 
     def dense(self, substeps: int) -> None:
         """A call's substeps computed every tile (sleep off, or erosion on) and flagged none: the next
@@ -1439,6 +1498,8 @@ class _FragmentSleep(Wakes):
         g = self.grid
         prog, _ = g._pass("sleep_plan")
         self.woken = self.all_woken
+        if self.first:
+            self.call_woken = self.woken
         g._draw("sleep_plan", self._plan_targets[0],
                 {"u_changed": self.levels[-1][0], "u_open": self.open_texture, "u_count": self.counts[0],
                  "u_rects": self.rects[0]},
@@ -1450,6 +1511,7 @@ class _FragmentSleep(Wakes):
         self._plan_targets.reverse()
         self.first = False
         self.substeps += 1
+        self.call_planned += 1
         self.planned += 1
 
     def flag(self, cycle: bool) -> None:

@@ -20,10 +20,12 @@ KINDS = {"square": FragmentWaterGrid, "hex": FragmentHexWaterGrid}
 
 
 def twins(ctx, kind, terrain, water, **params):
-    """The same fragment grid sleeping and computing every tile, with TILE-cell tiles."""
+    """The same fragment grid sleeping and computing every tile, with TILE-cell tiles, the sleeping one
+    sleeping whatever fraction of its tiles moves (test_a_call_stops_sleeping_where_most_tiles_move)."""
     grids = [KINDS[kind](ctx, terrain, water=water, sleep=sleep, **params) for sleep in (True, False)]
     for g in grids:
         g._set_sleep_tile(TILE)
+    grids[0]._sleeping.dense_above = 1.0
     return grids
 
 
@@ -408,6 +410,29 @@ def test_every_tile_changing_compares_the_water_one_substep_in_sleep_check(ctx):
     assert b.water.max() == 0.0
     # the first substep woken, the next seven unchecked; the eighth compared: the ninth and on sleep
     assert SLEEP_CHECK == 8 and awake == [1.0, pytest.approx(2 / 6), 0.0, 0.0], awake
+    release(a, b)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_call_stops_sleeping_where_most_tiles_move(ctx, kind):
+    """SLEEP_DENSE_ABOVE (here 0.2): a sleeping call that computed more of its tiles than that makes the
+    calls from two later compute every tile (planned from that call's count, whatever the GPU's timing),
+    for SLEEP_RETRY (here 4) calls; a call that started with every tile woken is not judged. The same
+    bits throughout."""
+    terrain, water = basin()
+    a, b = twins(ctx, kind, terrain, water)
+    a._sleeping.dense_above, a._sleeping.retry = 0.2, 4
+    awake = []
+    for call in range(12):
+        for g in (a, b):
+            g.step(0.2, substeps=4)
+        awake.append(a.awake)
+        assert differences(a, b) == [], call
+    # call 0 woke every tile; calls 1 and 2 computed more than a fifth (the pond and its shore): calls 3
+    # to 7 dense; 8 tries again (woken, not judged), 9 is judged, so 11 is dense again
+    slept = [fraction < 1.0 for fraction in awake]
+    assert slept == [True] * 3 + [False] * 5 + [True] * 3 + [False], awake
+    assert 0.2 < awake[1] < 1.0
     release(a, b)
 
 
