@@ -143,6 +143,9 @@ def orbit_eye(target, distance: float, yaw_degrees: float, pitch_degrees: float)
     return np.asarray(target, float) + offset
 
 
+# vertices a side of the mesh by default (mesh_step): more than a whole-world view has pixels across
+MESH_VERTICES = 2048
+
 # The game's drawing state as GL holds it (not as moderngl remembers it: a pyglet game sets it behind
 # moderngl's back), read before a draw and put back after, through moderngl's function loader.
 GL_VIEWPORT, GL_SCISSOR_BOX, GL_SCISSOR_TEST, GL_ACTIVE_TEXTURE = 0x0BA2, 0x0C10, 0x0C11, 0x84E0
@@ -282,6 +285,9 @@ class Renderer(_owner.Owner):
     texture_units: the texture units the draw may bind (terrain, water, velocity, and the fresh deposits
     while they are tracked): four, or three where deposits are never tracked; a hex grid of the
     fragment backend takes four (its velocity pass reads the water and three flow textures).
+    mesh_step: cells between two vertices of the drawn heightfield (an int >= 1); by default 1 up to
+    MESH_VERTICES (2048) cells a side and enough to keep that many vertices on larger grids (2 at 4096²),
+    whose full-resolution meshes cost a GPU more to draw than the water costs to step.
     Once made, `style` can be set (a RenderStyle); the other attributes are read-only, and a name the
     renderer does not have is refused, as on the grids (`renderer.stlye = ...` would draw nothing new).
     """
@@ -302,7 +308,7 @@ class Renderer(_owner.Owner):
         self._style = value
 
     def __init__(self, ctx, grid, *, style: RenderStyle | None = None, height_range=None,
-                 texture_units=(13, 14, 15, 12)):
+                 texture_units=(13, 14, 15, 12), mesh_step=None):
         self._released = True
         # a grid of the fragment backend (below GL 4.3) has flow textures; the compute grids flow buffers
         fragment = isinstance(grid, FragmentWaterGrid)
@@ -322,6 +328,12 @@ class Renderer(_owner.Owner):
         self.ctx, self.grid, self.texture_units = ctx, grid, units
         self.hexagonal = bool(getattr(grid, "_hexagonal", False))
         self.nx, self.ny = grid.nx, grid.ny
+        if mesh_step is None:           # a vertex a pixel or so of a whole-world view
+            mesh_step = max(1, -(-max(self.nx, self.ny) // MESH_VERTICES))
+        elif isinstance(mesh_step, bool) or not isinstance(mesh_step, (int, np.integer)) or mesh_step < 1:
+            raise ValueError(f"mesh_step: expected an int >= 1 (cells between two vertices) or None, got {mesh_step!r}")
+        self.mesh_step = int(mesh_step)
+        self.mesh = tuple(-(-(n - 1) // self.mesh_step) + 1 for n in (self.nx, self.ny))
         self.cell_size = float(grid.params.cell_size)
         self._fragment = fragment
         flows = self._flow_textures() if fragment else getattr(grid, "flow_buffers", None)
@@ -360,7 +372,7 @@ class Renderer(_owner.Owner):
         # pass's vertex array (no vertices: fragment/pass.vert makes its triangle from gl_VertexID)
         self._velocity_target = ((ctx.framebuffer(color_attachments=[self.velocity_texture]),
                                   ctx.vertex_array(self._velocity_prog, [])) if fragment else ())
-        self._indices = ctx.buffer(self._mesh_indices(self.nx + 2, self.ny + 2).tobytes())
+        self._indices = ctx.buffer(self._mesh_indices(self.mesh[0] + 2, self.mesh[1] + 2).tobytes())
         self._vaos = {name: ctx.vertex_array(prog, [], index_buffer=self._indices, index_element_size=4)
                       for name, prog in (("terrain", self._terrain_prog), ("water", self._water_prog))}
         self._released = False
@@ -612,7 +624,8 @@ class Renderer(_owner.Owner):
 
         s, cs = self.style, self.cell_size
         sun = np.asarray(s.sun_direction, float)
-        shared = dict(u_size=(self.nx, self.ny), u_cell_size=cs, u_view_projection=matrix.tobytes(),
+        shared = dict(u_size=(self.nx, self.ny), u_mesh=self.mesh, u_mesh_step=self.mesh_step, u_cell_size=cs,
+                      u_view_projection=matrix.tobytes(),
                       u_terrain=self.texture_units[0], u_water=self.texture_units[1],
                       u_velocity=self.texture_units[2], u_sun_direction=tuple(sun / np.linalg.norm(sun)),
                       u_sun_color=tuple(s.sun_color), u_sky_color=tuple(s.sky_color),

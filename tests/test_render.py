@@ -303,6 +303,29 @@ def test_invalid_inputs_raise_before_drawing(ctx):
         renderer.draw(np.eye(4))
 
 
+@pytest.mark.parametrize("hexagonal", [False, True], ids=["square", "hex"])
+def test_a_coarser_mesh_draws_the_same_world(ctx, hexagonal):
+    """mesh_step: a vertex every few cells, the grid's last row and column still drawn (the mesh's
+    vertices a side ceil((n - 1) / step) + 1); the picture stays that of every cell's vertex but for
+    the detail between vertices; 1 by default on grids up to MESH_VERTICES cells a side."""
+    with _scene(ctx) as square:
+        grid = square if not hexagonal else hydro.HexWaterGrid(ctx, square.terrain, water=square.water)
+        with render.Renderer(ctx, grid) as fine, render.Renderer(ctx, grid, mesh_step=3) as coarse:
+            assert (fine.mesh_step, fine.mesh) == (1, (48, 32))
+            assert (coarse.mesh_step, coarse.mesh) == (3, (17, 12))
+            a, b = _draw(ctx, fine), _draw(ctx, coarse)
+        for bad in (0, 1.5, True, "2"):
+            with pytest.raises(ValueError, match="^mesh_step: expected an int >= 1"):
+                render.Renderer(ctx, grid, mesh_step=bad)
+        if hexagonal:
+            grid.release()
+    same = np.abs(a - b).max(axis=-1) <= 24
+    assert same.mean() > 0.85, same.mean()
+    for masks in zip(classify(a), classify(b)):
+        assert abs(masks[0].mean() - masks[1].mean()) < 0.03
+    assert render.MESH_VERTICES == 2048
+
+
 def test_release_is_idempotent(ctx):
     grid = _scene(ctx)
     renderer = render.Renderer(ctx, grid)

@@ -1,18 +1,24 @@
 // Heightfield mesh over a hydro grid, built from gl_VertexID alone (no vertex buffer, no readback).
-// Vertex (i, j) of an (nx+2) x (ny+2) lattice, i, j in [-1, nx] x [-1, ny]: the inner nx x ny vertices
-// sit on the cells (square) or lattice vertices (HEX); the outer ring repeats the edge positions and
-// becomes the skirt that closes the sides of the world, like a diorama cut out of the ground.
+// Vertex (i, j) of an (mx+2) x (my+2) lattice (u_mesh), i, j in [-1, mx] x [-1, my]: the inner vertices
+// sit on every u_mesh_step-th cell (square) or lattice vertex (HEX), the last row and column on the
+// grid's last; the outer ring repeats the edge positions and becomes the skirt that closes the sides of
+// the world, like a diorama cut out of the ground.
 // World space: x, y horizontal (grid axes), z up (height); square cell [y, x] is centred at
 // ((x + 0.5), (y + 0.5)) * cell_size, hex vertex (x, y) at x * (s, 0) + y * (s/2, s*sqrt(3)/2).
 uniform ivec2 u_size;                   // (nx, ny)
+uniform ivec2 u_mesh;                   // inner vertices (mx, my): ceil((n - 1) / u_mesh_step) + 1 a side
+uniform int u_mesh_step;                // cells between two vertices of the mesh
 uniform float u_cell_size;              // world units per cell (hex: lattice spacing)
 uniform mat4 u_view_projection;         // clip = u_view_projection * vec4(world, 1)
 uniform sampler2D u_terrain;            // r32f, (nx, ny), read with texelFetch
 uniform sampler2D u_water;              // r32f, (nx, ny)
 
+// The cell of this vertex: -1 or n on the outer ring.
 ivec2 mesh_index() {
-    int w = u_size.x + 2;
-    return ivec2(gl_VertexID % w, gl_VertexID / w) - 1;
+    int w = u_mesh.x + 2;
+    ivec2 k = ivec2(gl_VertexID % w, gl_VertexID / w) - 1;
+    ivec2 c = min(k * u_mesh_step, u_size - 1);
+    return ivec2(k.x < 0 ? -1 : k.x >= u_mesh.x ? u_size.x : c.x, k.y < 0 ? -1 : k.y >= u_mesh.y ? u_size.y : c.y);
 }
 
 ivec2 clamp_cell(ivec2 c) { return clamp(c, ivec2(0), u_size - 1); }
