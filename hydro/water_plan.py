@@ -73,11 +73,11 @@ class Tuning:
     ring_row: int = 4096            # workgroups per row of a ring dispatch
     # whether a blocked call (or, while they sleep, a fused one) sleeps tiles where the grid sleeps; a
     # sleeping call that computed more than sleep_dense_above of its tiles makes the calls from two
-    # later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles"; on CPU rasterisers
-    # the cell-wise kernel's sleeping passes cost as much as its dense ones at about 0.85)
+    # later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles": where sleeping
+    # costs what computing every tile does, and what trying again costs where every tile moves)
     sleep_blocked: bool = True
-    sleep_dense_above: float = 0.5
-    sleep_retry: int = 32
+    sleep_dense_above: float = 0.4
+    sleep_retry: int = 128
     # the stats reduction: 0 a record per tile reduced in shared memory (GPUs), n a record per
     # invocation walking n cells (CPU rasterisers, where barriers are dear); at most so many records
     stats_rows: int = 0
