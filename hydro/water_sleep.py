@@ -119,13 +119,13 @@ class Sleep(Wakes, Held):
             self.release()
             raise
         # each sleeping call's count, read two calls later without a wait (fraction_of)
-        self.ring = _native.FencedReadback.create(self.ctx, 4, 4)
+        self.ring = _native.FencedReadback.create(self.ctx, 8, 4)
         self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
         self.substeps = 0               # substeps of the last step() call it planned
         self.listed = False             # whether the count on the GPU belongs to the last call
-        self.woke_all = False           # whether the last call's first substep computed every tile
+        self.judged = 0                 # substeps of the last call whose plans did not wake every tile
 
     def begin_call(self) -> None:
         """A step() call starts: its count starts from zero."""
@@ -155,9 +155,13 @@ class Sleep(Wakes, Held):
         its invocations, one a tile."""
         b = _gl.BINDINGS
         if not self.listed:
-            self.args.write(ARGS[:1].tobytes())
+            self.args.write(ARGS[:2].tobytes())
             self.listed = True
-            self.woke_all = self.all_woken
+            self.judged = 0
+        # a plan that wakes every tile (an edit, another schedule) says nothing of the world: the policy
+        # judges a call by its other substeps
+        judge = 0 if self.all_woken else steps
+        self.judged += judge
         flags = (self.flags_even, self.flags_odd)
         p = self.parity
         flags[1 - p].bind_to_storage_buffer(b["B_SLEEP_ACTIVE"])
@@ -169,7 +173,7 @@ class Sleep(Wakes, Held):
         if self.touched is not None:
             self.touched.bind_to_storage_buffer(b["B_SLEEP_TOUCHED"])
         _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_any_open=self.any_open, u_plan_steps=steps,
-                         **self.take_wakes(prog))
+                         u_judge_steps=judge, **self.take_wakes(prog))
         self.substeps += steps
         return self.count
 
@@ -210,28 +214,28 @@ class Sleep(Wakes, Held):
         super().release()
 
     def push_call(self, call: int) -> None:
-        """The step() call numbered `call` has ended: where it slept here, queue its count for fraction_of."""
-        if not self.listed:
-            return
-        if self.woke_all:               # it started with every tile: its count says nothing of the world
+        """The step() call numbered `call` has ended: where it slept here, queue its count of the tiles its
+        plans listed but those that woke every tile (u_judged_total) for fraction_of."""
+        if not self.listed or not self.judged:
             return
         if self.ring is not None:
             self.ring.push(self.args, call)
-            self.records[call] = (self.substeps, None)
+            self.records[call] = (self.judged, None)
         else:
-            self.records[call] = (self.substeps, int(np.frombuffer(self.args.read(4), np.uint32)[0]))
+            self.records[call] = (self.judged, int(np.frombuffer(self.args.read(8), np.uint32)[1]))
         for old in [c for c in self.records if c < call - 3]:
             del self.records[old]
 
     def fraction_of(self, call: int):
-        """The fraction of tiles the step() call numbered `call` computed where it slept here (and did not
-        start with every tile), else None; waits for the GPU only where that call is not done yet."""
+        """The fraction of tiles the step() call numbered `call` computed where it slept here, over the
+        substeps whose plans did not wake every tile (None where it has none); waits for the GPU only where
+        that call is not done yet."""
         record = self.records.pop(call, None)
         if record is None:
             return None
         substeps, count = record
         if count is None:
-            count = int(np.frombuffer(self.ring.record(call), np.uint32)[0])
+            count = int(np.frombuffer(self.ring.record(call), np.uint32)[1])
         return count / (substeps * self.count)
 
     def listed_substeps(self) -> float:

@@ -272,7 +272,8 @@ def test_erosion_computes_every_tile(ctx, kind, kernel):
 def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
     """Tuning.sleep_dense_above: a sleeping call that computed more of its tiles than that makes the calls
     from two later compute every tile (planned from that call's count, whatever the GPU's timing), for
-    sleep_retry calls; a call that started with every tile woken is not judged. The same bits throughout."""
+    sleep_retry calls; a substep (a launch) whose plan woke every tile is not judged, the call's others
+    are. The same bits throughout."""
     terrain, water = basin()
     a, b = twins(ctx, kind, terrain, water, kernel)
     retune(a, sleep_dense_above=0.2, sleep_retry=4)
@@ -283,9 +284,10 @@ def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
         slept.append(a._last_call.sleep)
         assert_twins(a, b, f"call {call}")
     assert a._last_call.kernel == kernel
-    # call 0 woke every tile; calls 1 and 2 computed more than a fifth (the pond and its shore): calls 3
-    # to 7 dense; 8 tries again (woken, not judged), 9 is judged, so 11 is dense again
-    assert slept == [True] * 3 + [False] * 5 + [True] * 3 + [False], slept
+    # call 0's first substep woke every tile, which is not judged; its others and call 1's computed more
+    # than a fifth (the pond and its shore): calls 2 to 6 dense; 7 tries again (its first substep woken
+    # by the dense calls), and is judged by its others, so 9 is dense again
+    assert slept == [True] * 2 + [False] * 5 + [True] * 2 + [False] * 3, slept
     for g in (a, b):
         g.release()
 

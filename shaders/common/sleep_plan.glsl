@@ -1,7 +1,8 @@
 // The plan of a substep with sleeping tiles (hydro/water_sleep.py), one invocation per tile, run by the
 // boundary pass that comes before the substep (cells_boundary.comp): the awake tiles (common/sleep_awake.glsl)
 // are appended to the list the cell passes dispatch over, their count to the dispatch arguments of the
-// substep's parity and to the call's total (u_plan_steps a tile: the substeps it computes). It clears
+// substep's parity and to the call's totals (u_plan_steps a tile: the substeps it computes; and
+// u_judge_steps, 0 where an edit or another schedule woke every tile, for the dense policy). It clears
 // the flags the coming substep sets, and the other parity's count. TOUCHED (the blocked kernel): the
 // tiles listed over a call are also marked, for its unpack (list_touched).
 #ifndef TOUCHED
@@ -11,9 +12,10 @@ layout(std430, binding = B_SLEEP_LIST) restrict writeonly buffer SleepList { uin
 layout(std430, binding = B_SLEEP_ACTIVE) restrict readonly buffer SleepActive { uint u_active[]; };
 layout(std430, binding = B_SLEEP_CLEAR) restrict writeonly buffer SleepClear { uint u_clear[]; };
 layout(std430, binding = B_SLEEP_OPEN) restrict readonly buffer SleepOpen { uint u_open[]; };
-// the tiles listed over the call's substeps, then two sets of dispatch arguments (x, y, z, unused) by
-// parity
-layout(std430, binding = B_SLEEP_ARGS) restrict buffer SleepArgs { uint u_awake_total; uint u_unused[3]; uint u_args[8];
+// the tiles listed over the call's substeps, and over those its plan woke not all, then two sets of
+// dispatch arguments (x, y, z, unused) by parity
+layout(std430, binding = B_SLEEP_ARGS) restrict buffer SleepArgs { uint u_awake_total; uint u_judged_total;
+                                                                  uint u_unused[2]; uint u_args[8];
                                                                   uint u_touched_args[4]; };
 #if TOUCHED
 layout(std430, binding = B_SLEEP_TOUCHED) restrict buffer SleepTouched { uint u_touched[]; };
@@ -21,6 +23,7 @@ layout(std430, binding = B_SLEEP_TOUCHED) restrict buffer SleepTouched { uint u_
 
 uniform int u_parity;           // which set of arguments the coming substep dispatches with
 uniform uint u_plan_steps;      // substeps the listed tiles compute
+uniform uint u_judge_steps;     // the same, or 0 where every tile was woken
 
 #include "common/sleep_awake.glsl"
 bool tile_changed(ivec2 t) { return u_active[t.y * u_tiles.x + t.x] != 0u; }
@@ -36,6 +39,7 @@ void plan_tile(int index) {
     if (awake) {
         u_sleep_list[atomicAdd(u_args[4 * u_parity], 1u)] = uint(index);
         atomicAdd(u_awake_total, u_plan_steps);
+        atomicAdd(u_judged_total, u_judge_steps);
 #if TOUCHED
         u_touched[index] = 1u;
 #endif
