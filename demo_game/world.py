@@ -54,17 +54,18 @@ def perlin(x, y, seed: int) -> np.ndarray:
     directions by a seeded permutation (so the pattern repeats every 256 units); the noise is zero at
     the lattice points, has that gradient there, is C2 everywhere and lies within +-sqrt(2)/2."""
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(256)
+    perm = rng.permutation(256).astype(np.uint8)
     angle = rng.uniform(0.0, 2.0 * np.pi, 256)
-    gradients = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    cos, sin = np.cos(angle), np.sin(angle)
     x, y = np.asarray(x, float), np.asarray(y, float)
     x0, y0 = np.floor(x), np.floor(y)
     fx, fy = x - x0, y - y0
-    ix, iy = x0.astype(np.int64), y0.astype(np.int64)
+    # lattice indices mod 256 as bytes, whose sums wrap by themselves (a byte a point, not eight)
+    ix, iy = (x0.astype(np.int64) & 255).astype(np.uint8), (y0.astype(np.int64) & 255).astype(np.uint8)
 
     def corner(dx, dy):              # the corner's gradient dotted with the offset from that corner
-        g = gradients[perm[(perm[(ix + dx) & 255] + iy + dy) & 255]]
-        return g[..., 0] * (fx - dx) + g[..., 1] * (fy - dy)
+        k = perm[perm[ix + np.uint8(dx)] + iy + np.uint8(dy)]
+        return cos[k] * (fx - dx) + sin[k] * (fy - dy)
 
     u, v = _fade(fx), _fade(fy)
     bottom = corner(0, 0) + u * (corner(1, 0) - corner(0, 0))
@@ -84,7 +85,8 @@ def fbm(shape, seed: int, features: float = 4.0, octaves: int = 5, persistence: 
     (a shared one would be zero in every octave); both depend on (seed, k) alone, so the first octaves
     of a longer sum are the shorter sum."""
     ny, nx = shape
-    y, x = np.mgrid[0:ny, 0:nx] + 0.5
+    y, x = np.ogrid[0:ny, 0:nx]                    # a column and a row: perlin broadcasts them
+    y, x = y + 0.5, x + 0.5
     out = np.zeros(shape)
     for k in range(octaves):
         rng = np.random.default_rng([seed, k])
