@@ -249,17 +249,25 @@ def build(n: int = 128, seed: int = 7, noise: str = "perlin") -> World:
 
 
 def flood(mask: np.ndarray, seeds) -> np.ndarray:
-    """Cells of `mask` 4-connected to any of the `seeds` (y, x) that lie inside it."""
+    """Cells of `mask` 4-connected to any of the `seeds` (y, x) that lie inside it: the region spreads
+    along whole runs of the mask, by rows then by columns, until it stops growing (a few rounds for the
+    demo's lakes and valleys, where a cell a round would take as many as the region is long)."""
     region = np.zeros_like(mask)
     for seed in seeds:
         region[seed] = mask[seed]
     while True:
-        grown = region.copy()
-        grown[1:] |= region[:-1]
-        grown[:-1] |= region[1:]
-        grown[:, 1:] |= region[:, :-1]
-        grown[:, :-1] |= region[:, 1:]
-        grown &= mask
+        grown = _spread_runs(_spread_runs(region, mask).T, mask.T).T
         if (grown == region).all():
             return region
         region = grown
+
+
+def _spread_runs(region: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The runs of `mask` along each row that hold a cell of `region`, whole."""
+    ny, nx = mask.shape
+    starts = mask.copy()
+    starts[:, 1:] &= ~mask[:, :-1]               # a run starts at its row's first cell or after a gap
+    runs = np.cumsum(starts.ravel()).reshape(ny, nx)   # run numbers from 1, the same along a run
+    hit = np.zeros(runs[-1, -1] + 1, bool)
+    hit[runs[region & mask]] = True
+    return hit[runs] & mask
