@@ -2,7 +2,8 @@
 
 A dry world sloping gently, with one basin of sloshing water walled by a ridge in its middle, covering
 about `fraction` of the area (0: a single small pond); each grid advances calls of `--calls` substeps
-at half the stable limit, timed with glFinish on both ends after a warm-up call. Modes:
+at half the stable limit, timed with glFinish on both ends after a warm-up call, `--repeat` calls and
+at least `--seconds` of them (a GPU's clocks take a few tenths of a second to settle). Modes:
 - "sleep": the grid as a game gets it (sleep=True, the planner's kernel);
 - "cells": sleep=True on the cell-wise kernel, the one that skips sleeping tiles (hydro.water_sleep);
 - "dense": sleep=False, the planner's kernel, every tile computed (the rate of today's kernels).
@@ -52,7 +53,7 @@ def world(n: int, fraction: float):
     return terrain, water
 
 
-def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute"):
+def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute", seconds=0.0):
     sleep, kernel = MODES[mode]
     terrain, water = world(n, fraction)
     if backend == "fragment":
@@ -65,11 +66,12 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="comp
     h = 0.5 * g.max_stable_dt()
     g.step(h * calls, substeps=calls)             # compile, warm up, and let the first all-awake substep pass
     ctx.finish()
-    t = time.perf_counter()
-    for _ in range(repeat):
+    t, done = time.perf_counter(), 0
+    while done < repeat or time.perf_counter() - t < seconds:     # a GPU's clocks need a few tenths
         g.step(h * calls, substeps=calls)
+        done += 1
     ctx.finish()
-    per = (time.perf_counter() - t) / (repeat * calls)
+    per = (time.perf_counter() - t) / (done * calls)
     awake, ran = g.awake, "fragment" if backend == "fragment" else g._last_call.kernel
     ok = abs(g.volume() - g.ledger()["expected"]) <= 1e-4 * g.ledger()["expected"]
     g.release()
@@ -129,7 +131,8 @@ def main():
     ap.add_argument("--backend", default="compute", choices=("compute", "fragment"),
                     help="hydro.WaterGrid as the context gives it, or hydro.water_fragment's grid")
     ap.add_argument("--calls", type=int, default=32, help="substeps a step() call")
-    ap.add_argument("--repeat", type=int, default=3, help="timed calls")
+    ap.add_argument("--repeat", type=int, default=3, help="timed calls, at least")
+    ap.add_argument("--seconds", type=float, default=0.3, help="and calls for at least so long")
     ap.add_argument("--tuning", nargs="+", default=[], metavar="NAME=VALUE",
                     help="water_plan.Tuning fields of the grids timed, as Python literals (e.g. cell_rows=4)")
     ap.add_argument("--json")
@@ -155,7 +158,7 @@ def main():
             dense = None
             for mode in sorted(modes, key=lambda m: m != "dense"):
                 per, awake, ran, ok = time_world(ctx, n, fraction, mode, args.calls, args.repeat, tuning,
-                                                 args.backend)
+                                                 args.backend, args.seconds)
                 dense = per if mode == "dense" else dense
                 gain = f"{dense / per:.1f}" if dense else "-"
                 rows.append({"size": n, "fraction": fraction, "mode": mode, "kernel": ran, "awake": awake,
