@@ -56,8 +56,10 @@ tiles of 32 x 32 cells where it or a tile beside it changed in the substep befor
 a side that is not a wall, or that an edit woke, as WaterGrid's cell-wise kernel does, in passes a
 GL 3.3 context has (_FragmentSleep): a texel a tile says which are awake, the accelerate and move passes
 draw rectangles over those instead of the whole target, and a pass at a texel a block of cells compares
-the textures before and after the substep (where every tile moves, in one substep of SLEEP_CHECK);
-nothing is read back but `awake`, when asked. Calls with erosion compute every tile.
+the textures before and after the substep (where every tile moves, in one substep of SLEEP_CHECK). A
+sleeping call's count of tiles computed, summed to a texel and copied into a fenced pixel buffer, is
+read two calls later: above SLEEP_DENSE_ABOVE of the tiles, the calls compute every tile for SLEEP_RETRY
+calls. `awake` reads the last call's count when asked. Calls with erosion compute every tile.
 
 sample() and sample_async() (docs/design.md, "Asking the water between frames"): common/sample.glsl's
 sample_point() in a pass of one texel a point (fragment/sample.frag), whose values are packed into a
@@ -1321,14 +1323,15 @@ class _FragmentSleep(Wakes):
     """A fragment grid's sleeping tiles (as hydro.water_sleep's for the cell-wise kernel; docs/design.md,
     "Sleeping tiles"): a tile of `tile` x `tile` cells is computed in a substep only where it or a tile
     beside it changed in the substep before, where it holds a cell beside a side that is not a wall, or
-    where an edit woke it. Per substep, with nothing read back: sleep_plan.frag writes a texel a tile,
+    where an edit woke it. Per substep, nothing read back: sleep_plan.frag writes a texel a tile,
     whether it is awake (and adds it to the call's count), and sleep_rects.frag the awake tiles as a few
     rectangles, which the accelerate and move passes draw (tiles.vert) instead of the whole target; then
     sleep_changed.frag flags the blocks of the awake tiles whose water changed, and in the awake tiles
     where none did, those whose stored faces or records changed, and sleep_reduce.frag reduces the flags
     to a texel a tile for the next plan. Where every tile is awake, not by an edit that woke them all,
     the water is compared in one substep of SLEEP_CHECK only (`unchecked`: tiles.vert draws no block,
-    sleep_rects.frag no settled tile) and the plan after each of the others wakes every tile.
+    sleep_rects.frag no settled tile) and the plan after each of the others wakes every tile. Where most
+    tiles move, calls compute every tile (begin_call: a call's count, read two calls later).
 
     Why the same bits: a tile sleeps in substep j where nothing in it or beside it changed in substep j - 1,
     so its substep would work out the same numbers from the same numbers; what the passes read of it (its
