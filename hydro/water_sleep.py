@@ -1,4 +1,5 @@
-"""Sleeping tiles: the cell-wise kernel computes only the tiles of the grid where something can change.
+"""Sleeping tiles: the cell-wise kernel, and on GPUs the blocked one (`texels`), compute only the tiles of
+the grid where something can change.
 
 A tile sleeps when a substep left its water and its faces' flows exactly as they were, and the tiles
 beside it too: its next substep would work out the same numbers from the same numbers, so skipping it
@@ -10,8 +11,10 @@ those an edit woke; the cell passes run one workgroup per listed tile through an
 flag the tiles in which something changed (common/sleep.glsl). The water cycle needs nothing more:
 rain or a spring changes a cell's water, or what rounding owes it, at every substep, so the tiles under
 them stay flagged; evaporation and drains change the water they take until there is none (a change of
-the rates wakes every tile for one substep). Nothing is read back: `awake_fraction()` reads the count of
-tiles computed only when asked. docs/design.md, "Sleeping tiles", says why the same bits.
+the rates wakes every tile for one substep). Nothing is read back within a call: each call's count of
+tiles computed goes into a fenced ring that the grid reads two calls later (fraction_of), to go dense
+where most tiles move, and `awake_fraction()` reads the last call's when asked. docs/design.md,
+"Sleeping tiles", says why the same bits.
 """
 from __future__ import annotations
 
