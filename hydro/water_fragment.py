@@ -394,6 +394,7 @@ class FragmentWaterGrid(_owner.Simulation):
         return (self.ny, self.nx)
 
     sleep = _PipeGrid.sleep             # WaterGrid's, over _FragmentSleep's passes
+    surface = _PipeGrid.surface         # terrain + water, read back
 
     @property
     def awake(self) -> float:
@@ -1579,3 +1580,5 @@ class FragmentHexWaterGrid(FragmentWaterGrid):
     _hexagonal = True
 
     flow_z = HexWaterGrid.flow_z         # HexWaterGrid's, on this grid's _flow and _set_flow
+    grid_to_world = HexWaterGrid.grid_to_world
+    world_to_grid = HexWaterGrid.world_to_grid

@@ -700,6 +700,27 @@ def test_matches_the_cell_wise_water_grid(ctx, kind):
     b.release()
 
 
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_has_the_compute_grids_api(ctx, kind):
+    """A game written against WaterGrid / HexWaterGrid runs on a Mac: the fragment grid has every public
+    name of the compute grid of its lattice but `kernel` (refused at construction, named) and
+    `flow_buffers` (it has `flow_textures`), and `surface` and the hex lattice's coordinates read what
+    the compute grid's read."""
+    import hydro
+    compute = {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind]
+    public = {name for name in dir(compute) if not name.startswith("_")}
+    missing = public - {name for name in dir(KINDS[kind]) if not name.startswith("_")}
+    assert missing == {"kernel", "flow_buffers"}, missing
+    b = _grid(ctx, kind)
+    a = _grid(ctx, kind, compute, kernel="cells")
+    np.testing.assert_array_equal(b.surface, a.surface)
+    if kind == "hex":
+        assert b.grid_to_world(3.0, 2.0) == a.grid_to_world(3.0, 2.0)
+        assert b.world_to_grid(3.0, 2.0) == a.world_to_grid(3.0, 2.0)
+    a.release()
+    b.release()
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (1, 7), (6, 1), (2, 3)], ids=["one-cell", "one-row", "one-column", "tiny"])
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_grids_one_cell_thin_give_the_cell_wise_bits(ctx, rng, kind, shape):
