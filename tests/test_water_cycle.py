@@ -9,10 +9,9 @@ import pytest
 
 import hydro
 from hydro.reference import water as ref
-from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, cycle_long_run, gpu_flows, random_state,
-                         set_boundary_both, twins)
+from water_cases import (CELL_WISE, GRIDS, KERNELS, assert_same_bits, assert_same_ledger, cycle_long_run, gpu_flows,
+                         random_state, set_boundary_both, twins)
 
-KERNELS = ["cells", "fused", "blocked"]
 CYCLE_KEYS = ("rain", "evaporation", "sources", "drains")
 
 
@@ -90,7 +89,7 @@ def test_kernels_agree_with_the_cycle(ctx, rng, kind):
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_water_equals_its_ledger_over_a_long_run(ctx, rng, kind):
     """water_cases.cycle_long_run on the cell-wise kernel (10^5 substeps with erosion too: test_water_erosion)."""
-    cycle_long_run(lambda terrain, water: GRIDS[kind](ctx, terrain, water=water, kernel="cells"), rng)
+    cycle_long_run(lambda terrain, water: GRIDS[kind](ctx, terrain, water=water, kernel=CELL_WISE), rng)
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))

@@ -368,15 +368,20 @@ def gl41_child(module: str, timeout: int = 600, pose: str = "4.1", env: dict | N
     return out
 
 
-def test_gl41_the_physics_tests_pass_on_the_fragment_backend():
-    """tests/test_water_physics.py whole, in a pytest of its own on a GL 4.1 context with no compute
-    shaders, where every grid is a fragment grid and each test of every kernel runs with kernel=None
-    (water_cases.KERNELS): conservation with every boundary, positivity, a lake at rest, the seiche,
-    friction, the equilibrium level, the planner's depths."""
+# the test files a Mac runs whole (gl41's test below)
+GL41_SUITES = ("test_water_physics.py", "test_water_friction.py", "test_water_cycle.py")
+
+
+def test_gl41_the_physics_friction_and_cycle_tests_pass_on_the_fragment_backend():
+    """GL41_SUITES whole, in a pytest of its own on a GL 4.1 context with no compute shaders, where every
+    grid is a fragment grid and each test of every kernel runs with kernel=None (water_cases.KERNELS):
+    conservation with every boundary, positivity, a lake at rest, the seiche, the equilibrium level,
+    the planner's depths; Manning's normal depth, frame-rate-free fixed substeps; the water cycle
+    against the reference and its ledger over a long run."""
     here = Path(__file__).resolve().parent
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA",
-                             str(here / "test_water_physics.py")], cwd=here.parent, env=dict(os.environ, **POSES["4.1"]),
-                            capture_output=True, text=True, timeout=600)
+                             *(str(here / name) for name in GL41_SUITES)], cwd=here.parent,
+                            env=dict(os.environ, **POSES["4.1"]), capture_output=True, text=True, timeout=600)
     if "[square-None]" not in result.stdout:
         pytest.skip("the overrides left the context its compute shaders (a driver other than Mesa's)")
     assert result.returncode == 0, result.stdout[-4000:]

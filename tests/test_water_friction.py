@@ -8,7 +8,7 @@ import pytest
 
 import hydro
 from hydro.reference import water as ref
-from water_cases import GRIDS, assert_same_bits, gpu_flows, random_state, set_boundary_both, twins
+from water_cases import GRIDS, KERNELS, assert_same_bits, gpu_flows, random_state, set_boundary_both, twins
 
 SLOPE, N = 0.01, 0.03               # bed slope, Manning's n (a river)
 
@@ -32,7 +32,7 @@ def _channel(ctx, q_per_width, kernel=None, nx=60, ny=3, seconds=600.0):
     return depth, flow / depth, h_n
 
 
-@pytest.mark.parametrize("kernel", ["cells", "fused", "blocked"])
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_steady_flow_reaches_mannings_normal_depth_at_two_discharges(ctx, kernel):
     """h = (n q / sqrt(S0))^(3/5): ten times the discharge is 10^0.6 = 3.98 times deeper, not ten."""
     depths = []
@@ -68,7 +68,7 @@ def test_a_lake_stays_at_rest_with_manning(ctx, kind):
     g.release()
 
 
-@pytest.mark.parametrize("kernel", ["cells", "fused", "blocked"])
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("pipe_area", ["depth", 0.4])
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_kernels_with_manning_match_the_reference(ctx, rng, kind, pipe_area, kernel):

@@ -17,6 +17,7 @@ def _has_compute() -> bool:
 # The kernels a test of every kernel runs: on a context without compute shaders the grids have one
 # schedule, their fragment passes (kernel=None).
 KERNELS = ("fused", "blocked", "cells") if _has_compute() else (None,)
+CELL_WISE = KERNELS[-1]             # the cell-wise kernel's name, or None there
 
 GRIDS = {"square": hydro.WaterGrid}
 try:                                    # the hex lattice joins every shared test once it exists
