@@ -1367,14 +1367,11 @@ class _FragmentSleep(Wakes):
             # to a texel a tile: (texture, framebuffer, factor)
             size = (-(-grid.nx // SLEEP_BLOCK), -(-grid.ny // SLEEP_BLOCK))
             tex = self._texture(size, "f1")
-            self.levels = [(tex, self._framebuffer(tex), SLEEP_BLOCK)]
-            rest = tile // SLEEP_BLOCK
-            while rest > 1:
-                factor = min(rest, 8)
-                rest //= factor
-                size = (-(-size[0] // factor), -(-size[1] // factor))
-                tex = self._texture(size, "f1")
-                self.levels.append((tex, self._framebuffer(tex), factor))
+            self.levels = [(tex, self._framebuffer(tex), SLEEP_BLOCK)] + self._levels(size, tile // SLEEP_BLOCK, "f1")
+            # the call's count summed to one texel (the dense policy, begin_call), and the fenced pixel
+            # buffers it is copied into, each read two calls later without a wait
+            self.sums = self._levels(self.tiles, max(self.tiles), "f4")
+            self.ring = _PixelRing.create(self.ctx, 4, 4)
         except BaseException:
             self.release()
             raise
@@ -1395,24 +1392,23 @@ class _FragmentSleep(Wakes):
         self.woken = True               # whether an edit woke every tile for the substep planned last
         self.planned = 0                # substeps planned since the grid was made, for SLEEP_CHECK
         self.unchecked = False          # whether the last substep compared no water where every tile woke
-        # the dense policy (begin_call): sleeping calls' counts, each read two calls later without a wait
-        self.ring = _PixelRing.create(self.ctx, 4, 4)
         self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.call_planned = 0           # substeps the current call planned
         self.call_woken = False         # whether its first plan woke every tile
         self.dense_until = 0            # the first call that may sleep again
         self.dense_above, self.retry = SLEEP_DENSE_ABOVE, SLEEP_RETRY
-        # the count's sum: levels each up to 8 times fewer a side, down to one texel
-        self.sums, size = [], self.tiles
-        try:
-            while size != (1, 1):
-                factor = min(8, max(size))
-                size = (-(-size[0] // factor), -(-size[1] // factor))
-                tex = self._texture(size, "f4")
-                self.sums.append((tex, self._framebuffer(tex), factor))
-        except BaseException:
-            self.release()
-            raise
+
+    def _levels(self, size, side: int, dtype) -> list:
+        """The levels of a reduction of a texture of `size` texels by `side` a side: each up to 8 times
+        fewer texels a side than the one before, as (texture, framebuffer, factor)."""
+        levels = []
+        while side > 1:
+            factor = min(side, 8)
+            side = -(-side // factor)
+            size = (-(-size[0] // factor), -(-size[1] // factor))
+            tex = self._texture(size, dtype)
+            levels.append((tex, self._framebuffer(tex), factor))
+        return levels
 
     def _texture(self, size, dtype, components=1):
         texel = components * (1 if dtype == "f1" else 4)
