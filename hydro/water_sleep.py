@@ -25,8 +25,8 @@ from .boundary import KINDS
 from ._owner import Held
 
 WAKE_RECTS = 8                  # rectangles an edit wakes between two calls before they merge into one box
-# the tiles listed over a call's substeps (and 3 unused), then two dispatches' (x, y, z, unused) by parity,
-# then the blocked kernel's unpack's
+# the tiles listed over a call's substeps, and over those whose plans did not wake every tile (the dense
+# policy's), and 2 unused; then two dispatches' (x, y, z, unused) by parity, then the blocked kernel's unpack's
 ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
 UNPACK_ARGS = 48                # the unpack's arguments' offset in bytes
 PLAN_GROUP = 256                # water/sleep_plan.comp's workgroup
@@ -106,7 +106,7 @@ class Sleep(Wakes, Held):
         super().__init__((state.nx + texels, state.ny + texels), tile)
         self.state, self.ctx, self.texels = state, state.ctx, texels
         count = self.count
-        self.list = self.flags_even = self.flags_odd = self.args = self.open = self.touched = None
+        self.list = self.flags_even = self.flags_odd = self.args = self.open = self.touched = self.ring = None
         try:
             self.list = self.ctx.buffer(reserve=4 * count)
             if texels:
@@ -118,11 +118,11 @@ class Sleep(Wakes, Held):
             for flags in (self.flags_even, self.flags_odd):
                 flags.clear()
             self.args = self.ctx.buffer(ARGS.tobytes())
+            # each sleeping call's counts (ARGS' first two), read two calls later without a wait (fraction_of)
+            self.ring = _native.FencedReadback.create(self.ctx, 8, 4)
         except BaseException:
             self.release()
             raise
-        # each sleeping call's count, read two calls later without a wait (fraction_of)
-        self.ring = _native.FencedReadback.create(self.ctx, 8, 4)
         self.records = {}               # call number: (substeps it planned, its count where read at once)
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
