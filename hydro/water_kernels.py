@@ -482,7 +482,7 @@ class Blocked(Kernel):
                 if not walled:
                     defines["BOOK_SLOTS"] = self.book_slots
                 launches[shape] = self._program("blocked_tile", **defines)
-            planning = {"WAKE_RECTS": WAKE_RECTS}
+            planning = {"WAKE_RECTS": WAKE_RECTS, "PLAN_GROUP": PLAN_GROUP}
             self.programs[key] = (
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=False)),
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=True)),

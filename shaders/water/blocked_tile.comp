@@ -313,7 +313,7 @@ void main() {
         // the faces around it
         bool last = s == STEPS - 1;
 #if SLEEP
-        vec4 before = t;
+        vec4 t_before = t;
 #endif
         if (moving && (!last || (owned && texel))) {
             f.left = upwind_scaled(f.left, s_k[i - DX], k);
@@ -351,7 +351,7 @@ void main() {
             t = vec4(h, f.left, f.bottom, cell ? z : t.w);     // an outer face's texel keeps its ghost bed
 #endif
 #if SLEEP
-            change = change || owned && texel && changed(before, t);
+            change = change || owned && texel && changed(t_before, t);
 #endif
         }
         if (!last) {
