@@ -53,7 +53,7 @@ def world(n: int, fraction: float):
     return terrain, water
 
 
-def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute", seconds=0.0):
+def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute", seconds=0.0, open_side=False):
     sleep, kernel = MODES[mode]
     terrain, water = world(n, fraction)
     if backend == "fragment":
@@ -61,6 +61,8 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="comp
     else:
         g = hydro.WaterGrid(ctx, terrain, water=water, sleep=sleep, kernel=kernel)
     del terrain, water
+    if open_side:                                   # the dry slope's low side open: calls with open sides
+        g.set_boundary("left", "outflow")
     if tuning:
         g._retune(g._tuning.replace(**tuning))
     h = 0.5 * g.max_stable_dt()
@@ -135,6 +137,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.3, help="and calls for at least so long")
     ap.add_argument("--tuning", nargs="+", default=[], metavar="NAME=VALUE",
                     help="water_plan.Tuning fields of the grids timed, as Python literals (e.g. cell_rows=4)")
+    ap.add_argument("--open", action="store_true",
+                    help="the low side an outflow (calls with open sides; else walls all round)")
     ap.add_argument("--json")
     ap.add_argument("--svg")
     args = ap.parse_args()
@@ -147,9 +151,10 @@ def main():
     ctx = hydro.create_context()
     version = f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}"
     info = {"renderer": ctx.info["GL_RENDERER"], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "calls": args.calls, "tuning": args.tuning, "backend": args.backend, "gl": version}
+            "calls": args.calls, "tuning": args.tuning, "backend": args.backend, "gl": version,
+            "open": args.open}
     print(f"GL_RENDERER: {info['renderer']} (GL {version})  {info['date']}  {args.backend} backend  "
-          f"calls of {args.calls} substeps  {' '.join(args.tuning)}")
+          f"calls of {args.calls} substeps{'  open low side' if args.open else ''}  {' '.join(args.tuning)}")
     print("| size | world fraction | mode | kernel | awake | µs/substep | cell·steps/s | × dense | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
@@ -158,7 +163,7 @@ def main():
             dense = None
             for mode in sorted(modes, key=lambda m: m != "dense"):
                 per, awake, ran, ok = time_world(ctx, n, fraction, mode, args.calls, args.repeat, tuning,
-                                                 args.backend, args.seconds)
+                                                 args.backend, args.seconds, args.open)
                 dense = per if mode == "dense" else dense
                 gain = f"{dense / per:.1f}" if dense else "-"
                 rows.append({"size": n, "fraction": fraction, "mode": mode, "kernel": ran, "awake": awake,
