@@ -89,7 +89,7 @@ from .water import _PipeGrid, check_sleep
 from .water_cycle import Cycle
 from .water_erosion import NO_FLOOR, erode_uniforms, erosion_uniforms
 from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, check_line
-from .water_sleep import WAKE_RECTS, Wakes, open_cells
+from .water_sleep import WAKE_RECTS, CallCounts, Wakes, open_cells
 
 __all__ = ["FragmentWaterGrid", "FragmentHexWaterGrid"]
 
@@ -1392,7 +1392,7 @@ class _FragmentSleep(Wakes):
         self.woken = True               # whether an edit woke every tile for the substep planned last
         self.planned = 0                # substeps planned since the grid was made, for SLEEP_CHECK
         self.unchecked = False          # whether the last substep compared no water where every tile woke
-        self.records = {}               # call number: (substeps it planned, its count where read at once)
+        self.call_counts = CallCounts()  # each call's count of tiles computed, for begin_call
         self.call_planned = 0           # substeps the current call planned
         self.call_woken = False         # whether its first plan woke every tile
         self.dense_until = 0            # the first call that may sleep again
@@ -1444,11 +1444,10 @@ class _FragmentSleep(Wakes):
         (SLEEP_RETRY) - 1 compute every tile (sleeps()); from that call's count, never from whichever the
         GPU has finished (as WaterGrid's)."""
         self._push_call(call - 1)
-        record = self.records.pop(call - 2, None)
+        # a count left in the ring waits only where the GPU has not got there
+        record = self.call_counts.take(call - 2, lambda c: float(np.frombuffer(self.ring.record(c, 4), np.float32)[0]))
         if record is not None:
             substeps, listed = record
-            if listed is None:          # in the ring: waits only where the GPU has not got there
-                listed = float(np.frombuffer(self.ring.record(call - 2, 4), np.float32)[0])
             if listed > self.dense_above * substeps * self.count:
                 self.dense_until = call + self.retry
         self.computed = self.substeps = self.call_planned = 0
@@ -1470,9 +1469,7 @@ class _FragmentSleep(Wakes):
                 listed = None
             else:
                 listed = float(np.frombuffer(level.read(), np.float32)[0])
-        self.records[call] = (self.call_planned, listed)
-        for old in [c for c in self.records if c < call - 3]:
-            del self.records[old]
+        self.call_counts.keep(call, self.call_planned, listed)
 
     def sleeps(self, call: int) -> bool:
         """Whether step() call number `call` may sleep (begin_call)."""

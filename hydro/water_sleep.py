@@ -53,6 +53,28 @@ def open_cells(table, layout, nx: int, ny: int) -> np.ndarray:
     return cells.reshape(ny, nx)
 
 
+class CallCounts:
+    """Each sleeping step() call's count of tiles computed, by call number, kept until the call two later
+    reads it (the dense policy): a count read at once, or None where it waits in a fenced ring."""
+
+    def __init__(self):
+        self.records = {}               # call number: (substeps it planned, its count or None)
+
+    def keep(self, call: int, substeps: int, count=None) -> None:
+        self.records[call] = (substeps, count)
+        for old in [c for c in self.records if c < call - 3]:
+            del self.records[old]
+
+    def take(self, call: int, read):
+        """(substeps, count) of call number `call`, or None where it kept none; `read(call)` gives a count
+        left in the ring."""
+        record = self.records.pop(call, None)
+        if record is None:
+            return None
+        substeps, count = record
+        return substeps, read(call) if count is None else count
+
+
 class Wakes:
     """The tiles of `tile` x `tile` over `span` (x, y) that an edit woke for the coming plan, beside those
     the substep before changed (common/sleep_awake.glsl): every tile, or the rectangles of tiles around the
@@ -123,7 +145,7 @@ class Sleep(Wakes, Held):
         except BaseException:
             self.release()
             raise
-        self.records = {}               # call number: (substeps it planned, its count where read at once)
+        self.call_counts = CallCounts()  # each call's count of tiles computed, for fraction_of
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
         self.parity = 0                 # the parity of the next substep
         self.substeps = 0               # substeps of the last step() call it planned
@@ -223,22 +245,18 @@ class Sleep(Wakes, Held):
             return
         if self.ring is not None:
             self.ring.push(self.args, call)
-            self.records[call] = (self.judged, None)
+            self.call_counts.keep(call, self.judged)
         else:
-            self.records[call] = (self.judged, int(np.frombuffer(self.args.read(8), np.uint32)[1]))
-        for old in [c for c in self.records if c < call - 3]:
-            del self.records[old]
+            self.call_counts.keep(call, self.judged, int(np.frombuffer(self.args.read(8), np.uint32)[1]))
 
     def fraction_of(self, call: int):
         """The fraction of tiles the step() call numbered `call` computed where it slept here, over the
         substeps whose plans did not wake every tile (None where it has none); waits for the GPU only where
         that call is not done yet."""
-        record = self.records.pop(call, None)
+        record = self.call_counts.take(call, lambda c: int(np.frombuffer(self.ring.record(c), np.uint32)[1]))
         if record is None:
             return None
         substeps, count = record
-        if count is None:
-            count = int(np.frombuffer(self.ring.record(call), np.uint32)[1])
         return count / (substeps * self.count)
 
     def listed_substeps(self) -> float:
