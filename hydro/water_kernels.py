@@ -408,7 +408,8 @@ class Blocked(Kernel):
         self.pack_program = self._program("pack", UNPACK=False, MARGIN=self.margin)
         self.unpack_program = self._program("pack", UNPACK=True, MARGIN=self.margin, BOOK_SLOTS=self.book_slots)
         self.layouts, self.programs = {}, {}
-        self.sleep = None               # its sleeping tiles (hydro.water_sleep), made by the first call that sleeps
+        self.sleeps = {}                # its sleeping tiles by side (hydro.water_sleep), made by the first call on them
+        self.sleep = None               # those of its last sleeping call
         self.current = 0                # the state a sleeping call starts from: the last one's end
 
     def _make_states(self, size):
@@ -452,42 +453,54 @@ class Blocked(Kernel):
         return self.layouts[shape], self.programs[shape]
 
     def release(self) -> None:
-        if self.sleep is not None:
-            self.state.sleepers.remove(self.sleep)
-            self.sleep.release()
-            self.sleep = None
+        for sleep in self.sleeps.values():
+            self.state.sleepers.remove(sleep)
+            sleep.release()
+        self.sleeps, self.sleep = {}, None
         super().release()
 
-    def sleeper(self):
-        """Its water_sleep.Sleep, of `blocked`'s tiles of texels, made on first use."""
-        if self.sleep is None:
-            self.sleep = Sleep(self.state, self.tuning.blocked[0][0], texels=True)     # plan.blocked_sleeps
-            self.sleep.set_open(*self.state.open_source)
-            self.state.sleepers.append(self.sleep)
-        return self.sleep
+    def sleeper(self, tile: int):
+        """Its water_sleep.Sleep of tiles of `tile` texels a side, made on first use (plan.blocked_sleeps,
+        plan.sleep_climbs). Each kernel's sleepers are the grid's: where a call sleeps on one, the others
+        wake every tile for their next (WaterState.ran)."""
+        if tile not in self.sleeps:
+            sleep = Sleep(self.state, tile, texels=True)
+            sleep.set_open(*self.state.open_source)
+            self.state.sleepers.append(sleep)
+            self.sleeps[tile] = sleep
+        return self.sleeps[tile]
 
-    def _sleep_programs(self, walled: bool):
-        """(plan, list of the touched tiles, pack, unpack, {shape: launch program}) of sleeping calls."""
-        key = ("sleep", walled)
+    def _sleep_programs(self, tile: int):
+        """(plan, list of the touched tiles, pack, unpack) of sleeping calls on tiles of `tile` texels."""
+        key = ("sleep", tile)
         if key not in self.programs:
-            (tile, _), steps = self.tuning.blocked
-            sleeping = {"SLEEP": True, "SLEEP_TILE": tile}
-            group = dict(sleeping, GROUP_X=tile, GROUP_Y=tile, MARGIN=self.margin)
-            launches = {}
-            for shape in (self.tuning.blocked, plan.sleeping_odd(self.tuning)):
-                halo = self.tuning.reach * shape[1]
-                side = tile + 2 * halo
-                defines = dict(sleeping, TILE_X=tile, TILE_Y=tile, STEPS=shape[1], GROUP_X=side, GROUP_Y=side,
-                               MARGIN=self.margin, INTERIOR=walled)
-                if not walled:
-                    defines["BOOK_SLOTS"] = self.book_slots
-                launches[shape] = self._program("blocked_tile", **defines)
+            rows = max(d for d in range(1, tile + 1) if tile % d == 0 and tile * d <= 1024)
+            group = dict(SLEEP=True, SLEEP_TILE=tile, GROUP_X=tile, GROUP_Y=rows, MARGIN=self.margin)
             planning = {"WAKE_RECTS": WAKE_RECTS, "PLAN_GROUP": PLAN_GROUP}
             self.programs[key] = (
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=False)),
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=True)),
                 self._program("pack", UNPACK=False, **group),
-                self._program("pack", UNPACK=True, BOOK_SLOTS=self.book_slots, **group), launches)
+                self._program("pack", UNPACK=True, BOOK_SLOTS=self.book_slots, **group))
+        return self.programs[key]
+
+    def _sleep_launch(self, shape, walled: bool, climbs: bool):
+        """The program of a sleeping launch of `shape`: the climb's (walled calls, plan.sleep_climbs) or the
+        tile program's, a workgroup a listed tile."""
+        key = ("sleep launch", shape, walled, climbs)
+        if key not in self.programs:
+            (tile, _), steps = shape
+            halo = self.tuning.reach * steps
+            defines = dict(SLEEP=True, SLEEP_TILE=tile, TILE_X=tile, TILE_Y=tile, STEPS=steps,
+                           GROUP_X=tile + 2 * halo, MARGIN=self.margin)
+            if climbs:
+                prog = self._program("blocked_climb", **defines, EDGES=False, AHEAD=self.tuning.climb_ahead)
+            else:
+                defines.update(GROUP_Y=tile + 2 * halo, INTERIOR=walled)
+                if not walled:
+                    defines["BOOK_SLOTS"] = self.book_slots
+                prog = self._program("blocked_tile", **defines)
+            self.programs[key] = prog
         return self.programs[key]
 
     def _run_sleeping(self, dt, call, hook=None):
@@ -496,8 +509,12 @@ class Blocked(Kernel):
         launches run a workgroup a listed tile and flag those that changed, and the tiles any launch
         listed are unpacked. A tile not listed changed in no bit in the launch before, nor did those
         beside it, so both states hold it as it is (docs/design.md, "Sleeping tiles")."""
-        s, b, sleep = self.state, _gl.BINDINGS, self.sleeper()
-        planning, listing, pack, unpack, launches = self._sleep_programs(call.walled)
+        s, b = self.state, _gl.BINDINGS
+        tile = call.launches[0][0][0]
+        climbs = plan.sleep_climbs(self.tuning, s.nx, s.ny, call.walled)
+        self.sleep = sleep = self.sleeper(tile)
+        planning, listing, pack, unpack = self._sleep_programs(tile)
+        launches = {shape: self._sleep_launch(shape, call.walled, climbs) for shape in set(call.launches)}
         uniforms = s.model_uniforms(dt, call.smoothing)
         tiles = {"u_tiles_x": sleep.tiles[0]}
         for prog in launches.values():

@@ -76,6 +76,10 @@ class Tuning:
     # later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles": where sleeping
     # costs what computing every tile does, and what trying again costs where every tile moves)
     sleep_blocked: bool = True
+    # the shape of a sleeping blocked call's launches where it climbs (walled calls on square grids that
+    # climb every tile, from climb_walled_from): square tiles, each climbed as the dense climb climbs its
+    # own; None: the tile program on `blocked`'s tiles in every sleeping call
+    sleep_climb: Shape | None = ((48, 48), 4)
     sleep_dense_above: float = 0.4
     sleep_retry: int = 128
     # the stats reduction: 0 a record per tile reduced in shared memory (GPUs), n a record per
@@ -160,22 +164,41 @@ def launches(tuning: Tuning, nx: int, ny: int, substeps: int, is_walled: bool) -
     return [wide] * q + [main] * (r // main[1]) + [odd] * (r % main[1])
 
 
+def _sleeps_on(shape: Shape, reach: int) -> bool:
+    """Whether tiles of `shape` can sleep: square, at least as wide as their halo (a launch then reads
+    only the tiles beside each)."""
+    (tx, ty), steps = shape
+    return tx == ty and reach * steps <= tx
+
+
 def blocked_sleeps(tuning: Tuning) -> bool:
-    """Whether the tuning's blocked calls may sleep: asked to, on square tiles at least as wide as their
-    halo (a launch then reads only the tiles beside each)."""
-    (tx, ty), steps = tuning.blocked
-    return tuning.sleep_blocked and tx == ty and tuning.reach * steps <= tx
+    """Whether the tuning's blocked calls may sleep: asked to, on tiles that can (_sleeps_on)."""
+    return tuning.sleep_blocked and _sleeps_on(tuning.blocked, tuning.reach)
+
+
+def sleep_climbs(tuning: Tuning, nx: int, ny: int, is_walled: bool) -> bool:
+    """Whether a sleeping blocked call climbs its tiles (Tuning.sleep_climb): walled calls on grids whose
+    dense calls climb every tile."""
+    climb = tuning.sleep_climb
+    return (is_walled and climb is not None and tuning.climb_walled_from is not None
+            and nx * ny >= tuning.climb_walled_from and 1 <= climb[1] <= 6 and _sleeps_on(climb, tuning.reach))
 
 
 def sleeping_odd(tuning: Tuning) -> Shape:
-    """The shape of a sleeping blocked call's launches of one substep: `blocked`'s tiles, whose flags
-    every launch of the call shares (hydro.water_sleep)."""
+    """The shape of a sleeping blocked call's launches of one substep on the tile program: `blocked`'s
+    tiles, whose flags every launch of the call shares (hydro.water_sleep)."""
     return tuning.blocked[0], 1
 
 
-def sleeping_launches(tuning: Tuning, substeps: int, per_substep: bool) -> list:
-    """The shapes of a sleeping blocked call's launches: `blocked`'s, and one of a substep for what is left
-    (every substep apart where something reads the state after each)."""
+def sleeping_launches(tuning: Tuning, substeps: int, per_substep: bool, climbs: bool = False) -> list:
+    """The shapes of a sleeping blocked call's launches: `blocked`'s, and one of a substep for what is left;
+    climbing (sleep_climbs), sleep_climb's and one launch of what is left; every substep apart where
+    something reads the state after each."""
+    if climbs:
+        tile, steps = tuning.sleep_climb
+        if per_substep:
+            return [(tile, 1)] * substeps
+        return [(tile, steps)] * (substeps // steps) + [(tile, substeps % steps)] * (substeps % steps > 0)
     main, odd = tuning.blocked, sleeping_odd(tuning)
     if per_substep:
         return [odd] * substeps
@@ -186,6 +209,8 @@ def state_shapes(tuning: Tuning, nx: int, ny: int) -> list:
     """Every shape the blocked kernel's launches on an nx x ny grid can take."""
     shapes = [tuning.blocked, tuning.odd, sleeping_odd(tuning)]
     wide = wide_shape(tuning, nx, ny)
+    if sleep_climbs(tuning, nx, ny, True):
+        shapes.append(tuning.sleep_climb)
     return list(dict.fromkeys(shapes + [wide] * (wide is not None)))
 
 
@@ -268,7 +293,8 @@ def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | 
     the call takes the tuning's kernel of one-substep calls (a substep a dispatch, nothing to pack),
     and a blocked call launches one substep at a time (its `odd` shape), each launch's state read.
     `sleep`: the call skips the tiles where nothing can change (hydro.water_sleep) on the cell-wise kernel;
-    `sleep_blocked`: on the blocked kernel, in launches of its `blocked` tiles (no climb, no wide tiles)."""
+    `sleep_blocked`: on the blocked kernel, in launches of its `blocked` tiles or, where it climbs
+    (sleep_climbs), of sleep_climb's (no wide tiles)."""
     chosen = kernel or (tuning.one if per_substep else call_kernel(tuning, substeps))
     if chosen == "blocked" and not state_fits:
         chosen = "fused"
@@ -276,7 +302,7 @@ def plan_call(tuning: Tuning, nx: int, ny: int, substeps: int, *, kernel: str | 
         return CallPlan(chosen, substeps, per_substep=per_substep, smoothing=smoothing,
                         sleep=sleep and chosen == "cells")
     if sleep_blocked:
-        shapes = sleeping_launches(tuning, substeps, per_substep)
+        shapes = sleeping_launches(tuning, substeps, per_substep, sleep_climbs(tuning, nx, ny, is_walled))
     elif per_substep:
         shapes = [tuning.odd] * substeps
     else:

@@ -6,26 +6,39 @@ import numpy as np
 import pytest
 
 import hydro
+from hydro import water_plan as plan
 from hydro.reference import sleep as ref_sleep
 import water_cases
 from sleep_cases import EDITS, MODELS, SHAPES, TILE, basin, cycle_steps, dam
 from water_cases import GRIDS, assert_same_bits, assert_same_ledger, gpu_flows, retune
 
 KERNELS = ("cells", "blocked")
+# "climb": the blocked kernel climbing its sleeping tiles, four substeps a launch (walled calls on the
+# square lattice, classic pipes, no water cycle: the cases where it runs); the cases with every kernel
+CLIMB = 4
+WITH_CLIMB = [(kind, kernel) for kind in GRIDS for kernel in KERNELS] + [("square", "climb")]
 
 
 def sleepy(g, kernel):
     """g's tiles TILE cells a side: the cell-wise kernel's, or the blocked kernel's, asked to sleep (hex
-    with inertia a substep a launch, within a CPU rasteriser's shared memory)."""
+    with inertia a substep a launch, within a CPU rasteriser's shared memory), climbed where it can."""
     if kernel == "cells":
         return retune(g, sleep_tile=TILE, sleep_dense_above=1.0)
     steps = 1 if g.params.inertia and isinstance(g, hydro.HexWaterGrid) else 2
-    return retune(g, blocked=((TILE, TILE), steps), sleep_blocked=True, sleep_dense_above=1.0)
+    climb = dict(sleep_climb=((TILE, TILE), CLIMB), climb_walled_from=0) if kernel == "climb" else dict(sleep_climb=None)
+    return retune(g, blocked=((TILE, TILE), steps), sleep_blocked=True, sleep_dense_above=1.0, **climb)
+
+
+def climbed(g) -> bool:
+    """Whether g's last call climbed its sleeping tiles."""
+    call = g._last_call
+    return call.sleep and plan.sleep_climbs(g._tuning, g.nx, g.ny, call.walled)
 
 
 def twins(ctx, kind, terrain, water, kernel="cells", **params):
     """The same grid sleeping and computing every tile, on `kernel` with TILE-cell tiles."""
-    grids = [GRIDS[kind](ctx, terrain, water=water, kernel=kernel, sleep=sleep, **params) for sleep in (True, False)]
+    made = "blocked" if kernel == "climb" else kernel
+    grids = [GRIDS[kind](ctx, terrain, water=water, kernel=made, sleep=sleep, **params) for sleep in (True, False)]
     for g in grids:
         sleepy(g, kernel)
     return grids
@@ -39,9 +52,8 @@ def assert_twins(a, b, what=""):
 
 
 @pytest.mark.parametrize("shape", list(SHAPES.values()), ids=list(SHAPES))
-@pytest.mark.parametrize("model", list(MODELS))
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kind,kernel,model", [(kind, kernel, model) for kind, kernel in WITH_CLIMB
+                                               for model in MODELS if kernel != "climb" or model == "classic"])
 def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model, shape, kernel):
     terrain, water = dam(shape)
     a, b = twins(ctx, kind, terrain, water, kernel, **MODELS[model])
@@ -50,6 +62,7 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
         for g in (a, b):
             g.step(1.0)
         assert_twins(a, b, f"call {call}")
+        assert climbed(a) == (kernel == "climb"), call
         awake.append(a.awake)
     assert b.awake == 1.0
     if shape == SHAPES["whole-tiles"]:      # (the ragged grid is a few tiles, the water in most of them)
@@ -59,8 +72,27 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
         g.release()
 
 
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("kernel", KERNELS)
+def test_the_climb_on_the_tiles_gpus_take(ctx):
+    """The climb's sleeping tiles as GPUs take them (Tuning.sleep_climb: 48 texels, more than a
+    workgroup of the pack holds, which packs them a few rows an invocation): the bits of every tile."""
+    terrain, water = dam((160, 208))
+    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep) for sleep in (True, False)]
+    gpu = plan.Tuning.for_device("gpu", False)
+    for g in (a, b):
+        retune(g, sleep_blocked=True, sleep_dense_above=1.0, sleep_climb=gpu.sleep_climb, climb_walled_from=0)
+    awake = []
+    for call in range(8):
+        for g in (a, b):
+            g.step(3.0)
+        assert climbed(a)
+        assert_twins(a, b, f"call {call}")
+        awake.append(a.awake)
+    assert awake[1] < 0.5 and awake[-1] > awake[1], awake
+    for g in (a, b):
+        g.release()
+
+
+@pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_gauges_read_after_every_substep_see_the_same_water(ctx, kind, kernel):
     """A gauge's pass follows every substep (the kernel's hook, between the boundary faces' booking and
     the next substep's plan): the same bits, and the same discharge, as computing every tile."""
@@ -80,8 +112,7 @@ def test_gauges_read_after_every_substep_see_the_same_water(ctx, kind, kernel):
         g.release()
 
 
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_the_tiles_computed_are_those_the_plan_says(ctx, kind, kernel):
     """g.awake against hydro.reference.sleep over calls of one substep: the tiles that changed in the
     substep before and those beside them, those beside a side that is not a wall, and every tile after
@@ -89,7 +120,7 @@ def test_the_tiles_computed_are_those_the_plan_says(ctx, kind, kernel):
     hold the outer faces too: a row and a column more, and the texels beside an open cell's kept awake."""
     terrain, water = basin()
     a, b = twins(ctx, kind, terrain, water, kernel)
-    texels = kernel == "blocked"
+    texels = kernel != "cells"
     tiles = -(-(a.ny + texels) // TILE) * -(-(a.nx + texels) // TILE)
     changes = ref_sleep.changed_texels if texels else ref_sleep.changed_cells
     state = [b.water] + gpu_flows(b)
@@ -117,8 +148,7 @@ def test_the_tiles_computed_are_those_the_plan_says(ctx, kind, kernel):
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_an_edit_wakes_the_still_lake_it_reaches(ctx, kind, edit, kernel):
     terrain, water = basin()
     a, b = twins(ctx, kind, terrain, water, kernel)
@@ -163,11 +193,11 @@ def test_a_tide_on_a_still_sea_moves_it(ctx, kind, kernel):
         g.release()
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", KERNELS + ("climb",))
 def test_a_still_lake_and_dry_land_cost_nothing(ctx, kernel):
     terrain, water = basin()
     water[:, 60:] = 0.0                     # no pond: nothing moves anywhere
-    g = sleepy(hydro.WaterGrid(ctx, terrain, water=water, kernel=kernel), kernel)
+    g = sleepy(hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked" if kernel == "climb" else kernel), kernel)
     g.step(0.1)
     assert g.awake == 1.0                   # the first substep computes every tile
     before = g.water
@@ -267,8 +297,7 @@ def test_erosion_computes_every_tile(ctx, kind, kernel):
         g.release()
 
 
-@pytest.mark.parametrize("kind", list(GRIDS))
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
     """Tuning.sleep_dense_above: a sleeping call that computed more of its tiles than that makes the calls
     from two later compute every tile (planned from that call's count, whatever the GPU's timing), for
@@ -283,11 +312,15 @@ def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
             g.step(0.2, substeps=4)
         slept.append(a._last_call.sleep)
         assert_twins(a, b, f"call {call}")
-    assert a._last_call.kernel == kernel
+    assert a._last_call.kernel == ("blocked" if kernel == "climb" else kernel)
     # call 0's first substep woke every tile, which is not judged; its others and call 1's computed more
     # than a fifth (the pond and its shore): calls 2 to 6 dense; 7 tries again (its first substep woken
-    # by the dense calls), and is judged by its others, so 9 is dense again
-    assert slept == [True] * 2 + [False] * 5 + [True] * 2 + [False] * 3, slept
+    # by the dense calls), and is judged by its others, so 9 is dense again. The climb's calls are one
+    # launch, woken whole in calls 0 and 8: call 1 makes 3 to 7 dense, and 9 makes 11 dense
+    if kernel == "climb":
+        assert slept == [True] * 3 + [False] * 5 + [True] * 3 + [False], slept
+    else:
+        assert slept == [True] * 2 + [False] * 5 + [True] * 2 + [False] * 3, slept
     for g in (a, b):
         g.release()
 

@@ -23,6 +23,10 @@
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
+// SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y, walled
+// calls), which it flags where one of the texels it stores differs in any bit from the one it read there
+// (hydro/water_sleep.py).
+//
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
 // as blocked_tile.comp's general program works them: a boundary face takes the boundary face rule's
 // flow from its inside column, a face with no cell on either side carries nothing, a cell outside the
@@ -43,6 +47,10 @@
 #if CYCLE
 #error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
 #endif
+#include "common/sleep.glsl"
+#if SLEEP && EDGES
+#error "blocked_climb.comp sleeps in walled calls only: its EDGES ring is a dispatch of its own"
+#endif
 
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
@@ -51,8 +59,11 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 #define LAG 3                           // rows between one stage's row and the next one's
 layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 
-#if !EDGES
+#if !EDGES && !SLEEP
 uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as blocked_tile.comp's
+#endif
+#if SLEEP
+bool g_change = false;                  // a texel this invocation stored differs from the one it read
 #endif
 
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
@@ -261,9 +272,16 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     ADVANCE_1(lo, hi) ADVANCE_2(lo, hi) ADVANCE_3(lo, hi) ADVANCE_4(lo, hi) ADVANCE_5(lo, hi) \
     int row = first + (j) - LAG * (STEPS - 1) - 2; \
     if ((hi) == STEPS - 1 && row >= origin.y && row < origin.y + TILE_Y && lane >= HALO \
-        && lane < HALO + TILE_X && OWNED(row)) \
+        && lane < HALO + TILE_X && OWNED(row)) { \
         imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
+        NOTE_CHANGE(row) \
+    } \
 }
+#if SLEEP
+#define NOTE_CHANGE(row) g_change = g_change || changed(imageLoad(u_state_in, ivec2(x, row) + MARGIN), LAST.moved);
+#else
+#define NOTE_CHANGE(row)
+#endif
 #if EDGES
 #define OWNED(row) (g_owner && (row) <= u_size.y)      // the texels of the grid's cells and outer faces
 #else
@@ -280,6 +298,9 @@ void main() {
     int k = ring_workgroup();
     if (k < 0) return;
     ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
+#elif SLEEP
+    ivec2 tile = listed_tile();
+    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
 #else
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #endif
@@ -370,5 +391,8 @@ void main() {
 #endif
 #if STEPS > 5
     CLIMB_STEP(climb - STEPS + 5, 5, STEPS - 1)
+#endif
+#if SLEEP
+    if (g_change) sleep_flag(tile);
 #endif
 }

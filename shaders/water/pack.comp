@@ -45,12 +45,9 @@ layout(std430, binding = B_FLOW_Y) FLOWS buffer FlowY { float u_flow_y[]; };
 layout(std430, binding = B_FLOW_Z) FLOWS buffer FlowZ { float u_flow_z[]; };
 #endif
 
-void main() {
-#if SLEEP
-    ivec2 t = listed_tile() * SLEEP_TILE + ivec2(gl_LocalInvocationID.xy), n = u_size;
-#else
-    ivec2 t = ivec2(gl_GlobalInvocationID.xy), n = u_size;
-#endif
+// Texel t of the state.
+void texel(ivec2 t) {
+    ivec2 n = u_size;
     if (any(greaterThan(t, n))) return;
     bool cell = inside(t), has_x = t.y < n.y, has_y = t.x < n.x;
 #if UNPACK
@@ -87,5 +84,15 @@ void main() {
     p.w = cell ? terrain_at(t) : GHOST_BED;
 #endif
     imageStore(u_state, t + MARGIN, p);
+#endif
+}
+
+void main() {
+#if SLEEP
+    // a workgroup of SLEEP_TILE x GROUP_Y invocations, each a texel every GROUP_Y rows of the tile
+    ivec2 t = listed_tile() * SLEEP_TILE + ivec2(gl_LocalInvocationID.xy);
+    for (int y = 0; y < SLEEP_TILE; y += GROUP_Y) texel(t + ivec2(0, y));
+#else
+    texel(ivec2(gl_GlobalInvocationID.xy));
 #endif
 }
