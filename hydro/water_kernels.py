@@ -485,21 +485,21 @@ class Blocked(Kernel):
         return self.programs[key]
 
     def _sleep_launch(self, shape, walled: bool, climbs: bool):
-        """The program of a sleeping launch of `shape`: the climb's (walled calls, plan.sleep_climbs) or the
-        tile program's, a workgroup a listed tile."""
+        """The program of a sleeping launch of `shape`, a workgroup a listed tile: the climb's
+        (plan.sleep_climbs; its EDGES program in calls with open sides) or the tile program's (its general
+        program in calls with open sides)."""
         key = ("sleep launch", shape, walled, climbs)
         if key not in self.programs:
             (tile, _), steps = shape
             halo = self.tuning.reach * steps
             defines = dict(SLEEP=True, SLEEP_TILE=tile, TILE_X=tile, TILE_Y=tile, STEPS=steps,
                            GROUP_X=tile + 2 * halo, MARGIN=self.margin)
+            if not walled:
+                defines["BOOK_SLOTS"] = self.book_slots
             if climbs:
-                prog = self._program("blocked_climb", **defines, EDGES=False, AHEAD=self.tuning.climb_ahead)
+                prog = self._program("blocked_climb", **defines, EDGES=not walled, AHEAD=self.tuning.climb_ahead)
             else:
-                defines.update(GROUP_Y=tile + 2 * halo, INTERIOR=walled)
-                if not walled:
-                    defines["BOOK_SLOTS"] = self.book_slots
-                prog = self._program("blocked_tile", **defines)
+                prog = self._program("blocked_tile", **defines, GROUP_Y=tile + 2 * halo, INTERIOR=walled)
             self.programs[key] = prog
         return self.programs[key]
 

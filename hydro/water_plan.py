@@ -76,9 +76,9 @@ class Tuning:
     # later run every tile, for sleep_retry calls (docs/design.md, "Sleeping tiles": where sleeping
     # costs what computing every tile does, and what trying again costs where every tile moves)
     sleep_blocked: bool = True
-    # the shape of a sleeping blocked call's launches where it climbs (walled calls on square grids that
-    # climb every tile, from climb_walled_from): square tiles, each climbed as the dense climb climbs its
-    # own; None: the tile program on `blocked`'s tiles in every sleeping call
+    # the shape of a sleeping blocked call's launches where it climbs (square grids whose dense calls climb:
+    # walled calls from climb_walled_from, the others from climb_from): square tiles, each climbed as the
+    # dense climb climbs its own; None: the tile program on `blocked`'s tiles in every sleeping call
     sleep_climb: Shape | None = ((48, 48), 4)
     sleep_dense_above: float = 0.4
     sleep_retry: int = 128
@@ -177,11 +177,12 @@ def blocked_sleeps(tuning: Tuning) -> bool:
 
 
 def sleep_climbs(tuning: Tuning, nx: int, ny: int, is_walled: bool) -> bool:
-    """Whether a sleeping blocked call climbs its tiles (Tuning.sleep_climb): walled calls on grids whose
-    dense calls climb every tile."""
+    """Whether a sleeping blocked call climbs its tiles (Tuning.sleep_climb): on grids whose dense calls
+    climb (walled calls every tile, the others their interior ones)."""
     climb = tuning.sleep_climb
-    return (is_walled and climb is not None and tuning.climb_walled_from is not None
-            and nx * ny >= tuning.climb_walled_from and 1 <= climb[1] <= 6 and _sleeps_on(climb, tuning.reach))
+    least = tuning.climb_walled_from if is_walled else tuning.climb_from
+    return (climb is not None and least is not None and nx * ny >= least and 1 <= climb[1] <= 6
+            and _sleeps_on(climb, tuning.reach))
 
 
 def sleeping_odd(tuning: Tuning) -> Shape:
@@ -209,7 +210,7 @@ def state_shapes(tuning: Tuning, nx: int, ny: int) -> list:
     """Every shape the blocked kernel's launches on an nx x ny grid can take."""
     shapes = [tuning.blocked, tuning.odd, sleeping_odd(tuning)]
     wide = wide_shape(tuning, nx, ny)
-    if sleep_climbs(tuning, nx, ny, True):
+    if sleep_climbs(tuning, nx, ny, True) or sleep_climbs(tuning, nx, ny, False):
         shapes.append(tuning.sleep_climb)
     return list(dict.fromkeys(shapes + [wide] * (wide is not None)))
 

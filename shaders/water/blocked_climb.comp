@@ -23,9 +23,9 @@
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
-// SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y, walled
-// calls), which it flags where one of the texels it stores differs in any bit from the one it read there
-// (hydro/water_sleep.py).
+// SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y; with
+// EDGES in calls with open sides, every listed tile), which it flags where one of the texels it stores
+// differs in any bit from the one it read there (hydro/water_sleep.py).
 //
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
 // as blocked_tile.comp's general program works them: a boundary face takes the boundary face rule's
@@ -38,7 +38,9 @@
 #include "common/model.glsl"
 #if EDGES
 #include "common/booked.glsl"
+#if !SLEEP
 #include "common/ring.glsl"
+#endif
 #endif
 
 #if HEX
@@ -48,9 +50,6 @@
 #error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
 #endif
 #include "common/sleep.glsl"
-#if SLEEP && EDGES
-#error "blocked_climb.comp sleeps in walled calls only: its EDGES ring is a dispatch of its own"
-#endif
 
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
@@ -294,13 +293,13 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 void main() {
     g_rate = move_rate();
     int lane = int(gl_LocalInvocationID.x);
-#if EDGES
+#if SLEEP
+    ivec2 tile = listed_tile();
+    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
+#elif EDGES
     int k = ring_workgroup();
     if (k < 0) return;
     ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
-#elif SLEEP
-    ivec2 tile = listed_tile();
-    ivec2 origin = tile * ivec2(TILE_X, TILE_Y);
 #else
     ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #endif
