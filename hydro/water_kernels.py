@@ -110,7 +110,8 @@ class WaterState:
         return (self.dense_substeps + listed) / self.call_substeps
 
     def objects(self) -> list:
-        sleep = [] if self.sleep is None else self.sleep.objects()
+        """Its GPU objects, and every kernel's sleeping tiles' (a grid's release frees them all)."""
+        sleep = [obj for sleeper in self.all_sleepers() for obj in sleeper.objects()]
         return [obj for obj in (self.terrain, self.water, *self.flows, *self.flows_tmp, self.boundary, self.ledger)
                 if obj is not None] + sleep
 

@@ -122,7 +122,7 @@ class Sleep(Wakes, Held):
     `texels` (the blocked kernel's) of as many of its texels, which reach a row and a column past the cells
     and hold the outer faces, and the tiles a call lists are marked for its unpack (`touched`)."""
 
-    held = ("list", "flags_even", "flags_odd", "args", "open", "touched")
+    held = ("list", "flags_even", "flags_odd", "args", "open", "touched", "ring")
 
     def __init__(self, state, tile: int, texels: bool = False):
         super().__init__((state.nx + texels, state.ny + texels), tile)
@@ -231,12 +231,6 @@ class Sleep(Wakes, Held):
 
     def end_substep(self) -> None:
         self.parity = 1 - self.parity
-
-    def release(self) -> None:
-        if self.ring is not None:
-            self.ring.release()
-            self.ring = None
-        super().release()
 
     def push_call(self, call: int) -> None:
         """The step() call numbered `call` has ended: where it slept here, queue its count of the tiles its

@@ -288,12 +288,15 @@ def test_a_grid_is_not_copied_or_pickled(ctx):
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
     """After release() nothing the grid made holds GPU memory, whichever kernels its calls took: the
-    cell-wise, fused and blocked kernels (walled and with a ring), brushes, the stats and the flows
-    read back."""
-    for kernel in (None, "cells", "fused", "blocked"):
+    cell-wise, fused and blocked kernels (walled and with a ring, computing every tile and sleeping),
+    brushes, the stats and the flows read back."""
+    # the blocked kernel computing every tile on odd tiles, and sleeping as GPUs do (its own sleeping tiles)
+    runs = [(None, {}), ("cells", {}), ("fused", {}), ("blocked", dict(blocked=((5, 3), 2), wide=())),
+            ("blocked", dict(blocked=((8, 8), 2), sleep_blocked=True))]
+    for kernel, tuning in runs:
         g = GRIDS[kind](ctx, np.zeros((40, 44)), water=np.ones((40, 44)), kernel=kernel)
-        if kernel == "blocked":
-            g._retune(g._tuning.replace(blocked=((5, 3), 2), wide=()))
+        if tuning:
+            g._retune(g._tuning.replace(**tuning))
         for sides in ("wall", "open"):
             if sides == "open":
                 g.set_boundary("left", "level", 1.0)
@@ -310,7 +313,7 @@ def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
         gauge.discharge, gauge.volume
         assert gl_objects(), "the grid holds its textures and buffers until release"
         g.release()
-        assert gl_objects() == [], f"kernel={kernel}"
+        assert gl_objects() == [], f"kernel={kernel} {tuning}"
 
 
 def _rss_mb():
