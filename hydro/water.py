@@ -819,13 +819,15 @@ class _PipeGrid(_owner.Simulation):
 
     def _begin_call(self) -> None:
         """A step() call starts. It sleeps unless a sleeping call two calls back computed more than
-        Tuning.sleep_dense_above of its tiles: from that record (waiting for it only if the GPU has not
-        finished it), never from whichever the GPU happens to have finished, so the same calls plan the
-        same kernels; sleeping is tried again after Tuning.sleep_retry calls."""
+        Tuning.sleep_dense_above of its tiles (sleep_climb_dense_above where it climbed them): from that
+        record (waiting for it only if the GPU has not finished it), never from whichever the GPU happens to
+        have finished, so the same calls plan the same kernels; sleeping is tried again after
+        Tuning.sleep_retry calls."""
         for sleeper in self._state.all_sleepers():
             sleeper.push_call(self._calls - 1)
             fraction = sleeper.fraction_of(self._calls - 2)
-            if fraction is not None and fraction > self._tuning.sleep_dense_above:
+            above = self._tuning.sleep_dense_above if sleeper.dense_above is None else sleeper.dense_above
+            if fraction is not None and fraction > above:
                 self._dense_until = self._calls + self._tuning.sleep_retry
         self._state.begin_call()
 

@@ -472,7 +472,8 @@ class Blocked(Kernel):
         return self.sleeps[tile]
 
     def _sleep_programs(self, tile: int):
-        """(plan, list of the touched tiles, pack, unpack) of sleeping calls on tiles of `tile` texels."""
+        """(plan, list of the touched tiles, pack, unpack) of sleeping calls on tiles of `tile` texels; pack is
+        (inside, edges), as the plan lists the tiles (_sleep_launch)."""
         key = ("sleep", tile)
         if key not in self.programs:
             rows = max(d for d in range(1, tile + 1) if tile % d == 0 and tile * d <= 1024)
@@ -481,28 +482,42 @@ class Blocked(Kernel):
             self.programs[key] = (
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=False)),
                 _gl.program(self.ctx, "water/sleep_plan.comp", dict(planning, LIST_TOUCHED=True)),
-                self._program("pack", UNPACK=False, **group),
+                (self._program("pack", UNPACK=False, **group),
+                 self._program("pack", UNPACK=False, SLEEP_EDGES=True, **group)),
                 self._program("pack", UNPACK=True, BOOK_SLOTS=self.book_slots, **group))
         return self.programs[key]
 
     def _sleep_launch(self, shape, walled: bool, climbs: bool):
-        """The program of a sleeping launch of `shape`, a workgroup a listed tile: the climb's
-        (plan.sleep_climbs; its EDGES program in calls with open sides) or the tile program's (its general
-        program in calls with open sides)."""
+        """The programs (inside, edges) of a sleeping launch of `shape`, a workgroup a listed tile: the
+        climb's (plan.sleep_climbs) or the tile program's; `inside` over the tiles whose halo lies in the
+        grid (every tile in walled calls), `edges` over the others (the plan's EDGE_LIST; None in walled
+        calls): the climb's EDGES program, or the tile program's general one."""
         key = ("sleep launch", shape, walled, climbs)
         if key not in self.programs:
             (tile, _), steps = shape
             halo = self.tuning.reach * steps
             defines = dict(SLEEP=True, SLEEP_TILE=tile, TILE_X=tile, TILE_Y=tile, STEPS=steps,
                            GROUP_X=tile + 2 * halo, MARGIN=self.margin)
-            if not walled:
-                defines["BOOK_SLOTS"] = self.book_slots
+            edging = dict(SLEEP_EDGES=True, BOOK_SLOTS=self.book_slots)
             if climbs:
-                prog = self._program("blocked_climb", **defines, EDGES=not walled, AHEAD=self.tuning.climb_ahead)
+                climb = dict(defines, AHEAD=self.tuning.climb_ahead)
+                inside = self._program("blocked_climb", **climb, EDGES=False)
+                edges = None if walled else self._program("blocked_climb", **climb, **edging, EDGES=True)
             else:
-                prog = self._program("blocked_tile", **defines, GROUP_Y=tile + 2 * halo, INTERIOR=walled)
-            self.programs[key] = prog
+                settled = dict(defines, GROUP_Y=tile + 2 * halo)
+                inside = self._program("blocked_tile", **settled, INTERIOR=True)
+                edges = None if walled else self._program("blocked_tile", **settled, **edging, INTERIOR=False)
+            self.programs[key] = (inside, edges)
         return self.programs[key]
+
+    def _sleep_interior(self, shape, walled: bool) -> tuple:
+        """The first and the last tile (column, row) of a sleeping launch of `shape` that its `inside`
+        program works (_sleep_launch): every tile in walled calls, else those of the dense launches'
+        interior rectangle (plan.tile_layout)."""
+        lay = plan.tile_layout(self.tuning, self.state.nx, self.state.ny, shape)
+        if walled:
+            return 0, 0, lay.tiles[0] - 1, lay.tiles[1] - 1
+        return (lay.first[0], lay.first[1], lay.first[0] + lay.inner[0] - 1, lay.first[1] + lay.inner[1] - 1)
 
     def _run_sleeping(self, dt, call, hook=None):
         """run() over the awake tiles: before each launch the plan lists them (water/sleep_plan.comp), the
@@ -514,27 +529,32 @@ class Blocked(Kernel):
         tile = call.launches[0][0][0]
         climbs = plan.sleep_climbs(self.tuning, s.nx, s.ny, call.walled)
         self.sleep = sleep = self.sleeper(tile)
+        sleep.dense_above = self.tuning.sleep_climb_dense_above if climbs else None
         planning, listing, pack, unpack = self._sleep_programs(tile)
         launches = {shape: self._sleep_launch(shape, call.walled, climbs) for shape in set(call.launches)}
+        interiors = {shape: self._sleep_interior(shape, call.walled) for shape in launches}
         uniforms = s.model_uniforms(dt, call.smoothing)
         tiles = {"u_tiles_x": sleep.tiles[0]}
-        for prog in launches.values():
-            _gl.set_uniforms(prog, **uniforms, **tiles)
-        _gl.set_uniforms(pack, u_size=s.size, **tiles)
+        for progs in launches.values():
+            for prog in progs:
+                if prog is not None:
+                    _gl.set_uniforms(prog, **uniforms, **tiles)
+        for prog in pack:
+            _gl.set_uniforms(prog, u_size=s.size, **tiles)
         _gl.set_uniforms(unpack, u_size=s.size, u_dt=dt, **tiles)
         s.bind()
         self.booked.bind_to_storage_buffer(b["B_BOOKED"])
         current = self.current
         for k, shape in enumerate(call.launches):
-            count = sleep.plan(planning, shape[1])
+            count = sleep.plan(planning, shape[1], interiors[shape])
             planning.run(-(-count // PLAN_GROUP), 1, 1)
             self.ctx.memory_barrier()
             sleep.planned()
             if k == 0:
-                self._pack(current, run=lambda: sleep.run(pack))
+                self._pack(current, run=lambda: sleep.run(pack[0], None if call.walled else pack[1]))
             self.states[current].bind_to_image(b["B_PACKED_IN"], read=True, write=False)
             self.states[1 - current].bind_to_image(b["B_PACKED_OUT"], read=False, write=True)
-            sleep.run(launches[shape])
+            sleep.run(*launches[shape])
             s.cycle_written()
             sleep.end_substep()
             current = 1 - current

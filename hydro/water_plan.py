@@ -81,6 +81,9 @@ class Tuning:
     # dense climb climbs its own; None: the tile program on `blocked`'s tiles in every sleeping call
     sleep_climb: Shape | None = ((48, 48), 4)
     sleep_dense_above: float = 0.4
+    # sleep_dense_above of the calls that climb their tiles, which cost what dense ones do only where
+    # nearly every tile moves (docs/benchmarks.md)
+    sleep_climb_dense_above: float = 0.7
     sleep_retry: int = 128
     # the stats reduction: 0 a record per tile reduced in shared memory (GPUs), n a record per
     # invocation walking n cells (CPU rasterisers, where barriers are dear); at most so many records

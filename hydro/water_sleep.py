@@ -26,9 +26,11 @@ from ._owner import Held
 
 WAKE_RECTS = 8                  # rectangles an edit wakes between two calls before they merge into one box
 # the tiles listed over a call's substeps, and over those whose plans did not wake every tile (the dense
-# policy's), and 2 unused; then two dispatches' (x, y, z, unused) by parity, then the blocked kernel's unpack's
-ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
+# policy's), and 2 unused; then two dispatches' (x, y, z, unused) by parity, then the blocked kernel's unpack's,
+# then its edge tiles' by parity (common/sleep_plan.glsl's EDGE_LIST)
+ARGS = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0], np.uint32)
 UNPACK_ARGS = 48                # the unpack's arguments' offset in bytes
+EDGE_ARGS = 64                  # the edge tiles' arguments' offset in bytes
 PLAN_GROUP = 256                # water/sleep_plan.comp's workgroup
 
 
@@ -147,6 +149,7 @@ class Sleep(Wakes, Held):
             raise
         self.call_counts = CallCounts()  # each call's count of tiles computed, for fraction_of
         self.any_open = False           # whether a side that is not a wall keeps tiles awake (`open`)
+        self.dense_above = None         # the dense policy's threshold where not Tuning.sleep_dense_above
         self.parity = 0                 # the parity of the next substep
         self.substeps = 0               # substeps of the last step() call it planned
         self.listed = False             # whether the count on the GPU belongs to the last call
@@ -174,10 +177,11 @@ class Sleep(Wakes, Held):
                 cells = grown
             self.open.write(self.tiles_of_cells(cells).astype(np.uint32).tobytes())
 
-    def plan(self, prog, steps: int = 1) -> int:
+    def plan(self, prog, steps: int = 1, interior=None) -> int:
         """Bind what the plan of the coming substep (the blocked kernel's: launch of `steps` substeps) reads
         and writes and set its uniforms on `prog` (the pass that runs it: common/sleep_plan.glsl); returns
-        its invocations, one a tile."""
+        its invocations, one a tile. `interior` (EDGE_LIST): the first and the last tile (column, row) of
+        the rectangle listed from the list's start; the others are listed for run()'s `edges`."""
         b = _gl.BINDINGS
         if not self.listed:
             self.args.write(ARGS[:2].tobytes())
@@ -199,6 +203,8 @@ class Sleep(Wakes, Held):
             self.touched.bind_to_storage_buffer(b["B_SLEEP_TOUCHED"])
         _gl.set_uniforms(prog, u_tiles=self.tiles, u_parity=p, u_any_open=self.any_open, u_plan_steps=steps,
                          u_judge_steps=judge, **self.take_wakes(prog))
+        if interior is not None:
+            _gl.set_uniforms(prog, u_interior=interior, u_list_end=self.count)
         self.substeps += steps
         return self.count
 
@@ -206,8 +212,13 @@ class Sleep(Wakes, Held):
         """The plan ran: the coming substep's cell passes flag the tiles they change."""
         (self.flags_even, self.flags_odd)[self.parity].bind_to_storage_buffer(_gl.BINDINGS["B_SLEEP_ACTIVE"])
 
-    def run(self, prog) -> None:
-        """Run a cell pass of the planned substep over its awake tiles."""
+    def run(self, prog, edges=None) -> None:
+        """Run a cell pass of the planned substep over its awake tiles; with `edges`, `prog` over those the
+        plan listed from the start and `edges` (common/sleep.glsl's SLEEP_EDGES) over the others beside it,
+        first, so its few workgroups run beside the others'."""
+        if edges is not None:
+            _gl.set_uniforms(edges, u_list_end=self.count)
+            edges.run_indirect(self.args, EDGE_ARGS + 16 * self.parity)
         prog.run_indirect(self.args, 16 + 16 * self.parity)
         self.ctx.memory_barrier()
 

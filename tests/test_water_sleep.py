@@ -21,13 +21,15 @@ WITH_CLIMB = [(kind, kernel) for kind in GRIDS for kernel in KERNELS] + [("squar
 
 def sleepy(g, kernel):
     """g's tiles TILE cells a side: the cell-wise kernel's, or the blocked kernel's, asked to sleep (hex
-    with inertia a substep a launch, within a CPU rasteriser's shared memory), climbed where it can."""
+    with inertia a substep a launch, within a CPU rasteriser's shared memory), climbed where it can, with
+    an interior rectangle as large grids have (calls with open sides list its tiles apart from the edges')."""
     if kernel == "cells":
         return retune(g, sleep_tile=TILE, sleep_dense_above=1.0)
     steps = 1 if g.params.inertia and isinstance(g, hydro.HexWaterGrid) else 2
-    climb = (dict(sleep_climb=((TILE, TILE), CLIMB), climb_walled_from=0, climb_from=0) if kernel == "climb"
-             else dict(sleep_climb=None))
-    return retune(g, blocked=((TILE, TILE), steps), sleep_blocked=True, sleep_dense_above=1.0, **climb)
+    climb = (dict(sleep_climb=((TILE, TILE), CLIMB), climb_walled_from=0, climb_from=0,
+                  sleep_climb_dense_above=1.0) if kernel == "climb" else dict(sleep_climb=None))
+    return retune(g, blocked=((TILE, TILE), steps), sleep_blocked=True, sleep_dense_above=1.0, split_from=0,
+                  **climb)
 
 
 def climbed(g) -> bool:
@@ -80,7 +82,8 @@ def test_the_climb_on_the_tiles_gpus_take(ctx):
     a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep) for sleep in (True, False)]
     gpu = plan.Tuning.for_device("gpu", False)
     for g in (a, b):
-        retune(g, sleep_blocked=True, sleep_dense_above=1.0, sleep_climb=gpu.sleep_climb, climb_walled_from=0)
+        retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb,
+               climb_walled_from=0)
     awake = []
     for call in range(8):
         for g in (a, b):
@@ -300,13 +303,15 @@ def test_erosion_computes_every_tile(ctx, kind, kernel):
 
 @pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
-    """Tuning.sleep_dense_above: a sleeping call that computed more of its tiles than that makes the calls
-    from two later compute every tile (planned from that call's count, whatever the GPU's timing), for
-    sleep_retry calls; a substep (a launch) whose plan woke every tile is not judged, the call's others
-    are. The same bits throughout."""
+    """Tuning.sleep_dense_above (sleep_climb_dense_above where the call climbed its tiles, and only
+    there): a sleeping call that computed more of its tiles than that makes the calls from two later
+    compute every tile (planned from that call's count, whatever the GPU's timing), for sleep_retry
+    calls; a substep (a launch) whose plan woke every tile is not judged, the call's others are. The same
+    bits throughout."""
     terrain, water = basin()
     a, b = twins(ctx, kind, terrain, water, kernel)
-    retune(a, sleep_dense_above=0.2, sleep_retry=4)
+    above = (1.0, 0.2) if kernel == "climb" else (0.2, 1.0)
+    retune(a, sleep_dense_above=above[0], sleep_climb_dense_above=above[1], sleep_retry=4)
     slept = []
     for call in range(12):
         for g in (a, b):

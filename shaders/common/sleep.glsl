@@ -6,6 +6,9 @@
 #ifndef SLEEP
 #define SLEEP 0
 #endif
+#ifndef SLEEP_EDGES
+#define SLEEP_EDGES 0
+#endif
 #if SLEEP
 #ifndef SLEEP_UNFLAGGED
 layout(std430, binding = B_SLEEP_ACTIVE) restrict writeonly buffer SleepActive { uint u_sleep_active[]; };
@@ -13,9 +16,17 @@ layout(std430, binding = B_SLEEP_ACTIVE) restrict writeonly buffer SleepActive {
 layout(std430, binding = B_SLEEP_LIST) restrict readonly buffer SleepList { uint u_sleep_list[]; };
 uniform int u_tiles_x;          // tiles in a row of the grid
 
-// The tile (column, row) this workgroup works on.
+#if SLEEP_EDGES
+uniform int u_list_end;         // the plan lists the edge tiles from the list's end back (EDGE_LIST)
+#endif
+
+// The tile (column, row) this workgroup works on: SLEEP_EDGES, an edge tile of the plan's EDGE_LIST.
 ivec2 listed_tile() {
+#if SLEEP_EDGES
+    int t = int(u_sleep_list[u_list_end - 1 - int(gl_WorkGroupID.x)]);
+#else
     int t = int(u_sleep_list[gl_WorkGroupID.x]);
+#endif
     return ivec2(t % u_tiles_x, t / u_tiles_x);
 }
 

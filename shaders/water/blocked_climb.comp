@@ -24,8 +24,9 @@
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y; with
-// EDGES in calls with open sides, every listed tile), which it flags where one of the texels it stores
-// differs in any bit from the one it read there (hydro/water_sleep.py).
+// EDGES in calls with open sides, the listed tiles whose halo reaches past the grid, SLEEP_EDGES), which
+// it flags where one of the texels it stores differs in any bit from the one it read there
+// (hydro/water_sleep.py).
 //
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
 // as blocked_tile.comp's general program works them: a boundary face takes the boundary face rule's
