@@ -97,6 +97,25 @@ def test_the_climb_on_the_tiles_gpus_take(ctx):
 
 
 @pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
+def test_a_current_over_a_level_lake_keeps_its_tiles_awake(ctx, kind, kernel):
+    """A uniform current over a level lake: away from the walls each cell takes in what it gives, so a
+    substep changes the faces there and no depth; a tile flags itself for a changed face as for a changed
+    depth, at every substep of a launch. The bits of every tile."""
+    terrain, water = np.zeros((40, 96), np.float32), np.ones((40, 96), np.float32)
+    a, b = twins(ctx, kind, terrain, water, kernel)
+    for g in (a, b):
+        q = g.flow_x
+        q[:, 1:-1] = 0.25
+        g.flow_x = q
+    for call in range(4):
+        for g in (a, b):
+            g.step(0.4, substeps=4)
+        assert_twins(a, b, f"call {call}")
+    for g in (a, b):
+        g.release()
+
+
+@pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_gauges_read_after_every_substep_see_the_same_water(ctx, kind, kernel):
     """A gauge's pass follows every substep (the kernel's hook, between the boundary faces' booking and
     the next substep's plan): the same bits, and the same discharge, as computing every tile."""

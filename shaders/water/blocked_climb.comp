@@ -25,8 +25,8 @@
 //
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y; with
 // EDGES in calls with open sides, the listed tiles whose halo reaches past the grid, SLEEP_EDGES), which
-// it flags where one of the texels it stores differs in any bit from the one it read there
-// (hydro/water_sleep.py).
+// it flags where a substep changed one of the texels it stores in any bit (hydro/water_sleep.py): each
+// stage compares the texels of the tile it moves with those it took.
 //
 // EDGES: the ring of tiles around the interior rectangle (common/ring.glsl) in calls with open sides,
 // as blocked_tile.comp's general program works them: a boundary face takes the boundary face rule's
@@ -63,7 +63,9 @@ layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as blocked_tile.comp's
 #endif
 #if SLEEP
-bool g_change = false;                  // a texel this invocation stored differs from the one it read
+bool g_change = false;                  // a substep changed a texel of the tile in this invocation's column
+bool g_tile_lane;                       // this lane's column is one of the tile's texels it stores
+ivec2 g_tile_rows;                      // and the rows it stores, from .x to .y (not included)
 #endif
 
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
@@ -82,14 +84,28 @@ shared BoundaryFace s_edge_y[2][GROUP_X];
 
 // What a stage holds of its column from one step to the next: row r - 1 (surface, bed, depth, its
 // faces unscaled), row r - 2 (bed, depth, its faces unscaled, its right face, its K, its y face
-// scaled), and the row it moved last.
+// scaled), and the row it moved last; SLEEP the faces rows r - 1 and r - 2 held as it took them.
 struct Stage {
     float e1, z1, h1, qx1, qy1;
     float z2, h2, qx2, qxr2, k2, qys2;
     vec4 moved;
+#if SLEEP
+    float fx1, fy1, fx2, fy2;
+#endif
 };
 
-const Stage FRESH = Stage(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, vec4(0.0));
+// A stage with no rows below it (K 1).
+Stage fresh_stage() {
+    Stage st;
+    st.e1 = st.z1 = st.h1 = st.qx1 = st.qy1 = 0.0;
+    st.z2 = st.h2 = st.qx2 = st.qxr2 = st.qys2 = 0.0;
+    st.k2 = 1.0;
+    st.moved = vec4(0.0);
+#if SLEEP
+    st.fx1 = st.fy1 = st.fx2 = st.fy2 = 0.0;
+#endif
+    return st;
+}
 float g_rate;                           // move_rate(), once
 #if EDGES
 int g_x;                                // this lane's texel column
@@ -172,6 +188,12 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     book_edges(r - 2, s, f2.left, f2.bottom);
 #endif
     st.moved = vec4(moved(st.h2, g_rate, net_inflow(f2)), f2.left, f2.bottom, st.z2);
+#if SLEEP
+    // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
+    if (g_tile_lane && r - 2 >= g_tile_rows.x && r - 2 < g_tile_rows.y)
+        g_change = g_change || changed(st.moved, vec4(st.h2, st.fx2, st.fy2, st.z2));
+    st.fx2 = st.fx1; st.fy2 = st.fy1; st.fx1 = row.y; st.fy1 = row.z;
+#endif
     // the rows move up one
     st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = f2.top;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
@@ -274,14 +296,8 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     if ((hi) == STEPS - 1 && row >= origin.y && row < origin.y + TILE_Y && lane >= HALO \
         && lane < HALO + TILE_X && OWNED(row)) { \
         imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
-        NOTE_CHANGE(row) \
     } \
 }
-#if SLEEP
-#define NOTE_CHANGE(row) g_change = g_change || changed(imageLoad(u_state_in, ivec2(x, row) + MARGIN), LAST.moved);
-#else
-#define NOTE_CHANGE(row)
-#endif
 #if EDGES
 #define OWNED(row) (g_owner && (row) <= u_size.y)      // the texels of the grid's cells and outer faces
 #else
@@ -315,6 +331,16 @@ void main() {
     g_first = origin.y - HALO;
     g_lane = lane;
 #endif
+#if SLEEP
+    // the texels the last stage stores (CLIMB_STEP)
+#if EDGES
+    g_tile_lane = g_owner;
+    g_tile_rows = ivec2(origin.y, min(origin.y + TILE_Y, u_size.y + 1));
+#else
+    g_tile_lane = lane >= HALO && lane < HALO + TILE_X;
+    g_tile_rows = ivec2(origin.y, origin.y + TILE_Y);
+#endif
+#endif
     int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
     int first = origin.y - HALO;
     // the last stage moves the tile's top row at the last step
@@ -344,21 +370,21 @@ void main() {
     memoryBarrierBuffer();
     barrier();
 #endif
-    Stage st0 = FRESH;
+    Stage st0 = fresh_stage();
 #if STEPS > 1
-    Stage st1 = FRESH;
+    Stage st1 = fresh_stage();
 #endif
 #if STEPS > 2
-    Stage st2 = FRESH;
+    Stage st2 = fresh_stage();
 #endif
 #if STEPS > 3
-    Stage st3 = FRESH;
+    Stage st3 = fresh_stage();
 #endif
 #if STEPS > 4
-    Stage st4 = FRESH;
+    Stage st4 = fresh_stage();
 #endif
 #if STEPS > 5
-    Stage st5 = FRESH;
+    Stage st5 = fresh_stage();
 #endif
     // the stages join in turn, every one works from START(STEPS - 1), they leave in turn
 #if STEPS > 1
