@@ -64,9 +64,13 @@ uniform ivec2 u_first_tile;             // the interior rectangle's first tile, 
 #endif
 #if SLEEP
 bool g_change = false;                  // a substep changed a texel of the tile in this invocation's column
-bool g_tile_lane;                       // this lane's column is one of the tile's texels it stores
-ivec2 g_tile_rows;                      // and the rows it stores, from .x to .y (not included)
 #endif
+// The texels the tile owns, which the last stage stores (and, EDGES, whose boundary faces it books): this
+// lane's column where g_owner, in the rows from g_rows.x to g_rows.y (not included); EDGES no texel past
+// the grid's cells and outer faces.
+bool g_owner;
+ivec2 g_rows;
+bool owned(int row) { return g_owner && row >= g_rows.x && row < g_rows.y; }
 
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
 // flow of row r - 1 (its left face: the right face of the column at its left), K of row r - 2; two
@@ -112,15 +116,13 @@ int g_x;                                // this lane's texel column
 bool g_x_edge;                          // x = 0 or nx: its x faces are boundary faces (rows 0 .. ny - 1)
 bool g_x_pipe;                          // 0 < x < nx: its x faces are pipes between two cells
 bool g_column;                          // 0 <= x < nx: a column of cells
-bool g_owner;                           // the tile owns this column's texels (x <= nx)
-ivec2 g_rows;                           // and its rows from g_rows.x to g_rows.y (not included)
 int g_first;                            // the climb's first row (HALO below the tile's)
 int g_lane;
 
 // Books what crossed the boundary faces of this lane's texel in row r at substep s, where the tile
 // owns them (blocked_tile.comp's general program books them alike).
 void book_edges(int r, int s, float qx, float qy) {
-    if (!g_owner || r < g_rows.x || r >= g_rows.y) return;
+    if (!owned(r)) return;
     if (g_x_edge && r < u_size.y) store_booked(boundary_x(ivec2(g_x, r)), s, entering(qx, g_x == 0));
     if (g_column && (r == 0 || r == u_size.y)) store_booked(boundary_y(ivec2(g_x, r)), s, entering(qy, r == 0));
 }
@@ -190,7 +192,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     st.moved = vec4(moved(st.h2, g_rate, net_inflow(f2)), f2.left, f2.bottom, st.z2);
 #if SLEEP
     // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
-    if (g_tile_lane && r - 2 >= g_tile_rows.x && r - 2 < g_tile_rows.y)
+    if (owned(r - 2))
         g_change = g_change || changed(st.moved, vec4(st.h2, st.fx2, st.fy2, st.z2));
     st.fx2 = st.fx1; st.fy2 = st.fy1; st.fx1 = row.y; st.fy1 = row.z;
 #endif
@@ -293,16 +295,10 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     if (ON(0, lo, hi)) { ADVANCE(0, st0, row0) } \
     ADVANCE_1(lo, hi) ADVANCE_2(lo, hi) ADVANCE_3(lo, hi) ADVANCE_4(lo, hi) ADVANCE_5(lo, hi) \
     int row = first + (j) - LAG * (STEPS - 1) - 2; \
-    if ((hi) == STEPS - 1 && row >= origin.y && row < origin.y + TILE_Y && lane >= HALO \
-        && lane < HALO + TILE_X && OWNED(row)) { \
+    if ((hi) == STEPS - 1 && owned(row)) { \
         imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
     } \
 }
-#if EDGES
-#define OWNED(row) (g_owner && (row) <= u_size.y)      // the texels of the grid's cells and outer faces
-#else
-#define OWNED(row) true
-#endif
 // The steps from j0 up to j1 (not included) with stages 0 to hi; min() with the grid's height (never
 // the smaller) only keeps the compiler from unrolling them.
 #define CLIMB(j0, j1, hi) for (int j = (j0); j < min((j1), u_size.y + (j1)); j++) CLIMB_STEP(j, 0, hi)
@@ -326,20 +322,14 @@ void main() {
     g_x_edge = x == 0 || x == u_size.x;
     g_x_pipe = x > 0 && x < u_size.x;
     g_column = x >= 0 && x < u_size.x;
-    g_owner = lane >= HALO && lane < HALO + TILE_X && x <= u_size.x;
-    g_rows = ivec2(origin.y, min(origin.y + TILE_Y, u_size.y + 1));
     g_first = origin.y - HALO;
     g_lane = lane;
 #endif
-#if SLEEP
-    // the texels the last stage stores (CLIMB_STEP)
+    g_owner = lane >= HALO && lane < HALO + TILE_X;
+    g_rows = ivec2(origin.y, origin.y + TILE_Y);
 #if EDGES
-    g_tile_lane = g_owner;
-    g_tile_rows = ivec2(origin.y, min(origin.y + TILE_Y, u_size.y + 1));
-#else
-    g_tile_lane = lane >= HALO && lane < HALO + TILE_X;
-    g_tile_rows = ivec2(origin.y, origin.y + TILE_Y);
-#endif
+    g_owner = g_owner && x <= u_size.x;
+    g_rows.y = min(g_rows.y, u_size.y + 1);
 #endif
     int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
     int first = origin.y - HALO;
