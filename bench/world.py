@@ -135,6 +135,8 @@ def main():
     ap.add_argument("--calls", type=int, default=32, help="substeps a step() call")
     ap.add_argument("--repeat", type=int, default=3, help="timed calls, at least")
     ap.add_argument("--seconds", type=float, default=0.3, help="and calls for at least so long")
+    ap.add_argument("--warmup", type=float, default=1.0,
+                    help="seconds of untimed calls before the first row (a GPU's clocks rise under load)")
     ap.add_argument("--tuning", nargs="+", default=[], metavar="NAME=VALUE",
                     help="water_plan.Tuning fields of the grids timed, as Python literals (e.g. cell_rows=4)")
     ap.add_argument("--open", action="store_true",
@@ -157,6 +159,9 @@ def main():
           f"calls of {args.calls} substeps{'  open low side' if args.open else ''}  {' '.join(args.tuning)}")
     print("| size | world fraction | mode | kernel | awake | µs/substep | cell·steps/s | × dense | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
+    if args.warmup > 0:
+        time_world(ctx, args.sizes[0], args.fractions[0], "dense", args.calls, 1, tuning, args.backend,
+                   args.warmup, args.open)
     rows = []
     for n in args.sizes:
         for fraction in args.fractions:
