@@ -53,7 +53,8 @@ def world(n: int, fraction: float):
     return terrain, water
 
 
-def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute", seconds=0.0, open_side=False):
+def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="compute", seconds=0.0, open_side=False,
+               cycle=False):
     sleep, kernel = MODES[mode]
     terrain, water = world(n, fraction)
     if backend == "fragment":
@@ -63,6 +64,9 @@ def time_world(ctx, n, fraction, mode, calls, repeat, tuning=None, backend="comp
     del terrain, water
     if open_side:                                   # the dry slope's low side open: calls with open sides
         g.set_boundary("left", "outflow")
+    if cycle:                                       # evaporation everywhere, a spring in the lake
+        g.evaporation = 2e-6
+        g.add_source(n / 2, n / 2, 3.0, 1e-3)
     if tuning:
         g._retune(g._tuning.replace(**tuning))
     h = 0.5 * g.max_stable_dt()
@@ -141,6 +145,8 @@ def main():
                     help="water_plan.Tuning fields of the grids timed, as Python literals (e.g. cell_rows=4)")
     ap.add_argument("--open", action="store_true",
                     help="the low side an outflow (calls with open sides; else walls all round)")
+    ap.add_argument("--cycle", action="store_true",
+                    help="the water cycle on: evaporation (2 µm/s) and a spring in the lake")
     ap.add_argument("--json")
     ap.add_argument("--svg")
     args = ap.parse_args()
@@ -154,21 +160,22 @@ def main():
     version = f"{ctx.version_code // 100}.{ctx.version_code % 100 // 10}"
     info = {"renderer": ctx.info["GL_RENDERER"], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "calls": args.calls, "tuning": args.tuning, "backend": args.backend, "gl": version,
-            "open": args.open}
+            "open": args.open, "cycle": args.cycle}
     print(f"GL_RENDERER: {info['renderer']} (GL {version})  {info['date']}  {args.backend} backend  "
-          f"calls of {args.calls} substeps{'  open low side' if args.open else ''}  {' '.join(args.tuning)}")
+          f"calls of {args.calls} substeps{'  open low side' if args.open else ''}"
+          f"{'  water cycle' if args.cycle else ''}  {' '.join(args.tuning)}")
     print("| size | world fraction | mode | kernel | awake | µs/substep | cell·steps/s | × dense | ledger ok |")
     print("|---|---|---|---|---|---|---|---|---|")
     if args.warmup > 0:
         time_world(ctx, args.sizes[0], args.fractions[0], "dense", args.calls, 1, tuning, args.backend,
-                   args.warmup, args.open)
+                   args.warmup, args.open, args.cycle)
     rows = []
     for n in args.sizes:
         for fraction in args.fractions:
             dense = None
             for mode in sorted(modes, key=lambda m: m != "dense"):
                 per, awake, ran, ok = time_world(ctx, n, fraction, mode, args.calls, args.repeat, tuning,
-                                                 args.backend, args.seconds, args.open)
+                                                 args.backend, args.seconds, args.open, args.cycle)
                 dense = per if mode == "dense" else dense
                 gain = f"{dense / per:.1f}" if dense else "-"
                 rows.append({"size": n, "fraction": fraction, "mode": mode, "kernel": ran, "awake": awake,
