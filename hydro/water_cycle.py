@@ -21,6 +21,9 @@ from ._owner import Held
 
 # the sources field's sums are kept per block of BLOCK x BLOCK cells, so a change costs its own box
 BLOCK = 64
+# a cell's record (common/cycle.glsl): four float32, one storage buffer for the grid's, which the
+# context's GL_MAX_SHADER_STORAGE_BLOCK_SIZE bounds (WaterGrid refuses a cycle past it)
+RECORD_BYTES = 16
 
 
 class Source:
@@ -88,9 +91,9 @@ class Cycle(Held):
         # the records as they are, and the buffer a dispatch with halos writes them to (swap_records); a
         # grid that keeps them itself (`records` False: the fragment backend's textures) has none
         if records:
-            self.record = self.ctx.buffer(reserve=16 * self.nx * self.ny)
+            self.record = self.ctx.buffer(reserve=RECORD_BYTES * self.nx * self.ny)
             self.record.clear()
-            self.record_out = self.ctx.buffer(reserve=16 * self.nx * self.ny)
+            self.record_out = self.ctx.buffer(reserve=RECORD_BYTES * self.nx * self.ny)
 
     # ------------------------------------------------------------------------------------------ rates
 
