@@ -54,7 +54,6 @@ DRAIN_RATE = 0.6                # depth removed per second at the brush centre, 
 # renderer draws a film of a few mm as wet) and leave puddles in hollows; slopes run off: no quick flood.
 RAIN_RATE = 1.5e-3
 EVAPORATION = 4e-4              # depth/s where water lies: a shower's 5 cm puddles dry in two simulated minutes
-NO_CYCLE = "no rain, springs or evaporation: the grid is too large for this GL's water cycle"
 LOG_SIZE = (4.0, 0.9, 0.6)      # the floating log's length, width and height, in cells
 AFLOAT = 0.005                  # world units, times n/128: shallower water leaves the log aground
 WHEEL_TURN = 0.25               # the wheel's radians per cubic metre through it, times (128/n)^2
@@ -116,7 +115,6 @@ class Game:
         self._springs: list[tuple[float, float, float]] = []     # (x, y, volume/s): the record saves keep
         self._sources = []                # the grid's source for each spring, made again with the grid
         self._rain = False
-        self.no_cycle = None              # why the grid runs no water cycle (too large for its records here)
         self._erosion = False
         self.paused = False
         self.tool = "dig"
@@ -183,16 +181,9 @@ class Game:
             for side, kind, value, span in boundaries:
                 grid.set_boundary(side, kind, value, span)
             springs = [(float(x), float(y), float(rate)) for x, y, rate in springs]
-            try:            # the cycle's first call: a grid past its records' limit on this GL refuses it
-                grid.evaporation = EVAPORATION
-                no_cycle = None
-            except ValueError as refused:
-                if springs:
-                    raise
-                no_cycle = str(refused).partition(": ")[2]
             sources = [grid.add_source(x, y, SPRING_RADIUS, rate) for x, y, rate in springs]
-            if no_cycle is None:
-                grid.rain = RAIN_RATE if self._rain else 0.0
+            grid.rain = RAIN_RATE if self._rain else 0.0
+            grid.evaporation = EVAPORATION
             grid.erosion = EROSION if erosion else None
             if has_sediment:                            # none: no erosion state made
                 grid.sediment = sediment
@@ -214,10 +205,6 @@ class Game:
         self._hexagonal = bool(hexagonal)
         self._springs, self._sources = springs, sources
         self._erosion = erosion
-        self.no_cycle = no_cycle
-        if no_cycle is not None:
-            self._rain = False
-            self.message = NO_CYCLE
         self._surface = None
         self._asked = None
         self.wheel = grid.add_gauge(*self.world.wheel) if self.world.wheel is not None else None     # what turns it
@@ -285,8 +272,8 @@ class Game:
         elif tool == "water":
             self.grid.add_water(x, y, r, POUR_VOLUME * s * s)
         elif tool == "spring":
-            if self.add_spring(x, y, SPRING_RATE * s * s):
-                self.message = f"spring {len(self._springs)} placed ({SPRING_RATE * s * s:g} m^3/s)"
+            self.add_spring(x, y, SPRING_RATE * s * s)
+            self.message = f"spring {len(self._springs)} placed ({SPRING_RATE * s * s:g} m^3/s)"
         elif tool == "drain":
             self._drain(x, y, r, DRAIN_RATE * s * seconds)
         if tool in ("dig", "raise"):
@@ -330,16 +317,11 @@ class Game:
             source.remove()
         self._springs, self._sources = springs, made
 
-    def add_spring(self, x, y, rate) -> bool:
-        """A spring at grid point (x, y) adding `rate` volume/s from now on, on the GPU, until cleared;
-        False (and the status line says why) where the grid runs no water cycle."""
-        if self.no_cycle is not None:
-            self.message = NO_CYCLE
-            return False
+    def add_spring(self, x, y, rate) -> None:
+        """A spring at grid point (x, y) adding `rate` volume/s from now on, on the GPU, until cleared."""
         x, y, rate = float(x), float(y), float(rate)
         self._sources.append(self.grid.add_source(x, y, SPRING_RADIUS, rate))
         self._springs.append((x, y, rate))
-        return True
 
     def clear_springs(self) -> None:
         for source in self._sources:
@@ -353,9 +335,6 @@ class Game:
 
     @rain.setter
     def rain(self, on) -> None:
-        if on and self.no_cycle is not None:
-            self.message = NO_CYCLE
-            return
         self.grid.rain = RAIN_RATE if on else 0.0
         self._rain = bool(on)
 

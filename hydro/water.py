@@ -32,7 +32,7 @@ from . import boundary as bnd
 from . import water_plan as plan
 from .params import (DEPTH_MARGIN, Erosion, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep,
                      coupling, fixed_substeps, max_stable_dt, smoothing_weight, stable)
-from .water_cycle import RECORD_BYTES, Cycle, Source
+from .water_cycle import Cycle, Source
 from .water_erosion import ErosionState
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_sleep import Sleep
@@ -586,11 +586,10 @@ class _PipeGrid(_owner.Simulation):
     def rain(self, value):
         self._alive()
         if np.ndim(value) == 0:
-            if check.real32("rain", value, low=0.0) == 0.0 and self._cycle is None:
-                return                                  # no cycle to stop
+            check.real32("rain", value, low=0.0)
         else:
             check.field("rain", value, self.shape, nonnegative=True)
-        self._cycle_of("rain").set_rain(value)
+        self._cycle_of().set_rain(value)
         self._cycle_changed()
 
     @property
@@ -603,9 +602,8 @@ class _PipeGrid(_owner.Simulation):
     @evaporation.setter
     def evaporation(self, value):
         self._alive()
-        if check.real32("evaporation", value, low=0.0) == 0.0 and self._cycle is None:
-            return                                      # no cycle to stop
-        self._cycle_of("evaporation").set_evaporation(value)
+        check.real32("evaporation", value, low=0.0)
+        self._cycle_of().set_evaporation(value)
         self._cycle_changed()
 
     def add_source(self, x, y, radius, rate) -> Source:
@@ -618,7 +616,7 @@ class _PipeGrid(_owner.Simulation):
         x, y = check.real32("x", x), check.real32("y", y)
         radius = check.real32("radius", radius, low=0.0, low_open=True)
         rate = check.real32("rate", rate)
-        source = self._cycle_of("add_source").add(x, y, radius, rate)
+        source = self._cycle_of().add(x, y, radius, rate)
         self._cycle_changed()
         return source
 
@@ -628,19 +626,9 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         return () if self._cycle is None else tuple(self._cycle.sources.values())
 
-    def _cycle_of(self, argument: str) -> Cycle:
-        """The grid's water cycle, made on first use (by the call of `argument`, which a grid too large for
-        its records refuses); the stats pass then adds what it took to the ledger."""
+    def _cycle_of(self) -> Cycle:
+        """The grid's water cycle, made on first use; the stats pass then adds what it took to the ledger."""
         if self._cycle is None:
-            # a record a cell in one storage buffer: past the block size the driver would drop what it
-            # books, not fail (hydro.water_cycle.RECORD_BYTES)
-            block = self.ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
-            need = RECORD_BYTES * self.nx * self.ny
-            if block and need > block:
-                raise ValueError(f"{argument}: the water cycle keeps a record of {RECORD_BYTES} bytes a cell, "
-                                 f"{need} bytes on this {self.ny} x {self.nx} grid, and this context's "
-                                 f"GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {block}; expected a grid of at most "
-                                 f"{block // RECORD_BYTES} cells for the water cycle")
             self._cycle = Cycle(self, self._state)
             self._state.cycle = self._cycle
             self._stats.release()

@@ -21,9 +21,8 @@ from ._owner import Held
 
 # the sources field's sums are kept per block of BLOCK x BLOCK cells, so a change costs its own box
 BLOCK = 64
-# a cell's record (common/cycle.glsl): four float32, one storage buffer for the grid's, which the
-# context's GL_MAX_SHADER_STORAGE_BLOCK_SIZE bounds (WaterGrid refuses a cycle past it)
-RECORD_BYTES = 16
+# the rows of zeros a texture is cleared with at a time, so a large grid's clear stays small
+CLEAR_BYTES = 1 << 26
 
 
 class Source:
@@ -88,12 +87,12 @@ class Cycle(Held):
         self._springs = {}              # block (bx, by) -> (float64 sum, max) of its springs' rates, m/s
         self.rain_rate = 0.0            # m^3/s the rain adds over the grid (float64 of its float32 rates)
         self.rain_max = 0.0             # the fastest rain on a cell, m/s
-        # the records as they are, and the buffer a dispatch with halos writes them to (swap_records); a
-        # grid that keeps them itself (`records` False: the fragment backend's textures) has none
+        # the records (rgba32f textures, which any grid fits) as they are, and the texture a dispatch with
+        # halos writes them to (swap_records); a grid that keeps them itself (`records` False: the
+        # fragment backend's render targets) has none
         if records:
-            self.record = self.ctx.buffer(reserve=RECORD_BYTES * self.nx * self.ny)
-            self.record.clear()
-            self.record_out = self.ctx.buffer(reserve=RECORD_BYTES * self.nx * self.ny)
+            self.record = self._texture(4)
+            self.record_out = self._texture(4)
 
     # ------------------------------------------------------------------------------------------ rates
 
@@ -140,7 +139,7 @@ class Cycle(Held):
 
     def bind(self, in_place: bool = False) -> None:
         """Bind what the kernels read: the rates, and the records to read and to write (`in_place`: the
-        same buffer, for passes in which each cell is read and written by its owner alone)."""
+        same texture, for passes in which each cell is read and written by its owner alone)."""
         b = _gl.BINDINGS
         self.bind_records(in_place)
         if self.rain_texture is not None:
@@ -150,8 +149,15 @@ class Cycle(Held):
 
     def bind_records(self, in_place: bool = False) -> None:
         b = _gl.BINDINGS
-        self.record.bind_to_storage_buffer(b["B_CYCLE_RECORD"])
-        (self.record if in_place else self.record_out).bind_to_storage_buffer(b["B_CYCLE_RECORD_OUT"])
+        self.record.use(b["B_CYCLE_RECORD"])
+        (self.record if in_place else self.record_out).bind_to_image(b["B_CYCLE_RECORD_OUT"], read=False, write=True)
+
+    def bind_for_stats(self) -> None:
+        """Bind the records for the stats pass, which reads and clears them and clears the other texture
+        alike (water/stats.comp)."""
+        b = _gl.BINDINGS
+        self.record.bind_to_image(b["B_CYCLE_RECORD_IMAGE"], read=True, write=True)
+        self.record_out.bind_to_image(b["B_CYCLE_RECORD_OUT"], read=False, write=True)
 
     def swap_records(self) -> None:
         """A dispatch with halos wrote every cell's record to record_out: it becomes the records."""
@@ -214,7 +220,10 @@ class Cycle(Held):
 
     def _texture(self, components: int):
         tex = self.ctx.texture((self.nx, self.ny), components, dtype="f4")
-        tex.write(bytes(4 * components * self.nx * self.ny))
+        row = 4 * components * self.nx
+        rows = max(1, CLEAR_BYTES // row)
+        for y in range(0, self.ny, rows):              # zeros, a band of rows at a time
+            tex.write(bytes(row * min(rows, self.ny - y)), viewport=(0, y, self.nx, min(rows, self.ny - y)))
         tex.filter = (0x2600, 0x2600)       # GL_NEAREST: read with texelFetch only
         tex.repeat_x = tex.repeat_y = False
         return tex

@@ -610,17 +610,16 @@ class FragmentWaterGrid(_owner.Simulation):
 
     # ------------------------------------------------------------------------------------ water cycle
     # The API is WaterGrid's own (hydro.water), its methods and properties taken as they are: they work
-    # through _cycle_of(argument) and _cycle_changed(), which this grid has.
+    # through _cycle_of() and _cycle_changed(), which this grid has.
 
     rain = _PipeGrid.rain
     evaporation = _PipeGrid.evaporation
     add_source = _PipeGrid.add_source
     sources = _PipeGrid.sources
 
-    def _cycle_of(self, argument: str) -> "_FragmentCycle":
-        """The grid's water cycle, made on first use (by the call of `argument`), with the records' textures
-        and framebuffers, which any grid's size fits; the next step() measures the water as it is (as
-        WaterGrid's, whose stats pass is made anew then)."""
+    def _cycle_of(self) -> "_FragmentCycle":
+        """The grid's water cycle, made on first use, with the records' textures and framebuffers; the next
+        step() measures the water as it is (as WaterGrid's, whose stats pass is made anew then)."""
         if self._cycle is None:
             size = (self.nx + 1, self.ny + 1)
             zeros = bytes(16 * size[0] * size[1])

@@ -150,7 +150,7 @@ class WaterState:
 
     def cycle_written(self) -> None:
         """A dispatch with halos ran the water cycle: each cell's owner wrote its record to the other
-        buffer, which is now the records (water_cycle.Cycle.swap_records)."""
+        texture, which is now the records (water_cycle.Cycle.swap_records)."""
         if self.defines["CYCLE"]:
             self.cycle.swap_records()
 

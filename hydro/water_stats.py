@@ -64,8 +64,7 @@ class StatsReduction(Held):
         if self.speed:
             s.bind_flows()
         if self.cycle is not None:
-            self.cycle.record.bind_to_storage_buffer(b["B_CYCLE_RECORD"])
-            self.cycle.record_out.bind_to_storage_buffer(b["B_CYCLE_RECORD_OUT"])
+            self.cycle.bind_for_stats()
             s.ledger.bind_to_storage_buffer(b["B_LEDGER"])
             grid = self.cycle.grid
             _gl.set_uniforms(self.final_program, u_evaporation_slot=grid._evaporation_slot,

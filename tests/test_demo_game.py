@@ -10,11 +10,10 @@ import pytest
 
 import hydro
 from demo_game import saves, world
-from demo_game.game import (EROSION, EVAPORATION, MAX_STEPS_PER_FRAME, NO_CYCLE, RAIN_RATE, SPRING_RADIUS, SPRING_RATE,
-                            STEP, Game)
+from demo_game.game import (EROSION, EVAPORATION, MAX_STEPS_PER_FRAME, RAIN_RATE, SPRING_RADIUS, SPRING_RATE, STEP,
+                            Game)
 from hydro.image import read_png, write_png
 from demo_game.scripts import DamBreak, DigChannel, Erode
-from water_cases import CELL_WISE
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 64
@@ -607,29 +606,3 @@ def test_the_hud_shows_the_share_of_the_world_the_water_computes(game):
         game.fixed_step()
     line = game.hud_lines(60.0)[0]
     assert f"awake {100 * game.grid.awake:3.0f}%" in line
-
-
-@pytest.mark.skipif(CELL_WISE is None, reason="the compute backend's cycle records (the fragment backend takes any grid)")
-def test_a_world_too_large_for_the_water_cycle_runs_without_it(ctx):
-    """A grid past the water cycle's records on this GL refuses the cycle (hydro.WaterGrid.rain): the
-    game runs it without evaporation, says why on the status line, and turns rain and springs down
-    there instead of failing."""
-    block = ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
-    if not block or block > 1 << 28:
-        pytest.skip("a grid past this context's limit is too large for a test")
-    rows, cols = 2049, block // 16 // 2048
-    flat = np.zeros((rows, cols), np.float32)
-    river = {"river": (100.0, 100.0)}
-    g = Game(ctx, world.World(terrain=flat, water=flat + 0.5, boundaries=[], landmarks=river))
-    assert "GL_MAX_SHADER_STORAGE_BLOCK_SIZE" in g.no_cycle and g.message == NO_CYCLE
-    assert g.grid.evaporation == 0.0
-    g.message = ""
-    g.rain = True
-    assert not g.rain and g.grid.rain == 0.0 and g.message == NO_CYCLE
-    assert not g.add_spring(10.0, 10.0, 1.0) and g.springs == () and g.grid.sources == ()
-    g.advance(STEP)
-    assert g.steps == 1 and g.grid.volume() == pytest.approx(0.5 * rows * cols * g.cell_size ** 2, rel=1e-6)
-    g.release()
-    g = Game(ctx, world.World(terrain=flat[:-1], water=flat[:-1], boundaries=[], landmarks=river))
-    assert g.no_cycle is None and g.grid.evaporation == pytest.approx(EVAPORATION)
-    g.release()

@@ -9,7 +9,6 @@ import pytest
 
 import hydro
 from hydro.reference import water as ref
-from hydro.water_cycle import RECORD_BYTES
 from water_cases import (CELL_WISE, GRIDS, KERNELS, assert_same_bits, assert_same_ledger, cycle_long_run, gpu_flows,
                          random_state, set_boundary_both, twins)
 
@@ -229,36 +228,26 @@ def test_bad_cycle_values_are_rejected_by_name_and_change_nothing(ctx, rng):
     assert not source.alive
 
 
-@pytest.mark.skipif(CELL_WISE is None, reason="the compute backend's records (the fragment backend's are textures)")
-def test_a_grid_past_the_records_limit_refuses_the_cycle_by_name(ctx):
-    """The cycle keeps a record a cell in one storage buffer; past the context's
-    GL_MAX_SHADER_STORAGE_BLOCK_SIZE a driver may drop what is booked there with no error (a 16384²
-    grid on a GPU booked none of its evaporation), so a grid a row past it refuses each call that would
-    start the cycle, by its argument's name, and stays as it was; a rate of 0 asks nothing of it. A grid
-    of as many cells as the limit holds takes the cycle and books its rain."""
-    block = ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0
-    if not block or block > 1 << 28:
-        pytest.skip("a grid past this context's limit is too large for a test")
-    cells = block // RECORD_BYTES
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_a_grid_past_a_storage_blocks_size_books_its_cycle(ctx, kernel):
+    """Each cell's record is a texel of a texture the grid's size: a grid more than
+    GL_MAX_SHADER_STORAGE_BLOCK_SIZE / 16 cells wide and high (a 16384² grid on a GPU, whose records
+    in a storage buffer booked none of its evaporation) takes the cycle like any other, and books
+    what it took everywhere, the last rows too: the volume equals the ledger."""
+    block = ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 1 << 27
+    if block > 1 << 28:
+        pytest.skip("a grid past this context's storage block is too large for a test")
     rows = 2048
-    g = hydro.WaterGrid(ctx, np.zeros((rows + 1, cells // rows), np.float32))
-    calls = [("rain", lambda: setattr(g, "rain", 1e-3)),
-             ("rain", lambda: setattr(g, "rain", np.full(g.shape, 1e-3, np.float32))),
-             ("evaporation", lambda: setattr(g, "evaporation", 1e-3)),
-             ("add_source", lambda: g.add_source(3.0, 3.0, 1.0, 0.2))]
-    for name, call in calls:
-        with pytest.raises(ValueError, match=f"^{name}: .*GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {block}; "
-                                             f"expected a grid of at most {cells} cells"):
-            call()
-        assert g.rain == 0.0 and g.evaporation == 0.0 and g.sources == ()
-    g.rain = 0.0
-    g.evaporation = 0.0
-    g.step(0.1, substeps=1)
-    assert g.ledger()["rain"] == 0.0 and g.volume() == 0.0
-    g.release()
-    g = hydro.WaterGrid(ctx, np.zeros((rows, cells // rows), np.float32))
-    g.rain = 1e-3
-    g.step(0.1, substeps=1)
-    assert g.ledger()["rain"] == pytest.approx(1e-4 * cells, rel=1e-6)
-    assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
+    shape = (rows + 1, block // 16 // rows)
+    water = np.zeros(shape, np.float32)
+    water[:8] = water[-8:] = 0.05                   # the first rows and the last, past the block's reach
+    g = GRIDS["square"](ctx, np.zeros(shape, np.float32), water=water, kernel=kernel)
+    g.evaporation = 2e-3
+    g.add_source(shape[1] - 20.0, shape[0] - 4.0, 3.0, 0.5)
+    g.step(0.2, substeps=2)
+    ledger = g.ledger()
+    taken = 2e-3 * 0.2 * 16 * shape[1]              # from the rows it started in, for 0.2 s
+    assert -1.5 * taken < ledger["evaporation"] < -0.9 * taken      # and a few cells it spread to
+    assert ledger["sources"] == pytest.approx(0.5 * 0.2, rel=1e-5)
+    assert g.volume() == pytest.approx(ledger["expected"], rel=1e-6)
     g.release()

@@ -9,14 +9,16 @@
 // images (rgba32f)
 #define B_PACKED_IN 4        // the blocked kernel's state (water/pack.comp)
 #define B_PACKED_OUT 5
+#define B_CYCLE_RECORD_OUT 6    // the water cycle's records a dispatch writes (common/cycle.glsl)
+#define B_CYCLE_RECORD_IMAGE 7  // the records the stats pass reads and clears (water/stats.comp)
 // image units (r32f buffer-texture views of the flow buffers): the cell-wise kernel's reads (BUFFER_VIEWS),
 // of the buffers at B_FLOW_* (cells_accelerate.comp) and at B_FLOW_*_TMP (cells_move.comp)
-#define B_FLOW_X_VIEW 6
-#define B_FLOW_Y_VIEW 7
-#define B_FLOW_Z_VIEW 8
-#define B_FLOW_X_TMP_VIEW 9
-#define B_FLOW_Y_TMP_VIEW 10
-#define B_FLOW_Z_TMP_VIEW 11
+#define B_FLOW_X_VIEW 8
+#define B_FLOW_Y_VIEW 9
+#define B_FLOW_Z_VIEW 10
+#define B_FLOW_X_TMP_VIEW 11
+#define B_FLOW_Y_TMP_VIEW 12
+#define B_FLOW_Z_TMP_VIEW 13
 
 // shader storage buffers
 #define B_FLOW_X 0
@@ -36,11 +38,11 @@
 #define B_SAMPLE_VALUES 16
 #define B_GAUGE_FACES 17     // a grid's gauges: their faces, and what crossed them (water/gauge.comp)
 #define B_GAUGE_VOLUMES 18
-#define B_CYCLE_RECORD 10    // the water cycle: what it took from each cell and owes it (common/cycle.glsl),
-#define B_CYCLE_RECORD_OUT 11  // read from one and written to the other by dispatches with halos
-// texture units: the water cycle's rates, fetched with texelFetch (common/cycle.glsl)
+// texture units: the water cycle's rates, and its records a dispatch reads (rgba32f: what it took from
+// each cell and owes it), fetched with texelFetch (common/cycle.glsl)
 #define B_RAIN_FIELD 0
 #define B_SOURCES 1
+#define B_CYCLE_RECORD 5
 // erosion (water/erode*.comp, water/slump.comp), which runs between the cell-wise kernel's substeps:
 // texture units for what a pass reads of its neighbours, image units the cell-wise kernel leaves free
 #define B_CONCENTRATION 2       // texture unit: each cell's sediment concentration (erode_mix.comp)

@@ -17,17 +17,19 @@ CYCLE_TEXTURE(B_RAIN_FIELD) u_rain_field;       // m/s a cell
 #if SOURCES
 CYCLE_TEXTURE(B_SOURCES) u_sources;             // (springs, drains) m/s a cell
 #endif
-// Each cell's record, a vec4, row-major: the depth it lost to evaporation and to drains since the
-// stats pass last added them to the ledger (water/stats.comp, which clears them), and what the cycle
-// owes it (cycled()'s `owed`). A dispatch reads the records at B_CYCLE_RECORD and a cell's owner
-// writes its record at B_CYCLE_RECORD_OUT: another tile's halo may read the cell's record while the
-// owner updates it, so kernels with halos take two buffers in turn (the cell-wise kernel, one bound
-// at both points: no restrict). A pass that reads no record (the boundary faces' pass, which would
-// otherwise pass the storage blocks a compute shader may have) defines NO_CYCLE_RECORDS first.
+// Each cell's record, an rgba32f texel of a texture the grid's size (which any grid fits, unlike a
+// storage buffer past GL_MAX_SHADER_STORAGE_BLOCK_SIZE): the depth it lost to evaporation and to
+// drains since the stats pass last added them to the ledger (water/stats.comp, which clears them), and
+// what the cycle owes it (cycled()'s `owed`). A dispatch fetches the records at texture unit
+// B_CYCLE_RECORD and a cell's owner writes its record at image unit B_CYCLE_RECORD_OUT: another tile's
+// halo may read the cell's record while the owner updates it, so kernels with halos take two textures
+// in turn (the cell-wise kernel, one bound at both: each invocation reads its cells before it writes
+// them, and reads no other's). A pass that reads no record (the boundary faces' pass) defines
+// NO_CYCLE_RECORDS first.
 #if !defined(FRAGMENT) && !defined(NO_CYCLE_RECORDS)
 #define CYCLE_RECORDS 1
-layout(std430, binding = B_CYCLE_RECORD) buffer CycleRecord { vec4 u_cycle_record[]; };
-layout(std430, binding = B_CYCLE_RECORD_OUT) buffer CycleRecordOut { vec4 u_cycle_record_out[]; };
+layout(binding = B_CYCLE_RECORD) uniform sampler2D u_cycle_record;
+layout(binding = B_CYCLE_RECORD_OUT, rgba32f) uniform writeonly image2D u_cycle_record_out;
 #endif
 
 // Cell c's rates, (supply, evaporation, drain) m/s of depth; 0 outside the grid (ghost columns).
@@ -59,16 +61,16 @@ float cycle_step(float h, float move_error, vec3 rates, inout vec4 rec) {
 }
 
 #ifdef CYCLE_RECORDS
-int record_index(ivec2 c) { return c.y * u_size.x + c.x; }
+vec4 cycle_record(ivec2 c) { return inside(c) ? texelFetch(u_cycle_record, c, 0) : vec4(0.0); }
 
-vec4 cycle_record(ivec2 c) { return inside(c) ? u_cycle_record[record_index(c)] : vec4(0.0); }
+void store_record(ivec2 c, vec4 rec) { imageStore(u_cycle_record_out, c, rec); }
 
 // The same on the record in memory, where `owner` (the cell's one owner, once a substep); a copy of
 // the cell's column elsewhere (another tile's halo) takes the same step without writing it.
 float cycle_cell(ivec2 c, float h, float move_error, bool owner) {
     vec4 rec = cycle_record(c);
     h = cycle_step(h, move_error, cycle_rates(c), rec);
-    if (owner) u_cycle_record_out[record_index(c)] = rec;
+    if (owner) store_record(c, rec);
     return h;
 }
 #endif

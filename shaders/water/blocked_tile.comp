@@ -366,7 +366,7 @@ void main() {
             if (change) sleep_flag(tile);
 #endif
 #if CYCLE
-            if (inside(c)) u_cycle_record_out[record_index(c)] = record;
+            if (inside(c)) store_record(c, record);
 #endif
         }
     }

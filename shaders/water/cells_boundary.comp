@@ -12,7 +12,7 @@
 // ACCELERATE, before them: re-impose or accelerate each face against the outside (the boundary face
 //   rule) into the accelerated flows *_TMP, where cells_accelerate.comp takes it; the flows keep the
 //   face as the last substep left it, which the faces beside it read.
-#define NO_CYCLE_RECORDS 1                  // it reads no cycle record (the storage blocks it may have)
+#define NO_CYCLE_RECORDS 1                  // it reads no cycle record
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"

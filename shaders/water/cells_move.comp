@@ -75,9 +75,10 @@ void main() {
         float before = imageLoad(u_water, c).r, net = net_inflow(f);
         float h = moved(before, rate, net);
 #if CYCLE && SLEEP
-        vec4 record = cycle_record(c);          // a change of what the cell is owed is a change too
-        h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
-        change = change || any(notEqual(floatBitsToUint(record), floatBitsToUint(cycle_record(c))));
+        vec4 record = cycle_record(c), kept = record;   // a change of what the cell is owed is a change too
+        h = cycle_step(h, moved_error(before, rate, net, h), cycle_rates(c), record);
+        store_record(c, record);
+        change = change || any(notEqual(floatBitsToUint(kept), floatBitsToUint(record)));
 #elif CYCLE
         h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
 #endif

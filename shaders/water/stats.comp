@@ -41,18 +41,17 @@ float speed_at(ivec2 c, float h) { return 0.0; }
 #endif
 
 #if CYCLE
-layout(std430, binding = B_CYCLE_RECORD) restrict buffer CycleRecord { vec4 u_cycle_record[]; };
-// the other buffer of kernels that take two in turn: a tile the blocked kernel skips next keeps its
+layout(binding = B_CYCLE_RECORD_IMAGE, rgba32f) uniform restrict image2D u_cycle_record;
+// the other texture of kernels that take two in turn: a tile the blocked kernel skips next keeps its
 // records there as they are here (hydro/water_sleep.py), so it is cleared alike
-layout(std430, binding = B_CYCLE_RECORD_OUT) restrict writeonly buffer CycleRecordOut { vec4 u_cycle_record_out[]; };
+layout(binding = B_CYCLE_RECORD_OUT, rgba32f) uniform restrict writeonly image2D u_cycle_record_out;
 
 // What the water cycle took from cell c since the last pass (common/cycle.glsl's record), cleared.
 dvec2 take(ivec2 c) {
-    int k = c.y * u_size.x + c.x;
-    vec4 rec = u_cycle_record[k];
+    vec4 rec = imageLoad(u_cycle_record, c);
     if (rec.xy != vec2(0.0)) {
-        u_cycle_record[k] = vec4(0.0, 0.0, rec.zw);
-        u_cycle_record_out[k] = vec4(0.0, 0.0, rec.zw);
+        imageStore(u_cycle_record, c, vec4(0.0, 0.0, rec.zw));
+        imageStore(u_cycle_record_out, c, vec4(0.0, 0.0, rec.zw));
     }
     return dvec2(rec.xy);
 }
