@@ -78,7 +78,7 @@ void main() {
         vec4 record = cycle_record(c), kept = record;   // a change of what the cell is owed is a change too
         h = cycle_step(h, moved_error(before, rate, net, h), cycle_rates(c), record);
         store_record(c, record);
-        change = change || any(notEqual(floatBitsToUint(kept), floatBitsToUint(record)));
+        change = change || changed(kept, record);
 #elif CYCLE
         h = cycle_cell(c, h, moved_error(before, rate, net, h), true);
 #endif
