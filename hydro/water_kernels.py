@@ -513,11 +513,14 @@ class Blocked(Kernel):
     def _sleep_interior(self, shape, walled: bool) -> tuple:
         """The first and the last tile (column, row) of a sleeping launch of `shape` that its `inside`
         program works (_sleep_launch): every tile in walled calls, else those of the dense launches'
-        interior rectangle (plan.tile_layout)."""
-        lay = plan.tile_layout(self.tuning, self.state.nx, self.state.ny, shape)
-        if walled:
-            return 0, 0, lay.tiles[0] - 1, lay.tiles[1] - 1
-        return (lay.first[0], lay.first[1], lay.first[0] + lay.inner[0] - 1, lay.first[1] + lay.inner[1] - 1)
+        interior rectangle (plan.tile_layout); worked out once a shape."""
+        key = ("sleep interior", shape, walled)
+        if key not in self.layouts:
+            lay = plan.tile_layout(self.tuning, self.state.nx, self.state.ny, shape)
+            self.layouts[key] = ((0, 0, lay.tiles[0] - 1, lay.tiles[1] - 1) if walled else
+                                 (lay.first[0], lay.first[1], lay.first[0] + lay.inner[0] - 1,
+                                  lay.first[1] + lay.inner[1] - 1))
+        return self.layouts[key]
 
     def _run_sleeping(self, dt, call, hook=None):
         """run() over the awake tiles: before each launch the plan lists them (water/sleep_plan.comp), the
