@@ -117,11 +117,11 @@ class Tuning:
 # the hex lattice's shapes (no climb: its columns have z faces)
 _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_walled_from=None, wide=(),
             wide_open_from=None)
-# with inertia: tiles of at most 1024 invocations (square) or of the shared memory the hex lattice's three
-# axes need, with a halo of three cells a substep; no climb
-_INERTIA = dict(reach=3, blocked=((20, 20), 2), odd=((26, 26), 1), climb_from=None, climb_walled_from=None,
+# with inertia: tiles of one substep a launch (a halo of three cells), whose smaller workgroups outran two
+# substeps a launch on 1024 invocations by 1.6-1.8x (docs/benchmarks.md); no climb
+_INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=None, climb_walled_from=None,
                 wide=(), wide_open_from=None)
-_HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 2), odd=((20, 20), 1))
+_HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
 
 
