@@ -10,7 +10,7 @@ a texture of a row a side (accelerate_edges.frag), each cell's faces accelerated
 K, a texel each (accelerate.frag; with inertia an interior face from its stencil of every axis's
 flows, fragment/inertia.glsl), each cell's faces scaled by their upwind cell's K and its column moved,
 the depth and the scaled faces written side by side (move.frag), and what crossed each boundary face
-booked. Water and flows ping-pong between two textures (flows: two sets of a texture an axis); the
+booked (on a grid walled all round, where no face carries anything, the middle two alone). Water and flows ping-pong between two textures (flows: two sets of a texture an axis); the
 water, the flows and the cycle's records are (nx + 1, ny + 1) texels, so one framebuffer holds them
 all; the boundary table is an rg32i texture of the table's bytes (common/boundary_table.glsl under
 FRAGMENT).
@@ -268,6 +268,7 @@ class FragmentWaterGrid(_owner.Simulation):
                                ("PIPE_AREA_DEPTH", p.depth_area))
         self._layout = bnd.layout(nx, ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
+        self._all_walls = bool(np.all(self._table["kind"] == bnd.KINDS["wall"]))
         count = self._layout.size
         width = min(count, side or count)
         self._table_size = (width, -(-count // width))
@@ -297,7 +298,9 @@ class FragmentWaterGrid(_owner.Simulation):
             self._flow_sets.append((textures, dict(zip(("u_flow_x", "u_flow_y", "u_flow_z"), textures))))
         # accelerate_edges.frag's boundary faces (fragment/lattice.glsl's edges layout: a row a side and axis),
         # then accelerate.frag's accelerated flows of every axis and each cell's outflow scale K, a texel
-        self._edges = self._target((max(nx, ny) + 1, 8 if self._hexagonal else 4))
+        # (zeros: what every face holds while the grid is walled all round, when the pass does not run)
+        edges = (max(nx, ny) + 1, 8 if self._hexagonal else 4)
+        self._edges = self._target(edges, data=bytes(4 * edges[0] * edges[1]))
         self._accelerated = self._target(faces, 4)
         self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
         self._clear_ledger()
@@ -548,9 +551,13 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         kinds = not np.array_equal(table["kind"], self._table["kind"])
+        was_walled = self._all_walls
         if kinds:
             self._fold_ledger()
         self._table = table
+        self._all_walls = bool(np.all(table["kind"] == bnd.KINDS["wall"]))
+        if self._all_walls and not was_walled:      # its faces carry nothing: zeros in place of the pass
+            self._edges[0].write(bytes(self._edges[0].width * self._edges[0].height * 4))
         width, height = self._table_size
         data = np.zeros(width * height, bnd.TABLE_DTYPE)
         data[:len(table)] = table
@@ -973,7 +980,9 @@ class FragmentWaterGrid(_owner.Simulation):
             sleep.plan()
         columns = {"u_terrain": self._terrain[0][0], "u_water": self._water[0][0], **self._flow_inputs(),
                    "u_boundary_table": self._table_texture}
-        self._draw("accelerate_edges", self._edges[1], columns, **u)
+        walled = self._all_walls          # no face carries anything: the boundary and ledger passes skip
+        if not walled:
+            self._draw("accelerate_edges", self._edges[1], columns, **u)
         cells = None if sleep is None else sleep.cells
         self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, tiles=cells, **u)
         inputs = {"u_water": columns["u_water"], "u_accelerated": self._accelerated[0]}
@@ -995,9 +1004,10 @@ class FragmentWaterGrid(_owner.Simulation):
         self._flow_sets.reverse()
         if sleep is not None:
             sleep.flag(cycle is not None)
-        self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places,
-                                                **self._flow_inputs()}, u_count=self._layout.size, **u)
-        self._ledger.reverse()
+        if not walled:
+            self._draw("book", self._ledger[1][1], {"u_ledger": self._ledger[0][0], "u_places": self._places,
+                                                    **self._flow_inputs()}, u_count=self._layout.size, **u)
+            self._ledger.reverse()
 
     def _draw(self, name, target, textures: dict, variant: tuple | None = None, tiles: dict | None = None,
               **uniforms) -> None:

@@ -720,6 +720,42 @@ def test_matches_the_cell_wise_water_grid(ctx, kind):
     b.release()
 
 
+# Walled all round, then open on two sides, then walled again: the substeps of a walled grid run neither
+# the boundary faces' pass nor the ledger's, so the faces the open sides left must stop at once.
+REWALLED = [
+    ("step", (0.2, 3), {}),
+    ("set_boundary", ("left", "inflow", 1.5), {}),
+    ("set_boundary", ("top", "level", 0.1), {"span": (2, 9)}),
+    ("step", (0.2, 3), {}),
+    ("set_boundary", ("left", "wall"), {}),
+    ("set_boundary", ("top", "wall"), {}),
+    ("step", (0.1, 1), {}),
+]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_grid_walled_again_gives_the_cell_wise_bits_and_keeps_its_water(ctx, kind):
+    """A grid opened and then walled all round again gives the cell-wise kernel's water and flows to the
+    bit, and once walled its volume stays where it was (to the columns' rounding) and what the ledger
+    booked at the sides does not move: no face carries anything."""
+    import hydro
+    b = _grid(ctx, kind)
+    a = _grid(ctx, kind, {"square": hydro.WaterGrid, "hex": hydro.HexWaterGrid}[kind], kernel="cells")
+    for g in (a, b):
+        _play(g, REWALLED)
+    volume, ledger = b.volume(), b.ledger()
+    assert ledger["inflow"] > 0.0 and ledger["level"] != 0.0
+    for g in (a, b):
+        _play(g, [("step", (0.2, 4), {})])
+    for name in ("water",) + _flow_names(kind):
+        _same_bits(getattr(b, name), getattr(a, name), err_msg=name)
+    assert b.volume() == pytest.approx(volume, rel=1e-7)           # the columns' float32 rounding
+    assert {k: b.ledger()[k] for k in ("inflow", "level")} == {k: ledger[k] for k in ("inflow", "level")}
+    assert b.volume() == pytest.approx(b.ledger()["expected"], rel=1e-6)
+    a.release()
+    b.release()
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_has_the_compute_grids_api(ctx, kind):
     """A game written against WaterGrid / HexWaterGrid runs on a Mac: the fragment grid has every public
