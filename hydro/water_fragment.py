@@ -10,10 +10,10 @@ a texture of a row a side (accelerate_edges.frag), each cell's faces accelerated
 K, a texel each (accelerate.frag; with inertia an interior face from its stencil of every axis's
 flows, fragment/inertia.glsl), each cell's faces scaled by their upwind cell's K and its column moved,
 the depth and the scaled faces written side by side (move.frag), and what crossed each boundary face
-booked (on a grid walled all round, where no face carries anything, the middle two alone). Water and flows ping-pong between two textures (flows: two sets of a texture an axis); the
-water, the flows and the cycle's records are (nx + 1, ny + 1) texels, so one framebuffer holds them
-all; the boundary table is an rg32i texture of the table's bytes (common/boundary_table.glsl under
-FRAGMENT).
+booked (on a grid walled all round, where no face carries anything, the middle two alone). Water and
+flows ping-pong between two textures (flows: two sets of a texture an axis); the water, the flows and
+the cycle's records are (nx + 1, ny + 1) texels, so one framebuffer holds them all; the boundary table
+is an rg32i texture of the table's bytes (common/boundary_table.glsl under FRAGMENT).
 
 The model's options are compile-time defines of the passes (PIPE_AREA_DEPTH, MANNING, INERTIA), as the
 compute kernels' are. The ledger keeps per boundary face an unevaluated float sum

@@ -117,8 +117,8 @@ class Tuning:
 # the hex lattice's shapes (no climb: its columns have z faces)
 _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_walled_from=None, wide=(),
             wide_open_from=None)
-# with inertia: tiles of one substep a launch (a halo of three cells), whose smaller workgroups outran two
-# substeps a launch on 1024 invocations by 1.6-1.8x (docs/benchmarks.md); no climb
+# with inertia: one substep a launch (a halo of three cells); two grow the workgroup to 1024 invocations
+# (hex: the shared memory's limit), which ran slower (docs/benchmarks.md); no climb
 _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=None, climb_walled_from=None,
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
