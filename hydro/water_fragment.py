@@ -117,7 +117,9 @@ PASS_DEFINES = {**{name: MODEL_DEFINES for name in MODEL_PASSES + EROSION_PASSES
                 # _FragmentSleep's
                 "sleep_changed": {"HEX": False, "CYCLE": False, "GATHER": 1, "FACES": False, "BLOCK": SLEEP_BLOCK},
                 "sleep_reduce": {"FACTOR": 4, "MASK": False, "SUM": False}, "sleep_plan": {"WAKE_RECTS": WAKE_RECTS},
-                "sleep_rects": {"SETTLED": False}, "sleep_record": {"CYCLE": True}}
+                "sleep_rects": {"SETTLED": False}, "sleep_record": {"CYCLE": True},
+                # on a grid walled all round (WALLED) every boundary face is 0, read from no texture
+                "accelerate": {**MODEL_DEFINES, "WALLED": False}}
 TILE_PASSES = ("sleep_reduce", "sleep_plan", "sleep_rects", "sleep_record")     # alike on both lattices
 # the variants of the passes that have them, as (define, value) pairs, sorted: the move pass with the water
 # cycle or without (common/model.glsl's cycled() after the move; fragment/cycle.glsl), the stats passes
@@ -125,6 +127,7 @@ TILE_PASSES = ("sleep_reduce", "sleep_plan", "sleep_rects", "sleep_record")     
 NO_CYCLE = (("CYCLE", False), ("RAIN_FIELD", False), ("SOURCES", False))
 NO_TAKEN = (("SPEED", False), ("TAKEN", False))
 DEFAULT_VARIANTS = {"move": NO_CYCLE, "stats_cells": NO_TAKEN, "stats_levels": NO_TAKEN}
+WALLED_VARIANT = (("WALLED", True),)     # accelerate.frag's on a grid walled all round
 RECORD_BYTES = 16           # a stats record, rgba32f: sum hi, sum lo, deepest water, lowest edge bed
 SPEED_BYTES = 4             # with inertia, after it: the fastest water, r32f
 SAMPLE_ROW = 1024           # texels a row of the sample pass's points and values
@@ -298,9 +301,7 @@ class FragmentWaterGrid(_owner.Simulation):
             self._flow_sets.append((textures, dict(zip(("u_flow_x", "u_flow_y", "u_flow_z"), textures))))
         # accelerate_edges.frag's boundary faces (fragment/lattice.glsl's edges layout: a row a side and axis),
         # then accelerate.frag's accelerated flows of every axis and each cell's outflow scale K, a texel
-        # (zeros: what every face holds while the grid is walled all round, when the pass does not run)
-        edges = (max(nx, ny) + 1, 8 if self._hexagonal else 4)
-        self._edges = self._target(edges, data=bytes(4 * edges[0] * edges[1]))
+        self._edges = self._target((max(nx, ny) + 1, 8 if self._hexagonal else 4))
         self._accelerated = self._target(faces, 4)
         self._ledger = [self._target(self._table_size, 2), self._target(self._table_size, 2)]
         self._clear_ledger()
@@ -551,13 +552,10 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         table = bnd.with_boundary(self._table, self._layout, side, kind, value, span)
         kinds = not np.array_equal(table["kind"], self._table["kind"])
-        was_walled = self._all_walls
         if kinds:
             self._fold_ledger()
         self._table = table
         self._all_walls = bool(np.all(table["kind"] == bnd.KINDS["wall"]))
-        if self._all_walls and not was_walled:      # its faces carry nothing: zeros in place of the pass
-            self._edges[0].write(bytes(self._edges[0].width * self._edges[0].height * 4))
         width, height = self._table_size
         data = np.zeros(width * height, bnd.TABLE_DTYPE)
         data[:len(table)] = table
@@ -980,11 +978,12 @@ class FragmentWaterGrid(_owner.Simulation):
             sleep.plan()
         columns = {"u_terrain": self._terrain[0][0], "u_water": self._water[0][0], **self._flow_inputs(),
                    "u_boundary_table": self._table_texture}
-        walled = self._all_walls          # no face carries anything: the boundary and ledger passes skip
+        walled = self._all_walls          # no face carries anything: no boundary or ledger pass
         if not walled:
             self._draw("accelerate_edges", self._edges[1], columns, **u)
         cells = None if sleep is None else sleep.cells
-        self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]}, tiles=cells, **u)
+        self._draw("accelerate", self._accelerated[1], {**columns, "u_edges": self._edges[0]},
+                   WALLED_VARIANT if walled else (), tiles=cells, **u)
         inputs = {"u_water": columns["u_water"], "u_accelerated": self._accelerated[0]}
         targets = [self._water[1][0], *self._flow_sets[1][0]]
         if cycle is None:

@@ -1,8 +1,8 @@
 #version 410
 // Accelerate the faces of each cell (fragment/faces.glsl): a pipe between two cells (common/model.glsl's
 // interior_flow, from the flows the last substep left; with INERTIA inertial_flow over its stencil of
-// every axis's flows, fragment/inertia.glsl), a boundary face as accelerate_edges.frag left it, or no
-// face (0). Texel t stores the faces it holds in the flows' layout, one an axis, and cell t's outflow
+// every axis's flows, fragment/inertia.glsl), a boundary face as accelerate_edges.frag left it (WALLED,
+// a grid walled all round: 0, and that pass does not run), or no face (0). Texel t stores the faces it holds in the flows' layout, one an axis, and cell t's outflow
 // scale K (outgoing, outflow_scale) in one rgba32f texel; a face is worked out by each texel that needs
 // it, with the same arithmetic, hence to the same bits. The target is a texel wider and taller than the
 // grid, for the faces on its right and top edges.
@@ -28,7 +28,11 @@ float face_value(int k, ivec2 f) {
     float interior = interior_flow(flow_at(k, f), cell_at(u_terrain, a), cell_at(u_water, a), cell_at(u_terrain, b),
                                    cell_at(u_water, b));
 #endif
+#if WALLED
+    float edge = 0.0;               // every boundary face a wall (accelerate_edges.frag did not run)
+#else
     float edge = texelFetch(u_edges, edge_texel(k, f), 0).r;
+#endif
     return a_in && b_in ? interior : a_in || b_in ? edge : 0.0;
 }
 #include "fragment/faces.glsl"
