@@ -242,14 +242,26 @@ class CellWise(Kernel):
         """The passes (accelerate, move, boundary by (book, accelerate)) over every cell, or with
         `sleeping` over the tiles the plan lists (hydro.water_sleep), made on first use."""
         if sleeping not in self.programs:
-            views, tile = self.view_defines, self.tuning.sleep_tile
-            tiles = dict(SLEEP=True, SLEEP_TILE=tile) if sleeping else {}
-            groups = dict(tiles, GROUP_X=tile, GROUP_Y=tile // self.tuning.cell_rows) if sleeping else {}
+            cells = self._cell_defines(sleeping)
             self.programs[sleeping] = (
-                self._program("cells_accelerate", **views, **groups), self._program("cells_move", **views, **groups),
+                self._program("cells_accelerate", **cells, WALLED=False), self._program("cells_move", **cells),
                 {(book, accelerate): self._boundary_program(sleeping, BOOK=book, ACCELERATE=accelerate)
                  for book, accelerate in ((False, True), (True, False), (True, True))})
         return self.programs[sleeping]
+
+    def _walled_accelerate(self, sleeping: bool):
+        """cells_accelerate.comp for a grid walled all round (WALLED: every boundary face 0, read from no
+        buffer), made on first use."""
+        key = ("walled", sleeping)
+        if key not in self.programs:
+            self.programs[key] = self._program("cells_accelerate", **self._cell_defines(sleeping), WALLED=True)
+        return self.programs[key]
+
+    def _cell_defines(self, sleeping: bool) -> dict:
+        """The cell passes' defines: the flows' views, and with `sleeping` a workgroup a tile."""
+        tile = self.tuning.sleep_tile
+        groups = dict(SLEEP=True, SLEEP_TILE=tile, GROUP_X=tile, GROUP_Y=tile // self.tuning.cell_rows)
+        return {**self.view_defines, **(groups if sleeping else {})}
 
     def _boundary_program(self, sleeping: bool, **defines):
         """cells_boundary.comp with `defines`; `sleeping`: its accelerating passes plan the tiles too."""
@@ -261,7 +273,14 @@ class CellWise(Kernel):
         pass takes (a few more invocations)."""
         s = self.state
         sleep = s.sleep if call.sleep else None
+        if self.open_version != s.kinds_version:
+            self.open_faces = len(s.open_entries)
+            if self.open_faces:
+                self.open_places.write(self.all_places[s.open_entries].tobytes())
+            self.open_version = s.kinds_version
         accelerate, move, boundary = self._programs(sleep is not None)
+        if not self.open_faces:
+            accelerate = self._walled_accelerate(sleep is not None)
         first = self._first_program(sleep is not None, fold is not None)
         uniforms = s.model_uniforms(dt, call.smoothing)
         for prog in (accelerate, move, *boundary.values(), first):
@@ -269,11 +288,6 @@ class CellWise(Kernel):
         if sleep is not None:
             for prog in (accelerate, move):
                 _gl.set_uniforms(prog, u_tiles_x=sleep.tiles[0])
-        if self.open_version != s.kinds_version:
-            self.open_faces = len(s.open_entries)
-            if self.open_faces:
-                self.open_places.write(self.all_places[s.open_entries].tobytes())
-            self.open_version = s.kinds_version
         s.bind()
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)

@@ -517,6 +517,26 @@ def test_walls_carry_nothing_whatever_flow_their_faces_held(ctx, rng, kind, how)
         g.release()
 
 
+@pytest.mark.parametrize("kernel", ["cells", None])
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_calls_walled_open_and_walled_again_match_reference(ctx, rng, kind, kernel):
+    """Calls on a grid walled all round read no boundary face (the cell-wise kernel's WALLED accelerate
+    pass): walled, then open on three sides, then walled again, the grid keeps the float64 reference's
+    water and flows, and its sides' books stop once every side is a wall."""
+    terrain, water = random_state(rng, (26, 33))
+    g, s = twins(ctx, kind, terrain, water, rng, flows_scale=0.2, friction=0.2, kernel=kernel)
+    _step_both(g, s, 2, 0.1, 3, 2e-5)
+    _boundaries(g, s)
+    _step_both(g, s, 2, 0.1, 3, 2e-5)
+    for side in ("left", "right", "bottom", "top"):
+        set_boundary_both(g, s, side, "wall")
+    booked = {k: v for k, v in g.ledger().items() if k in ("inflow", "outflow", "level")}
+    assert all(v != 0.0 for v in booked.values())
+    _step_both(g, s, 3, 0.1, 3, 2e-5)
+    assert {k: g.ledger()[k] for k in booked} == booked
+    g.release()
+
+
 @pytest.mark.parametrize("sides", ["walls", "open"])
 def test_hex_runs_of_calls_match_the_cell_wise_kernel_on_both_gpu_kernels(ctx, rng, sides):
     """On the hex lattice a run of calls, each starting from the flows the last one left, gives the

@@ -54,10 +54,14 @@ float boundary_accelerated(int k, ivec2 f) {
 }
 
 // A face's accelerated flow (axis k, face f, flow q): an interior one's, or where it is a boundary face
-// what cells_boundary.comp worked out. Both operands are worked out whatever the face: a CPU rasteriser
-// pays more for a branch around a load than for the load.
+// what cells_boundary.comp worked out (WALLED, a grid walled all round: 0). Both operands are worked out
+// whatever the face: a CPU rasteriser pays more for a branch around a load than for the load.
 float cell_face(float q, bool boundary, float z_a, float h_a, float z_b, float h_b, int k, ivec2 f) {
+#if WALLED
+    float edge = 0.0;               // every boundary face a wall: nothing to read
+#else
     float edge = boundary_accelerated(k, f);
+#endif
 #if INERTIA
     return boundary ? edge : inertial_face(k, f);
 #else
