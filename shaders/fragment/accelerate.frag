@@ -2,10 +2,11 @@
 // Accelerate the faces of each cell (fragment/faces.glsl): a pipe between two cells (common/model.glsl's
 // interior_flow, from the flows the last substep left; with INERTIA inertial_flow over its stencil of
 // every axis's flows, fragment/inertia.glsl), a boundary face as accelerate_edges.frag left it (WALLED,
-// a grid walled all round: 0, and that pass does not run), or no face (0). Texel t stores the faces it holds in the flows' layout, one an axis, and cell t's outflow
-// scale K (outgoing, outflow_scale) in one rgba32f texel; a face is worked out by each texel that needs
-// it, with the same arithmetic, hence to the same bits. The target is a texel wider and taller than the
-// grid, for the faces on its right and top edges.
+// a grid walled all round: 0, and that pass does not run), or no face (0). Texel t stores the faces it
+// holds in the flows' layout, one an axis, and cell t's outflow scale K (outgoing, outflow_scale) in one
+// rgba32f texel; a face is worked out by each texel that needs it, with the same arithmetic, hence to
+// the same bits. The target is a texel wider and taller than the grid, for the faces on its right and
+// top edges.
 #include "common/model.glsl"
 #include "fragment/lattice.glsl"
 // before the #if: a file is inlined once, where it is first included
