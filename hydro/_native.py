@@ -245,6 +245,16 @@ GL_TEXTURE_BUFFER, GL_R32F, GL_READ_ONLY, GL_MAX_IMAGE_UNITS = 0x8C2A, 0x822E, 0
 GL_TEXTURE0 = 0x84C0
 
 
+def image_units(ctx) -> int:
+    """The context's GL_MAX_IMAGE_UNITS (moderngl's info leaves it out); 0 where the loader lacks the call."""
+    gl = gl_functions(ctx, {"glGetIntegerv": (None, [ctypes.c_uint, ctypes.POINTER(ctypes.c_int)])})
+    if gl is None:
+        return 0
+    count = ctypes.c_int(0)
+    gl["glGetIntegerv"](GL_MAX_IMAGE_UNITS, ctypes.byref(count))
+    return count.value
+
+
 class BufferViews:
     """An r32f buffer-texture view (`imageBuffer` in GLSL) of each of `buffers`, the same storage: a
     pass may read a buffer through its view while other passes bind it as a storage buffer.
@@ -267,11 +277,9 @@ class BufferViews:
     @classmethod
     def create(cls, ctx, buffers, units: int):
         gl = gl_functions(ctx, cls._SIGNATURES)
-        if gl is None:
+        if gl is None or image_units(ctx) < units:
             return None
-        count = ctypes.c_int(0)
-        gl["glGetIntegerv"](GL_MAX_IMAGE_UNITS, ctypes.byref(count))
-        return cls(gl, buffers) if count.value >= units else None
+        return cls(gl, buffers)
 
     def __init__(self, gl, buffers):
         self._gl, self._views = gl, {}

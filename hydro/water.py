@@ -732,7 +732,7 @@ class _PipeGrid(_owner.Simulation):
         """The cell-wise kernel's hook for a call of substeps of dt with erosion on: its passes after each
         substep, then `hook`'s."""
         erosion = self._erosion
-        erosion.prepare(dt)
+        erosion.prepare(dt, images=self._tuning.erosion_images)
 
         def after_substep(dt, **kwargs):
             erosion.substep()

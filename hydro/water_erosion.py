@@ -14,11 +14,12 @@ import math
 
 import numpy as np
 
-from . import _gl
+from . import _gl, _native
 from ._owner import Held
 from .params import Erosion
 
 SPEED_DEPTH_CELLS = 1e-3    # velocities only in water deeper than this many cells (a film's flow / depth is no speed)
+NEIGHBOUR_UNITS = _gl.BINDINGS["B_ERODED_IMAGE"] + 1     # image units the passes' neighbour images take
 NO_FLOOR = -3.0e38          # the bedrock where none is set
 
 
@@ -57,6 +58,8 @@ class ErosionState(Held):
             self.release()
             raise
         self._programs = None
+        self.images = False             # the passes read neighbours through image units (prepare())
+        self._image_units = _native.image_units(self.ctx)
 
     def _texture(self, value: float = 0.0):
         s = self.state
@@ -66,16 +69,19 @@ class ErosionState(Held):
         return tex
 
     def programs(self) -> dict:
-        """The passes for the state's model (its defines), made on first use after they change."""
-        defines = self.state.defines
+        """The passes for the state's model (its defines) and neighbour reads, made on first use after they
+        change."""
+        defines = dict(self.state.defines, NEIGHBOUR_IMAGES=self.images)
         if self._programs is None or self._programs[0] != defines:
             made = {name: _gl.program(self.ctx, f"water/{name}.comp", dict(defines))
                     for name in ("erode_mix", "erode", "slump")}
             self._programs = (dict(defines), made)
         return self._programs[1]
 
-    def prepare(self, dt: float) -> None:
-        """Set the passes' uniforms for a call's substeps of dt (before its first substep)."""
+    def prepare(self, dt: float, images: bool = False) -> None:
+        """Set the passes' uniforms for a call's substeps of dt (before its first substep); `images`: read
+        the neighbours through image units (water_plan.Tuning.erosion_images), where the context has them."""
+        self.images = images and self._image_units >= NEIGHBOUR_UNITS
         s = self.state
         progs = self.programs()
         uniforms = dict(s.model_uniforms(dt), **erosion_uniforms(self.params, s.geometry, dt))
@@ -93,12 +99,19 @@ class ErosionState(Held):
         self.owed.bind_to_image(b["B_TERRAIN_OWED"], read=True, write=True)
         self.concentration.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         _gl.dispatch(self.ctx, progs["erode_mix"], s.nx, s.ny)
-        self.concentration.use(b["B_CONCENTRATION"])
-        self.bedrock.use(b["B_BEDROCK"])
+        if self.images:
+            self.concentration.bind_to_image(b["B_CONCENTRATION_IMAGE"], read=True, write=False)
+            self.bedrock.bind_to_image(b["B_BEDROCK_IMAGE"], read=True, write=False)
+        else:
+            self.concentration.use(b["B_CONCENTRATION"])
+            self.bedrock.use(b["B_BEDROCK"])
         self.eroded.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         self.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
         _gl.dispatch(self.ctx, progs["erode"], s.nx, s.ny)
-        self.eroded.use(b["B_ERODED"])
+        if self.images:
+            self.eroded.bind_to_image(b["B_ERODED_IMAGE"], read=True, write=False)
+        else:
+            self.eroded.use(b["B_ERODED"])
         s.terrain.bind_to_image(b["B_TERRAIN"], read=False, write=True)
         _gl.dispatch(self.ctx, progs["slump"], s.nx, s.ny)
         s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)

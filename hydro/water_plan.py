@@ -93,6 +93,9 @@ class Tuning:
     # a dispatch hands off to the rasteriser's threads; GPUs keep its pass, so its handle is ready a call
     # sooner: docs/design.md)
     fold_samples: bool = False
+    # erosion's passes read their neighbours through image units (CPU rasterisers, where imageLoad runs
+    # faster than texelFetch: docs/benchmarks.md) rather than texture units
+    erosion_images: bool = False
 
     @staticmethod
     def for_device(device: str, hexagonal: bool, inertia: bool = False) -> "Tuning":
@@ -102,7 +105,7 @@ class Tuning:
         lattice = _HEX if hexagonal else {}
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
-                          fold_samples=True, sleep_blocked=False, sleep_dense_above=0.85,
+                          fold_samples=True, erosion_images=True, sleep_blocked=False, sleep_dense_above=0.85,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
         if inertia:

@@ -1,7 +1,7 @@
 """Every image unit a shader binds is one that every OpenGL 4.3 driver has: the spec guarantees 8
-(GL_MAX_IMAGE_UNITS), and some GPU drivers have no more. The cell-wise kernel's flow views (units 6 to
-11) are the one exception: hydro binds them only on drivers that report the units for them
-(hydro/_native.py BufferViews)."""
+(GL_MAX_IMAGE_UNITS), and some GPU drivers have no more. Two exceptions, which hydro binds only on
+drivers that report the units for them (hydro/_native.py image_units): the cell-wise kernel's flow
+views (units 8 to 13, BufferViews) and erosion's neighbour images (14 to 16, water_erosion.py)."""
 import re
 from pathlib import Path
 
@@ -9,6 +9,7 @@ from hydro import _gl
 
 SHADERS = Path(__file__).resolve().parents[1] / "shaders"
 GUARANTEED_IMAGE_UNITS = 8
+WHERE_AVAILABLE = {"B_CONCENTRATION_IMAGE", "B_BEDROCK_IMAGE", "B_ERODED_IMAGE"}     # erosion's, CPU rasterisers
 IMAGE = re.compile(r"layout\s*\(\s*binding\s*=\s*(\w+)\s*,\s*\w+\s*\)\s*uniform\b[^;]*?\b[iu]?image\w+\s+\w+\s*;")
 
 
@@ -28,9 +29,27 @@ def test_the_scan_finds_the_image_declarations():
 def test_every_image_unit_is_below_the_guaranteed_eight():
     over = []
     for path, name in _image_bindings():
-        if name.endswith("_VIEW"):                        # the cell-wise views, bound where the driver has them
+        if name.endswith("_VIEW") or name in WHERE_AVAILABLE:      # bound where the driver has them
             continue
         unit = int(name) if name.isdigit() else _gl.BINDINGS[name]
         if unit >= GUARANTEED_IMAGE_UNITS:
             over.append(f"{path}: {name} = {unit}")
     assert not over, over
+
+
+def test_erosion_reads_neighbour_images_only_where_the_context_has_their_units(ctx, monkeypatch):
+    """Asked for image reads (water_plan.Tuning.erosion_images), the erosion passes take them only where
+    GL_MAX_IMAGE_UNITS covers their units, and texture units elsewhere."""
+    import numpy as np
+    import hydro
+    from hydro import _native, water_erosion
+    g = hydro.WaterGrid(ctx, np.zeros((8, 9), np.float32), water=np.full((8, 9), 0.1, np.float32))
+    g._retune(g._tuning.replace(erosion_images=True))
+    g.erosion = hydro.Erosion()
+    g.step(0.05, substeps=1)
+    assert g._erosion.images is (_native.image_units(ctx) >= water_erosion.NEIGHBOUR_UNITS)
+    monkeypatch.setattr(g._erosion, "_image_units", 8)
+    g.step(0.05, substeps=1)
+    assert g._erosion.images is False
+    assert abs(g.volume() - g.ledger()["expected"]) <= 1e-6 * g.volume()
+    g.release()

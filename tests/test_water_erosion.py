@@ -29,14 +29,17 @@ def _erosion_both(g, s, erosion, sediment=None, bedrock=None):
         s.bedrock = np.asarray(bedrock, np.float32).astype(np.float64)
 
 
+@pytest.mark.parametrize("images", [True, False], ids=["neighbour-images", "neighbour-textures"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_erosion_matches_reference(ctx, rng, kind):
+def test_erosion_matches_reference(ctx, rng, kind, images):
     """Random beds and water with open sides of every kind, suspended sediment, a bedrock under part of
     the grid: bed, sediment and water after a few substeps as the float64 reference has them, and the
-    sediment that left through the sides booked alike."""
+    sediment that left through the sides booked alike; the passes reading their neighbours through image
+    units (CPU rasterisers) or texture units (GPUs)."""
     terrain, water = random_state(rng, (10, 12))
     terrain = 3.0 * terrain
     g, s = twins(ctx, kind, terrain, water)
+    g._retune(g._tuning.replace(erosion_images=images))
     set_boundary_both(g, s, "left", "inflow", 0.6, span=(2, 7))
     set_boundary_both(g, s, "right", "outflow", 0.5)
     set_boundary_both(g, s, "bottom", "level", 1.5)
@@ -46,6 +49,7 @@ def test_erosion_matches_reference(ctx, rng, kind):
     for _ in range(3):
         g.step(0.1, substeps=2)
         ref.step(s, 0.1, substeps=2)
+    assert g._erosion.images is images
     np.testing.assert_allclose(g.terrain, s.terrain, rtol=0, atol=2e-5)
     np.testing.assert_allclose(g.sediment, s.sediment, rtol=0, atol=2e-5)
     np.testing.assert_allclose(g.water, s.water, rtol=0, atol=2e-5)

@@ -51,6 +51,11 @@
 #define B_SEDIMENT 4            // image unit (the blocked kernel's B_PACKED_IN)
 #define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
 #define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
+// image units for the same neighbour reads on CPU rasterisers (NEIGHBOUR_IMAGES), where imageLoad runs
+// faster than texelFetch; GPUs keep the texture units (some have only 8 image units)
+#define B_CONCENTRATION_IMAGE 14
+#define B_BEDROCK_IMAGE 15
+#define B_ERODED_IMAGE 16
 // sleeping tiles (hydro/water_sleep.py): the tiles a substep computes, each tile's flag that its water or
 // flows changed (the substep's, and the next one's, cleared by the plan), the dispatch arguments and totals,
 // the tiles kept awake

@@ -15,14 +15,21 @@ layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(binding = B_SEDIMENT, r32f) uniform restrict image2D u_sediment;           // own texel only
 layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_terrain_out;
+#if NEIGHBOUR_IMAGES
+layout(binding = B_CONCENTRATION_IMAGE, r32f) uniform restrict readonly image2D u_concentration;
+layout(binding = B_BEDROCK_IMAGE, r32f) uniform restrict readonly image2D u_bedrock;
+#define NEIGHBOUR(tex, c) imageLoad(tex, c).r
+#else
 layout(binding = B_CONCENTRATION) uniform sampler2D u_concentration;
 layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+#define NEIGHBOUR(tex, c) texelFetch(tex, c, 0).r
+#endif
 layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { double u_sediment_ledger[]; };
 uniform float u_pipe_length;
 uniform float u_speed_depth;        // velocities only in water deeper than this
 
 // A cell's concentration; 0 outside the grid (clear water comes in through the sides).
-float conc_at(ivec2 c) { return inside(c) ? texelFetch(u_concentration, c, 0).r : 0.0; }
+float conc_at(ivec2 c) { return inside(c) ? NEIGHBOUR(u_concentration, c) : 0.0; }
 
 // The sediment face from -> to (boundary table entry b) carries; where it is one of the grid's sides,
 // what crossed it is booked (`enters`: positive flow comes into the grid).
@@ -50,7 +57,7 @@ void main() {
     float suspended = moved(s, move_rate(), net_inflow(g));
     float speed = length(cell_velocity(c, h, u_face_width, u_speed_depth));
     float cap = transport_capacity(speed, slope_sine(bed_gradient(c, z, u_pipe_length)), h);
-    float e = exchanged(suspended, cap, z, texelFetch(u_bedrock, c, 0).r);
+    float e = exchanged(suspended, cap, z, NEIGHBOUR(u_bedrock, c));
     float owed = imageLoad(u_owed, c).r;
     imageStore(u_terrain_out, c, vec4(terrain_changed(z, -e, owed)));
     imageStore(u_owed, c, vec4(owed));

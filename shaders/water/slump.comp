@@ -8,11 +8,18 @@
 
 layout(binding = B_TERRAIN, r32f) uniform restrict writeonly image2D u_terrain_out;
 layout(binding = B_TERRAIN_OWED, r32f) uniform restrict image2D u_owed;           // own texel only
+// the bed erode.comp left and the bedrock, as erosion.glsl's slumped() reads them
+#if NEIGHBOUR_IMAGES
+layout(binding = B_ERODED_IMAGE, r32f) uniform restrict readonly image2D u_eroded;
+layout(binding = B_BEDROCK_IMAGE, r32f) uniform restrict readonly image2D u_bedrock;
+#define ERODED_AT(c) imageLoad(u_eroded, c).r
+#define BEDROCK_AT(c) imageLoad(u_bedrock, c).r
+#else
 layout(binding = B_ERODED) uniform sampler2D u_eroded;
 layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
-// the bed erode.comp left and the bedrock, as erosion.glsl's slumped() reads them
 #define ERODED_AT(c) texelFetch(u_eroded, c, 0).r
 #define BEDROCK_AT(c) texelFetch(u_bedrock, c, 0).r
+#endif
 #include "common/erosion.glsl"
 
 void main() {
@@ -20,6 +27,6 @@ void main() {
     if (!inside(c)) return;
     Faces t = slumped_faces(c);
     float owed = imageLoad(u_owed, c).r;
-    imageStore(u_terrain_out, c, vec4(terrain_changed(texelFetch(u_eroded, c, 0).r, net_inflow(t), owed)));
+    imageStore(u_terrain_out, c, vec4(terrain_changed(ERODED_AT(c), net_inflow(t), owed)));
     imageStore(u_owed, c, vec4(owed));
 }
