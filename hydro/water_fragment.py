@@ -271,7 +271,6 @@ class FragmentWaterGrid(_owner.Simulation):
                                ("PIPE_AREA_DEPTH", p.depth_area))
         self._layout = bnd.layout(nx, ny, self._hexagonal)
         self._table = bnd.new_table(self._layout)
-        self._all_walls = bool(np.all(self._table["kind"] == bnd.KINDS["wall"]))
         count = self._layout.size
         width = min(count, side or count)
         self._table_size = (width, -(-count // width))
@@ -555,7 +554,6 @@ class FragmentWaterGrid(_owner.Simulation):
         if kinds:
             self._fold_ledger()
         self._table = table
-        self._all_walls = bool(np.all(table["kind"] == bnd.KINDS["wall"]))
         width, height = self._table_size
         data = np.zeros(width * height, bnd.TABLE_DTYPE)
         data[:len(table)] = table
@@ -571,11 +569,7 @@ class FragmentWaterGrid(_owner.Simulation):
         self._alive()
         return bnd.describe(self._table, self._layout)
 
-    def _note_boundary_bounds(self):
-        """What the boundaries add to the stable-substep bound, worked out once per set_boundary."""
-        self._max_cell_inflow = bnd.max_cell_inflow(self._table, self._layout)
-        level = self._table["value"][self._table["kind"] == bnd.KINDS["level"]]
-        self._max_level = float(level.max()) if level.size else None
+    _note_boundary_bounds = _PipeGrid._note_boundary_bounds     # and whether every side is a wall
 
     def _fold_ledger(self):
         """Add what each boundary face booked on the GPU since the last fold (hi + lo, in float64) to its
