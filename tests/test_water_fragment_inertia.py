@@ -100,6 +100,35 @@ def test_matches_the_cell_wise_kernel(ctx, kind, model):
         g.release()
 
 
+
+def _speed_bound(g, kind):
+    """The planner's speed bound (common/speed.glsl) in float64 from the grid's water and flows: per cell
+    deeper than 0.05, half the sum over the axes of |its two faces' flows| over (face width x depth)."""
+    h = g.water.astype(np.float64)
+    qx, qy = g.flow_x.astype(np.float64), g.flow_y.astype(np.float64)
+    total = np.abs(qx[:, :-1] + qx[:, 1:]) + np.abs(qy[:-1] + qy[1:])
+    if kind == "hex":
+        qz = g.flow_z.astype(np.float64)
+        total += np.abs(qz[:-1, 1:] + qz[1:, :-1])
+    speed = np.where(h > 0.05, 0.5 * total / (g.geometry.face_width * np.maximum(h, 0.05)), 0.0)
+    return float(speed.max())
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_both_backends_bound_the_speed_as_numpy_does(ctx, kind):
+    """The fastest water the planner reads (water/stats.comp, fragment/stats_cells.frag: one function)
+    against NumPy on random water and flows; films no deeper than 0.05 left out."""
+    for cls in (KINDS[kind], COMPUTE[kind]):
+        g = _grid(ctx, cls, kind, {"inertia": True}, wet=0.02)
+        if cls is KINDS[kind]:
+            stats = g._measure()
+        else:                               # the compute grid's reduction, queued and read back
+            g._stats.queue()
+            stats = g._read_stats()
+        got, want = stats["max_speed"], _speed_bound(g, kind)
+        assert want > 0.1 and got == pytest.approx(want, rel=1e-6), (cls.__name__, got, want)
+        g.release()
+
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_inertia_plans_from_the_fastest_water(ctx, kind):
     """A fast stream in shallow water: the substeps keep it within half a cell each, which the depth's

@@ -12,18 +12,16 @@ uniform sampler2D u_flow_x, u_flow_y;
 #if HEX
 uniform sampler2D u_flow_z;
 #endif
-#define SPEED_DEPTH 0.05
+#include "common/speed.glsl"
 
-// The sum over the axes of cell c's mean face velocity, for a column h deep (as water/stats.comp's; faces
-// u_face_width wide, common/model.glsl's uniform).
+// Cell c's speed bound, for a column h deep (faces u_face_width wide, common/model.glsl's uniform).
 float speed_at(ivec2 c, float h) {
-    if (h <= SPEED_DEPTH) return 0.0;
-    float total = abs(texelFetch(u_flow_x, c, 0).r + texelFetch(u_flow_x, c + ivec2(1, 0), 0).r)
-                + abs(texelFetch(u_flow_y, c, 0).r + texelFetch(u_flow_y, c + ivec2(0, 1), 0).r);
+    vec3 sums = vec3(texelFetch(u_flow_x, c, 0).r + texelFetch(u_flow_x, c + ivec2(1, 0), 0).r,
+                     texelFetch(u_flow_y, c, 0).r + texelFetch(u_flow_y, c + ivec2(0, 1), 0).r, 0.0);
 #if HEX
-    total += abs(texelFetch(u_flow_z, c + ivec2(1, 0), 0).r + texelFetch(u_flow_z, c + ivec2(0, 1), 0).r);
+    sums.z = texelFetch(u_flow_z, c + ivec2(1, 0), 0).r + texelFetch(u_flow_z, c + ivec2(0, 1), 0).r;
 #endif
-    return 0.5 * total / (u_face_width * h);
+    return speed_bound(sums, h, u_face_width);
 }
 #endif
 

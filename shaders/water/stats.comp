@@ -6,35 +6,26 @@
 // STATS_ROWS n (CPU rasterisers, where a barrier is dear): one record per invocation, which walks
 // n cells up a column; no shared memory, no barrier.
 #include "common/grid.glsl"
-#include "common/bindings.glsl"
+#include "common/water.glsl"
 #include "common/stats.glsl"
 
-layout(binding = B_TERRAIN, r32f) uniform restrict readonly image2D u_terrain;
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 layout(std430, binding = B_PARTIALS) restrict writeonly buffer Partials { Stats u_partials[]; };
 
 bool on_edge(ivec2 c) { return c.x == 0 || c.y == 0 || c.x == u_size.x - 1 || c.y == u_size.y - 1; }
 
 #if SPEED
-layout(std430, binding = B_FLOW_X) restrict readonly buffer FlowX { float u_flow_x[]; };
-layout(std430, binding = B_FLOW_Y) restrict readonly buffer FlowY { float u_flow_y[]; };
-#if HEX
-layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZ { float u_flow_z[]; };
-#endif
+#include "common/velocity.glsl"
+#include "common/speed.glsl"
 uniform float u_face_width;
-#define SPEED_DEPTH 0.05
-int index_x(ivec2 f) { return f.y * (u_size.x + 1) + f.x; }
-int index_y(ivec2 f) { return f.y * u_size.x + f.x; }
 
-// The sum over the axes of cell c's mean face velocity, for a column h deep.
+// Cell c's speed bound, for a column h deep.
 float speed_at(ivec2 c, float h) {
-    if (h <= SPEED_DEPTH) return 0.0;
-    float total = abs(u_flow_x[index_x(c)] + u_flow_x[index_x(c + ivec2(1, 0))])
-                + abs(u_flow_y[index_y(c)] + u_flow_y[index_y(c + ivec2(0, 1))]);
+    vec3 sums = vec3(FLOW_X(c) + FLOW_X(c + ivec2(1, 0)), FLOW_Y(c) + FLOW_Y(c + ivec2(0, 1)), 0.0);
 #if HEX
-    total += abs(u_flow_z[index_x(c + ivec2(1, 0))] + u_flow_z[index_x(c + ivec2(0, 1))]);
+    sums.z = FLOW_Z(c + ivec2(1, 0)) + FLOW_Z(c + ivec2(0, 1));
 #endif
-    return 0.5 * total / (u_face_width * h);
+    return speed_bound(sums, h, u_face_width);
 }
 #else
 float speed_at(ivec2 c, float h) { return 0.0; }
