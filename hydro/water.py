@@ -33,7 +33,7 @@ from . import water_plan as plan
 from .params import (DEPTH_MARGIN, Erosion, Geometry, WaterParams, auto_substeps, check_substep_count, checked_substep,
                      coupling, fixed_substeps, max_stable_dt, smoothing_weight, stable)
 from .water_cycle import Cycle, Source
-from .water_erosion import ErosionState
+from .water_erosion import NO_FLOOR, ErosionState, fill_texture
 from .water_kernels import KERNEL_CLASSES, WaterState
 from .water_sleep import Sleep
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
@@ -701,7 +701,7 @@ class _PipeGrid(_owner.Simulation):
         self._alive()
         if value is None:
             if self._erosion is not None:
-                self._erosion.bedrock.write(np.full(self.shape, -3.0e38, np.float32).tobytes())
+                fill_texture(self._erosion.bedrock, NO_FLOOR)
                 self._erosion.has_bedrock = False
             return
         value = check.field("bedrock", value, self.shape)

@@ -36,6 +36,17 @@ def erode_uniforms(geo, cell_size: float) -> dict:
     return dict(u_pipe_length=geo.pipe_length, u_speed_depth=SPEED_DEPTH_CELLS * cell_size)
 
 
+def fill_texture(tex, value: float) -> None:
+    """Set every texel of an r32f texture to `value`, a band of rows at a time (no host array the size of
+    the grid)."""
+    nx, ny = tex.size
+    rows = max(1, (1 << 20) // nx)
+    band = np.full((rows, nx), value, np.float32).tobytes()
+    for y in range(0, ny, rows):
+        n = min(rows, ny - y)
+        tex.write(band[:4 * n * nx], viewport=(0, y, nx, n))
+
+
 class ErosionState(Held):
     """A grid's erosion: suspended sediment, the bedrock, what rounding owes each bed, scratch textures,
     the sediment ledger (per boundary face, fp64) and the passes."""
@@ -63,9 +74,10 @@ class ErosionState(Held):
 
     def _texture(self, value: float = 0.0):
         s = self.state
-        tex = self.ctx.texture((s.nx, s.ny), 1, np.full((s.ny, s.nx), value, np.float32).tobytes(), dtype="f4")
+        tex = self.ctx.texture((s.nx, s.ny), 1, dtype="f4")
         tex.filter = (0x2600, 0x2600)           # GL_NEAREST: read with texelFetch only
         tex.repeat_x = tex.repeat_y = False
+        fill_texture(tex, value)
         return tex
 
     def programs(self) -> dict:

@@ -87,7 +87,7 @@ from .water import CYCLE_FOLD, MAX_CHUNK, MAX_SUBSTEPS   # planned as WaterGrid 
 from .hex import HexWaterGrid
 from .water import _PipeGrid, check_sleep
 from .water_cycle import Cycle
-from .water_erosion import NO_FLOOR, erode_uniforms, erosion_uniforms
+from .water_erosion import NO_FLOOR, erode_uniforms, erosion_uniforms, fill_texture
 from .water_probes import MAX_GAUGES, SAMPLE_DRY_DEPTH, Gauge, Gauges, Sample, check_line
 from .water_sleep import WAKE_RECTS, CallCounts, Wakes, open_cells
 
@@ -1261,11 +1261,14 @@ class _FragmentErosion:
 
     def __init__(self, grid):
         self.grid, self.params, self.has_bedrock = grid, None, False
-        size, zeros = (grid.nx, grid.ny), np.zeros((grid.ny, grid.nx), np.float32).tobytes()
-        self._sediment = [grid._target(size, data=zeros), grid._target(size, data=zeros)]
-        self._owed = [grid._target(size, data=zeros), grid._target(size, data=zeros)]
+        size = (grid.nx, grid.ny)
+        self._sediment = [grid._target(size), grid._target(size)]
+        self._owed = [grid._target(size), grid._target(size)]
         self._concentration, self._eroded = grid._target(size), grid._target(size)
-        self.bedrock = grid._texture(size, 1, np.full((grid.ny, grid.nx), NO_FLOOR, np.float32).tobytes())
+        self.bedrock = grid._texture(size, 1)
+        for texture, _ in self._sediment + self._owed:
+            fill_texture(texture, 0.0)
+        fill_texture(self.bedrock, NO_FLOOR)
         table = grid._table_size
         blank = np.zeros(2 * table[0] * table[1], np.float32).tobytes()
         self._ledger = [grid._target(table, 2, blank), grid._target(table, 2, blank)]

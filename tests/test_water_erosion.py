@@ -265,3 +265,20 @@ def test_bad_erosion_values_are_rejected_by_name_and_change_nothing(ctx, rng):
     g.step(0.1)
     assert g.erosion is None and g.material() == pytest.approx(before[5], rel=1e-7)
     g.release()
+
+
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_bedrock_removed_leaves_no_floor_anywhere_on_a_large_grid(ctx, kind):
+    """Erosion's textures are filled a band of rows at a time (no host array the size of the grid): on a
+    grid of several bands, a bedrock set and then removed leaves no floor in any band, and the sediment
+    starts at 0 everywhere."""
+    ny, nx = 1000, 1100                  # over a million cells: more than one band
+    g = GRIDS[kind](ctx, np.zeros((ny, nx), np.float32))
+    g.erosion = hydro.Erosion()
+    assert not g.sediment.any()
+    g.bedrock = np.zeros((ny, nx))
+    g.bedrock = None
+    assert g.bedrock is None
+    floor = g._read_texture(g._erosion.bedrock)
+    assert (floor == np.float32(-3.0e38)).all()
+    g.release()
