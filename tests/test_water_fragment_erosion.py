@@ -179,18 +179,3 @@ def test_bad_erosion_values_are_refused_by_name_and_change_nothing(ctx):
     bad = _refused(ctx)
     assert all(error is not None and message.startswith(name) for name, error, message in bad["refused"]), bad
     assert bad["unchanged"]
-
-
-@pytest.mark.parametrize("kind", list(KINDS))
-def test_bedrock_removed_leaves_no_floor_anywhere_on_a_large_grid(ctx, kind):
-    """As the compute grids' (tests/test_water_erosion.py): the textures filled a band of rows at a time,
-    a bedrock set and removed on a grid of several bands leaves no floor, the sediment 0 everywhere."""
-    ny, nx = 1000, 1100
-    g = KINDS[kind](ctx, np.zeros((ny, nx), np.float32))
-    g.erosion = hydro.Erosion()
-    assert not g.sediment.any()
-    g.bedrock = np.zeros((ny, nx))
-    g.bedrock = None
-    assert g.bedrock is None
-    assert (g._read_texture(g._erosion.bedrock) == np.float32(-3.0e38)).all()
-    g.release()
