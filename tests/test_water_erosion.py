@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import hydro
+from hydro import _native
 from hydro import boundary as bnd
 from hydro.reference import erosion as ref_erosion
 from hydro.reference import water as ref
+from hydro.water_erosion import NEIGHBOUR_UNITS
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
 from water_cases import GRIDS, assert_same_bits, random_state, set_boundary_both, twins
 
@@ -36,7 +38,7 @@ def test_erosion_matches_reference(ctx, rng, kind, images):
     """Random beds and water with open sides of every kind, suspended sediment, a bedrock under part of
     the grid: bed, sediment and water after a few substeps as the float64 reference has them, and the
     sediment that left through the sides booked alike; the passes reading their neighbours through image
-    units (CPU rasterisers) or texture units (GPUs)."""
+    units where the context has enough (CPU rasterisers) or texture units (GPUs)."""
     terrain, water = random_state(rng, (10, 12))
     terrain = 3.0 * terrain
     g, s = twins(ctx, kind, terrain, water)
@@ -50,7 +52,7 @@ def test_erosion_matches_reference(ctx, rng, kind, images):
     for _ in range(3):
         g.step(0.1, substeps=2)
         ref.step(s, 0.1, substeps=2)
-    assert g._erosion.images is images
+    assert g._erosion.images is (images and _native.image_units(ctx) >= NEIGHBOUR_UNITS)   # where it has them
     np.testing.assert_allclose(g.terrain, s.terrain, rtol=0, atol=2e-5)
     np.testing.assert_allclose(g.sediment, s.sediment, rtol=0, atol=2e-5)
     np.testing.assert_allclose(g.water, s.water, rtol=0, atol=2e-5)
