@@ -16,6 +16,7 @@ from hydro.water_fragment import GAUGE_ROW, FragmentHexWaterGrid, FragmentWaterG
 from hydro.water_probes import MAX_GAUGES
 from test_water_fragment import _flushed, _same, gl41_checked, refusals
 from test_water_game_calls import gauged, removed_gauge_and_its_slot
+import water_cases
 from water_cases import assert_same_bits, assert_same_ledger, random_state
 
 SHAPE = (14, 18)
@@ -273,9 +274,10 @@ def test_removed_gauges_read_no_more_and_their_slots_start_again(ctx):
     for _ in range(3):
         for grid in grids:
             grid.step(0.1, 2)
+    rel = 0 if water_cases.BITWISE else water_cases.GPU_TOLERANCE      # a GPU's grids step apart
     for gauge, want in zip(*many):
-        assert gauge.volume == pytest.approx(want.volume, rel=0, abs=VOLUME_TOLERANCE)
-        assert gauge.discharge == pytest.approx(want.discharge, rel=0, abs=VOLUME_TOLERANCE / 0.1)
+        assert gauge.volume == pytest.approx(want.volume, rel=rel, abs=VOLUME_TOLERANCE)
+        assert gauge.discharge == pytest.approx(want.discharge, rel=rel, abs=VOLUME_TOLERANCE / 0.1)
     assert many[0][0].volume != 0.0 and many[0][1].volume != 0.0
     for grid in grids:
         grid.release()

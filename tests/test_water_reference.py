@@ -373,7 +373,7 @@ def test_walled_calls_of_large_grids_climb_wider_tiles_to_the_same_bits(ctx, rng
     substeps give the cell-wise bits. A side opened on a grid smaller than wide_open_from takes the
     ring, with the blocked shape's tiles, and walled calls climb the wide tiles again after."""
     terrain, water = random_state(rng, shape)
-    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.1)
+    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.1, sleep=False)
     retune(a, wide=((0, wide),), climb_ahead_wide=ahead)
     main = a._tuning.blocked
     for n in range(1, 9):
@@ -406,7 +406,7 @@ def test_open_calls_climb_wide_tiles_with_their_edges_to_the_same_bits(ctx, rng,
     the walled calls' climb: calls of 1 to 8 substeps give the cell-wise water, flows and ledger to the
     bit, with every kind of boundary on the sides and the sides changed between calls."""
     terrain, water = random_state(rng, shape)
-    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", friction=0.2, pipe_area=pipe_area)
+    a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", friction=0.2, pipe_area=pipe_area, sleep=False)
     retune(a, wide=((0, wide),), wide_open_from=0, split_from=100 * 100)
     for n in range(1, 9):
         for g in (a, b):
@@ -437,7 +437,7 @@ def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide):
     water, flows and ledger."""
     for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
         terrain, water = random_state(rng, shape)
-        a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.2)
+        a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.2, sleep=False)
         retune(a, wide=((0, wide),), wide_open_from=0)
         for g in (a, b):
             g.set_boundary("left", "inflow", 0.8)
@@ -546,7 +546,8 @@ def test_hex_runs_of_calls_match_the_cell_wise_kernel_on_both_gpu_kernels(ctx, r
     caught it fails that fault.)"""
     terrain, water = random_state(rng, (37, 45))
     for kernel in (None, "blocked", "fused"):
-        a, b = _kernel_pair(ctx, "hex", terrain, water, "cells", boundaries=sides == "open", friction=0.1)
+        a, b = _kernel_pair(ctx, "hex", terrain, water, "cells", boundaries=sides == "open", friction=0.1,
+                            sleep=False)
         a.kernel = kernel
         if kernel is None:
             retune(a, one="fused", many="blocked")
