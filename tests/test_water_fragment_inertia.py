@@ -100,7 +100,6 @@ def test_matches_the_cell_wise_kernel(ctx, kind, model):
         g.release()
 
 
-
 def _speed_bound(g, kind):
     """The planner's speed bound (common/speed.glsl) in float64 from the grid's water and flows: per cell
     deeper than 0.05, half the sum over the axes of |its two faces' flows| over (face width x depth)."""
@@ -128,6 +127,7 @@ def test_both_backends_bound_the_speed_as_numpy_does(ctx, kind):
         got, want = stats["max_speed"], _speed_bound(g, kind)
         assert want > 0.1 and got == pytest.approx(want, rel=1e-6), (cls.__name__, got, want)
         g.release()
+
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_inertia_plans_from_the_fastest_water(ctx, kind):
