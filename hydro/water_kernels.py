@@ -212,7 +212,8 @@ class Kernel:
 class CellWise(Kernel):
     """Per substep: cells_accelerate.comp and cells_move.comp over the cells, each invocation walking
     cell_rows cells up a column, and the boundary faces booked and accelerated for the next substep in
-    one dispatch of cells_boundary.comp. Fewer, longer invocations and no barriers: what CPU rasterisers
+    one dispatch of cells_boundary.comp; with inertia, in calls that compute every cell, each face's
+    velocity first (cells_velocity.comp). Fewer, longer invocations and no barriers: what CPU rasterisers
     run fastest, reading the input flows through buffer-texture views where they can."""
 
     name = "cells"
@@ -231,8 +232,13 @@ class CellWise(Kernel):
         self.faces = layout.size
         self.open_places = self._keep(ctx.buffer(reserve=max(self.all_places.nbytes, 16)))
         self.open_faces, self.open_version = 0, None
-        units = _gl.BINDINGS["B_FLOW_Z_TMP_VIEW"] + 1
-        self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp, units) if tuning.buffer_views else None)
+        # with inertia, each face's velocity (cells_velocity.comp), which the stencils of a dense call read
+        self.velocities = None
+        if s.params.inertia:
+            self.velocities = [self._keep(ctx.buffer(reserve=4 * rows * cols)) for rows, cols in s.flow_shapes]
+        units = _gl.BINDINGS["B_VELOCITY_Z_VIEW" if self.velocities else "B_FLOW_Z_TMP_VIEW"] + 1
+        self.views = (_native.BufferViews.create(ctx, s.flows + s.flows_tmp + (self.velocities or []), units)
+                      if tuning.buffer_views else None)
         if self.views is not None:
             self._made.append(self.views)
         self.view_defines = {"BUFFER_VIEWS": self.views is not None, "CELL_ROWS": tuning.cell_rows}
@@ -244,7 +250,8 @@ class CellWise(Kernel):
         if sleeping not in self.programs:
             cells = self._cell_defines(sleeping)
             self.programs[sleeping] = (
-                self._program("cells_accelerate", **cells, WALLED=False), self._program("cells_move", **cells),
+                self._program("cells_accelerate", **cells, WALLED=False, STORED_VELOCITIES=self._stored(sleeping)),
+                self._program("cells_move", **cells),
                 {(book, accelerate): self._boundary_program(sleeping, BOOK=book, ACCELERATE=accelerate)
                  for book, accelerate in ((False, True), (True, False), (True, True))})
         return self.programs[sleeping]
@@ -254,8 +261,20 @@ class CellWise(Kernel):
         buffer), made on first use."""
         key = ("walled", sleeping)
         if key not in self.programs:
-            self.programs[key] = self._program("cells_accelerate", **self._cell_defines(sleeping), WALLED=True)
+            self.programs[key] = self._program("cells_accelerate", **self._cell_defines(sleeping), WALLED=True,
+                                               STORED_VELOCITIES=self._stored(sleeping))
         return self.programs[key]
+
+    def _stored(self, sleeping: bool) -> bool:
+        """Whether the accelerate pass reads the faces' velocities cells_velocity.comp stored: with inertia,
+        in calls that compute every cell (a sleeping call works out those of its awake tiles' faces)."""
+        return self.velocities is not None and not sleeping
+
+    def _velocity_program(self):
+        """cells_velocity.comp, made on first use."""
+        if "velocity" not in self.programs:
+            self.programs["velocity"] = self._program("cells_velocity", BUFFER_VIEWS=self.views is not None)
+        return self.programs["velocity"]
 
     def _cell_defines(self, sleeping: bool) -> dict:
         """The cell passes' defines: the flows' views, and with `sleeping` a workgroup a tile."""
@@ -282,8 +301,9 @@ class CellWise(Kernel):
         if not self.open_faces:
             accelerate = self._walled_accelerate(sleep is not None)
         first = self._first_program(sleep is not None, fold is not None)
+        velocity = self._velocity_program() if self._stored(sleep is not None) else None
         uniforms = s.model_uniforms(dt, call.smoothing)
-        for prog in (accelerate, move, *boundary.values(), first):
+        for prog in (accelerate, move, *boundary.values(), first, *([velocity] if velocity else [])):
             _gl.set_uniform_dict(prog, uniforms)
         if sleep is not None:
             for prog in (accelerate, move):
@@ -292,8 +312,15 @@ class CellWise(Kernel):
         if s.defines["CYCLE"]:          # cells_move.comp: each cell's record read and written by its owner
             s.cycle.bind_records(in_place=True)
         self._bind()
+        if velocity is not None:
+            for axis, buf in zip("XYZ", self.velocities):
+                buf.bind_to_storage_buffer(_gl.BINDINGS[f"B_VELOCITY_{axis}"])
+                if self.views is not None:
+                    self.views.bind(_gl.BINDINGS[f"B_VELOCITY_{axis}_VIEW"], buf)
         self._boundary(first, sleep=sleep, every=True, fold=fold)
         for k in range(call.substeps):
+            if velocity is not None:
+                _gl.dispatch(self.ctx, velocity, s.nx + 1, s.ny + 1)
             self._cells(accelerate, sleep)
             self._cells(move, sleep)
             if sleep is not None:

@@ -1,7 +1,8 @@
 """Every image unit a shader binds is one that every OpenGL 4.3 driver has: the spec guarantees 8
 (GL_MAX_IMAGE_UNITS), and some GPU drivers have no more. Two exceptions, which hydro binds only on
-drivers that report the units for them (hydro/_native.py image_units): the cell-wise kernel's flow
-views (units 8 to 13, BufferViews) and erosion's neighbour images (14 to 16, water_erosion.py)."""
+drivers that report the units for them (hydro/_native.py image_units): the cell-wise kernel's views of
+its flow and velocity buffers (units 8 to 13 and 17 to 19, BufferViews) and erosion's neighbour images
+(14 to 16, water_erosion.py)."""
 import re
 from pathlib import Path
 

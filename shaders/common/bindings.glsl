@@ -19,6 +19,9 @@
 #define B_FLOW_X_TMP_VIEW 11
 #define B_FLOW_Y_TMP_VIEW 12
 #define B_FLOW_Z_TMP_VIEW 13
+#define B_VELOCITY_X_VIEW 17    // the cell-wise kernel with inertia: views of the B_VELOCITY_* buffers
+#define B_VELOCITY_Y_VIEW 18
+#define B_VELOCITY_Z_VIEW 19
 
 // shader storage buffers
 #define B_FLOW_X 0
@@ -31,6 +34,8 @@
 #define B_LEDGER 7
 #define B_PARTIALS 8
 #define B_STATS 9
+#define B_VELOCITY_X 10      // the cell-wise kernel with inertia: each face's velocity (cells_velocity.comp)
+#define B_VELOCITY_Y 11
 #define B_BOUNDARY_FACES 12  // the cell-wise kernel: the face of each boundary table entry
 #define B_BRUSH 13           // a brush's weights (common/brush.glsl)
 #define B_BOOKED 14          // the blocked kernel's boundary flows of a launch (common/booked.glsl)
@@ -38,6 +43,7 @@
 #define B_SAMPLE_VALUES 16
 #define B_GAUGE_FACES 17     // a grid's gauges: their faces, and what crossed them (water/gauge.comp)
 #define B_GAUGE_VOLUMES 18
+#define B_VELOCITY_Z 26
 // texture units: the water cycle's rates, and its records a dispatch reads (rgba32f: what it took from
 // each cell and owes it), fetched with texelFetch (common/cycle.glsl)
 #define B_RAIN_FIELD 0

@@ -1,7 +1,8 @@
 // A face's stencil with inertia (common/model.glsl's FaceStencil) gathered from the flows and columns
 // around it, for the schedules that read the flows of the substep before from memory: the cell-wise
 // kernel (cells_accelerate.comp) and the fragment backend (fragment/inertia.glsl). Needs model.glsl
-// (INERTIA) and, before it, flow_of(k, f) (0 where there is no such face), depth_at(c), terrain_at(c).
+// (INERTIA) and, before it, flow_of(k, f) (0 where there is no such face), depth_at(c), terrain_at(c);
+// a pass that has the faces' velocities already (cells_velocity.comp's) defines VELOCITY_OF(k, f).
 
 // The velocity of face f of axis k: a boundary face takes its inside column for both sides; a face
 // with no cell in the grid has none.
@@ -15,11 +16,15 @@ float velocity_of(int k, ivec2 f) {
     return face_velocity(flow_of(k, f), depth);
 }
 
+#ifndef VELOCITY_OF
+#define VELOCITY_OF(k, f) velocity_of(k, f)
+#endif
+
 // What the faces of axis m do beside face f of axis k (cells a, b).
 Across across(int k, int m, ivec2 f, ivec2 a, ivec2 b) {
     return Across(flow_of(m, a + leaving_face(m)), flow_of(m, b + leaving_face(m)),
                   flow_of(m, a + entering_face(m)), flow_of(m, b + entering_face(m)),
-                  velocity_of(k, f - axis(m)), velocity_of(k, f + axis(m)));
+                  VELOCITY_OF(k, f - axis(m)), VELOCITY_OF(k, f + axis(m)));
 }
 
 // The accelerated flow of interior face f of axis k, with inertia.
@@ -29,9 +34,9 @@ float inertial_face(int k, ivec2 f) {
     st.q = flow_of(k, f);
     st.q_before = flow_of(k, a + entering_face(k));
     st.q_after = flow_of(k, b + leaving_face(k));
-    st.u = velocity_of(k, f);
-    st.u_before = velocity_of(k, a + entering_face(k));
-    st.u_after = velocity_of(k, b + leaving_face(k));
+    st.u = VELOCITY_OF(k, f);
+    st.u_before = VELOCITY_OF(k, a + entering_face(k));
+    st.u_after = VELOCITY_OF(k, b + leaving_face(k));
     st.first = across(k, first_across(k), f, a, b);
 #if HEX
     st.second = across(k, second_across(k), f, a, b);

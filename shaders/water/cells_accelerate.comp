@@ -30,19 +30,7 @@ layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZOut { float u_flow_z
 float depth_at(ivec2 c) { return imageLoad(u_water, c).r; }
 
 #if INERTIA
-// The flow of face f of axis k, 0 where there is no such face.
-float flow_of(int k, ivec2 f) {
-    ivec2 n = u_size;
-    if (k == 0) return (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y < n.y) ? FLOW_X_IN(index_x(f)) : 0.0;
-    if (k == 1) return (f.x >= 0 && f.x < n.x && f.y >= 0 && f.y <= n.y) ? FLOW_Y_IN(index_y(f)) : 0.0;
-#if HEX
-    return (f.x >= 0 && f.x <= n.x && f.y >= 0 && f.y <= n.y) ? FLOW_Z_IN(index_z(f)) : 0.0;
-#else
-    return 0.0;
-#endif
-}
-
-#include "common/stencil.glsl"
+#include "common/cells_stencil.glsl"
 #endif
 
 // The accelerated flow cells_boundary.comp left at boundary face f of axis k.
