@@ -16,13 +16,7 @@ layout(binding = B_OUTFLOW_SCALE, r32f) uniform restrict writeonly image2D u_sca
 layout(std430, binding = B_FLOW_X_TMP) restrict buffer FlowXOut { float u_flow_x_out[]; };
 layout(std430, binding = B_FLOW_Y_TMP) restrict buffer FlowYOut { float u_flow_y_out[]; };
 // The input flows: the flows of the substep before.
-#define FLOWS_IN_X B_FLOW_X
-#define FLOWS_IN_Y B_FLOW_Y
-#define FLOWS_IN_Z B_FLOW_Z
-#define FLOWS_IN_X_VIEW B_FLOW_X_VIEW
-#define FLOWS_IN_Y_VIEW B_FLOW_Y_VIEW
-#define FLOWS_IN_Z_VIEW B_FLOW_Z_VIEW
-#include "common/flows_in.glsl"
+#include "common/flows_stored.glsl"
 #if HEX
 layout(std430, binding = B_FLOW_Z_TMP) restrict buffer FlowZOut { float u_flow_z_out[]; };
 #endif

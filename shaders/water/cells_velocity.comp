@@ -9,13 +9,8 @@
 #include "common/model.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
-#define FLOWS_IN_X B_FLOW_X
-#define FLOWS_IN_Y B_FLOW_Y
-#define FLOWS_IN_Z B_FLOW_Z
-#define FLOWS_IN_X_VIEW B_FLOW_X_VIEW
-#define FLOWS_IN_Y_VIEW B_FLOW_Y_VIEW
-#define FLOWS_IN_Z_VIEW B_FLOW_Z_VIEW
-#include "common/flows_in.glsl"
+// the flows of the substep before
+#include "common/flows_stored.glsl"
 layout(std430, binding = B_VELOCITY_X) restrict writeonly buffer VelocityX { float u_velocity_x[]; };
 layout(std430, binding = B_VELOCITY_Y) restrict writeonly buffer VelocityY { float u_velocity_y[]; };
 #if HEX
