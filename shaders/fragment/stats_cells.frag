@@ -16,6 +16,7 @@ uniform sampler2D u_flow_z;
 
 // Cell c's speed bound, for a column h deep (faces u_face_width wide, common/model.glsl's uniform).
 float speed_at(ivec2 c, float h) {
+    if (!has_speed(h)) return 0.0;
     vec3 sums = vec3(texelFetch(u_flow_x, c, 0).r + texelFetch(u_flow_x, c + ivec2(1, 0), 0).r,
                      texelFetch(u_flow_y, c, 0).r + texelFetch(u_flow_y, c + ivec2(0, 1), 0).r, 0.0);
 #if HEX

@@ -21,6 +21,7 @@ uniform float u_face_width;
 
 // Cell c's speed bound, for a column h deep.
 float speed_at(ivec2 c, float h) {
+    if (!has_speed(h)) return 0.0;
     vec3 sums = vec3(FLOW_X(c) + FLOW_X(c + ivec2(1, 0)), FLOW_Y(c) + FLOW_Y(c + ivec2(0, 1)), 0.0);
 #if HEX
     sums.z = FLOW_Z(c + ivec2(1, 0)) + FLOW_Z(c + ivec2(0, 1));
