@@ -42,28 +42,40 @@ def stoker(x, t, h_up, h_down, x0):
     return h, s, h_m
 
 
-def _dam_break(ctx, h_down, inertia=True, seconds=8.0, n=260, rows=3, kernel=None):
-    """A flume `n` cells long (1 m cells), a reservoir 1 m deep in its first half, released: the depth
-    along it after `seconds`, and the cells' centres."""
-    x = np.arange(n) + 0.5
-    g = GRIDS["square"](ctx, np.zeros((rows, n)), water=np.tile(np.where(x < n / 2, 1.0, h_down), (rows, 1)),
-                        friction=0.0, inertia=inertia, kernel=kernel)
+# The flume's width in rows: on the hex lattice a wall along the flow slows the rows beside it (its
+# cells lose half the faces that carry flow along the wall; docs/design.md, "Inertia"), so that flume is
+# wide and read along its middle row, where the water runs as in an open channel.
+ROWS = {"square": 3, "hex": 32}
+
+
+def _dam_break(ctx, h_down, inertia=True, seconds=8.0, n=260, kind="square", kernel=None):
+    """A flume `n` cells long (1 m cells) along x, a reservoir 1 m deep in its first half, released: the
+    cells' centres (world x) and the depth there after `seconds`, the mean over the rows on the square
+    grid, along the middle row on the hex lattice (whose row y sits y / 2 along x)."""
+    rows = ROWS[kind]
+    x = np.arange(n)[None, :] + 0.5 + (0.5 if kind == "hex" else 0.0) * np.arange(rows)[:, None]
+    g = GRIDS[kind](ctx, np.zeros((rows, n)), water=np.where(x < n / 2, 1.0, h_down), friction=0.0,
+                    inertia=inertia, kernel=kernel)
     for _ in range(int(seconds * 10)):
         g.step(0.1)
-    depth = g.water.mean(axis=0).astype(np.float64)
+    water = g.water.astype(np.float64)
     assert g.volume() == pytest.approx(g.ledger()["expected"], rel=1e-6)
     g.release()
-    return x, depth
+    if kind == "hex":
+        return x[rows // 2], water[rows // 2]
+    return x[0], water.mean(axis=0)
 
 
 @pytest.mark.parametrize("kernel", ["cells", "blocked"])
-def test_a_dry_bed_dam_break_runs_toward_ritters_front(ctx, kernel):
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_a_dry_bed_dam_break_runs_toward_ritters_front(ctx, kind, kernel):
     """The 1 cm contour of Ritter's solution runs at 0.85 of 2 sqrt(g h0); the classic pipes reach 0.41
-    of that speed, inertia most of the way, with the depth close to Ritter's everywhere."""
+    of that speed (hex 0.39), inertia most of the way (0.69 on both lattices), with the depth close to
+    Ritter's everywhere."""
     t, n = 8.0, 260
     front = {}
     for inertia in (False, True):
-        x, depth = _dam_break(ctx, 0.0, inertia, t, n, kernel=kernel)
+        x, depth = _dam_break(ctx, 0.0, inertia, t, n, kind, kernel)
         front[inertia] = (x[np.nonzero(depth > 0.01)[0].max()] - n / 2) / t / (2 * math.sqrt(G))
         if inertia:
             assert np.sqrt(np.mean((depth - ritter(x, t, 1.0, n / 2)) ** 2)) < 0.015
@@ -71,13 +83,15 @@ def test_a_dry_bed_dam_break_runs_toward_ritters_front(ctx, kernel):
 
 
 @pytest.mark.parametrize("kernel", ["cells", "blocked"])
-def test_a_wet_bed_dam_break_has_stokers_shock_and_plateau_without_ripple(ctx, kernel):
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_a_wet_bed_dam_break_has_stokers_shock_and_plateau_without_ripple(ctx, kind, kernel):
     """Downstream 0.1 of the upstream depth: the shock (where the depth crosses halfway between plateau
     and downstream depth) within 5 % of Stoker's position, the plateau's depth within 5 %, and the depth's
     total variation at most 1.5 times the exact one (the pipes without momentum: the shock 20 % slow, the
-    plateau 44 % too deep, a ripple of 8 times the variation)."""
+    plateau 44 % too deep, a ripple of 8 times the variation). Measured on llvmpipe: the shock 2.3 % slow
+    on the square grid, 3.4 % on the hex lattice's middle row."""
     t, n = 8.0, 260
-    x, depth = _dam_break(ctx, 0.1, True, t, n, kernel=kernel)
+    x, depth = _dam_break(ctx, 0.1, True, t, n, kind, kernel)
     exact, speed, plateau = stoker(x, t, 1.0, 0.1, n / 2)
     mid = 0.5 * (plateau + 0.1)
     i = np.nonzero(depth > mid)[0].max()
