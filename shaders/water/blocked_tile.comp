@@ -55,15 +55,20 @@ uniform ivec2 u_first_tile;
 
 // Indexed like the invocations: texel (x, y) of the tile's region at y * W2 + x. Flows are of the
 // texel's faces (x: from the left cell, y: from the cell below, hex z: from (x, y-1) to (x-1, y)).
+// Single floats where a phase reads one member of a pair at a time: a pair's stride would split each
+// such read in two (docs/benchmarks-log.md); s_hz's pairs are read whole.
 shared vec2 s_hz[THREADS];          // depth, bed (SURFACE: surface, bed)
-shared vec2 s_qxy[THREADS];         // accelerated flow_x, flow_y
+shared float s_qx[THREADS];         // accelerated flow_x
+shared float s_qy[THREADS];         // accelerated flow_y
 #if HEX
 shared float s_qz[THREADS];
 #endif
 shared float s_k[THREADS];          // the cell's outflow scale (1 outside the grid)
 #if INERTIA
-shared vec2 s_q0[THREADS];          // the texel's faces' flows at the substep's start (x, y)
-shared vec2 s_u[THREADS];           // and their velocities
+shared float s_q0x[THREADS];        // the texel's faces' flows at the substep's start (x, y)
+shared float s_q0y[THREADS];
+shared float s_ux[THREADS];         // and their velocities
+shared float s_uy[THREADS];
 #if HEX
 shared float s_q0z[THREADS];        // the same of its z face
 shared float s_uz[THREADS];
@@ -112,14 +117,14 @@ float q0_of(int i, int k) {
 #if HEX
     if (k == 2) return s_q0z[i];
 #endif
-    return k == 0 ? s_q0[i].x : s_q0[i].y;
+    return k == 0 ? s_q0x[i] : s_q0y[i];
 }
 
 float u_of(int i, int k) {
 #if HEX
     if (k == 2) return s_uz[i];
 #endif
-    return k == 0 ? s_u[i].x : s_u[i].y;
+    return k == 0 ? s_ux[i] : s_uy[i];
 }
 
 // The velocity of texel c's face of axis k (region index i).
@@ -129,9 +134,10 @@ float face_speed(int i, ivec2 c, int k) {
                  g_interior || inside(a), g_interior || inside(b));
 }
 
-// The velocities of texel c's faces into s_u (and s_uz).
+// The velocities of texel c's faces into s_ux, s_uy (and s_uz).
 void store_speeds(int i, ivec2 c) {
-    s_u[i] = vec2(face_speed(i, c, 0), face_speed(i, c, 1));
+    s_ux[i] = face_speed(i, c, 0);
+    s_uy[i] = face_speed(i, c, 1);
 #if HEX
     s_uz[i] = face_speed(i, c, 2);
 #endif
@@ -193,7 +199,8 @@ vec2 share_texel(int i, float h, float z, vec4 t) {
 #endif
     s_hz[i] = own;
 #if INERTIA
-    s_q0[i] = t.yz;
+    s_q0x[i] = t.y;
+    s_q0y[i] = t.z;
 #if HEX
     s_q0z[i] = t.w;
 #endif
@@ -282,7 +289,8 @@ void main() {
             if (interior_face(0, c)) q.x = inertial_face(i, 0);
             if (interior_face(1, c)) q.y = inertial_face(i, 1);
 #endif
-            s_qxy[i] = q;
+            s_qx[i] = q.x;
+            s_qy[i] = q.y;
 #if HEX
             s_qz[i] = has_z(c) ? accelerate(t.w, below, left, s_hz[i - DY], s_hz[i - DX], boundary_z(c)) : 0.0;
 #if INERTIA
@@ -297,9 +305,9 @@ void main() {
         float k = 1.0;
         if (halo1) {
             f.left = q.x;
-            f.right = s_qxy[i + DX].x;
+            f.right = s_qx[i + DX];
             f.bottom = q.y;
-            f.top = s_qxy[i + DY].y;
+            f.top = s_qy[i + DY];
 #if HEX
             f.z_in = s_qz[i + DX];
             f.z_out = s_qz[i + DY];
