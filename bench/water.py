@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--manning", type=float, default=0.0, help="Manning's n of the grids")
     ap.add_argument("--cycle", action="store_true", help="the water cycle on: rain, evaporation, a spring, a drain")
     ap.add_argument("--erosion", action="store_true", help="erosion on (its passes follow the cell-wise kernel)")
+    ap.add_argument("--sleep", choices=("default", "on", "off"), default="default",
+                    help="sleeping tiles: the grids' default (on), or set on or off")
     ap.add_argument("--copy-mb", type=int, default=256)
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
@@ -150,9 +152,14 @@ def main():
     info = {"renderer": ctx.info["GL_RENDERER"], "version": ctx.info["GL_VERSION"],
             "machine": platform.node(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "tuning": args.tuning,
-            "inertia": args.inertia, "manning": args.manning, "cycle": args.cycle, "erosion": args.erosion}
+            "inertia": args.inertia, "manning": args.manning, "cycle": args.cycle, "erosion": args.erosion,
+            "sleep": args.sleep}
+    model = {"inertia": args.inertia, "manning": args.manning}
+    if args.sleep != "default":
+        model["sleep"] = args.sleep == "on"
     print(f"GL_RENDERER: {info['renderer']}  GL_VERSION: {info['version']}  {info['date']}"
-          + ("  cycle on" if args.cycle else "") + ("  erosion on" if args.erosion else ""))
+          + ("  cycle on" if args.cycle else "") + ("  erosion on" if args.erosion else "")
+          + (f"  sleep {args.sleep}" if args.sleep != "default" else ""))
     buffer_gbs, image_gbs = copy_bandwidths(ctx, args.copy_mb)
     copy = max(buffer_gbs, image_gbs)
     info.update(sides=args.sides, copy_GBps=copy, buffer_copy_GBps=buffer_gbs, image_copy_GBps=image_gbs)
@@ -168,8 +175,7 @@ def main():
                     if args.inertia and kernel == "fused":
                         continue
                     per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides,
-                                             {"inertia": args.inertia, "manning": args.manning}, args.cycle,
-                                             args.erosion)
+                                             model, args.cycle, args.erosion)
                     rate = n * n / per
                     extra = EROSION_BYTES if args.erosion else 0
                     gbs = rate * (KERNEL_BYTES[kind, ran] + extra) / 1e9
