@@ -577,6 +577,12 @@ class Blocked(Kernel):
         planning, listing, pack, unpack = self._sleep_programs(tile)
         launches = {shape: self._sleep_launch(shape, call.walled, climbs) for shape in set(call.launches)}
         interiors = {shape: self._sleep_interior(shape, call.walled) for shape in launches}
+        # the programs of a dense call as long, which follows where the tiles stay awake: built now, in a
+        # game's first call, not in a later frame (a driver may take seconds over them: docs/benchmarks.md)
+        dense = [self.tuning.odd] if call.per_substep else plan.launches(self.tuning, s.nx, s.ny, call.substeps,
+                                                                          call.walled)
+        for shape in dict.fromkeys(dense):
+            self._layout(shape)
         uniforms = s.model_uniforms(dt, call.smoothing)
         tiles = {"u_tiles_x": sleep.tiles[0]}
         for progs in launches.values():

@@ -320,6 +320,26 @@ def test_erosion_computes_every_tile(ctx, kind, kernel):
         g.release()
 
 
+@pytest.mark.parametrize("kind,kernel", [(kind, "blocked") for kind in GRIDS] + [("square", "climb")])
+def test_a_sleeping_call_builds_the_programs_of_the_dense_calls_after_it(ctx, kind, kernel):
+    """A GPU's driver may take seconds to build a program (docs/benchmarks.md): a grid's first calls sleep,
+    and the first of a length also builds the programs of a dense call as long, so the dense calls that
+    follow where most tiles move build none in a later frame."""
+    terrain, water = basin()
+    g = GRIDS[kind](ctx, terrain, water=water, kernel="blocked")
+    retune(sleepy(g, kernel), sleep_dense_above=0.2, sleep_climb_dense_above=0.2)
+    blocked = g._kernel_object("blocked")
+    g.step(0.2, substeps=4)
+    assert g._last_call.sleep
+    built = set(blocked.programs)
+    slept = []
+    for _ in range(5):
+        g.step(0.2, substeps=4)
+        slept.append(g._last_call.sleep)
+    assert False in slept and set(blocked.programs) == built, slept
+    g.release()
+
+
 @pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_a_kernel_stops_sleeping_where_most_tiles_move(ctx, kind, kernel):
     """Tuning.sleep_dense_above (sleep_climb_dense_above where the call climbed its tiles, and only
