@@ -279,6 +279,25 @@ def advection(s: State, dt: float, cap: float) -> list[np.ndarray]:
     return out
 
 
+def carried_flows(s: State) -> list[np.ndarray]:
+    """Per interior face, the flow its water carries whatever its direction (Manning's friction with
+    inertia): its own flow and, along each other axis, the mean of that axis's four faces around it,
+    put together by the lattice's frame: sqrt(q^2 + sum of those^2), times 2/3 under the root on the hex
+    lattice (its axes' tight frame: |v|^2 = 2/3 sum of (v.e_k)^2)."""
+    ny, nx = s.water.shape
+    flows = _standing(s)
+    frame = 2.0 / 3.0 if s.hexagonal else 1.0
+    out = [np.zeros_like(q) for q in flows]
+    for k, face, a, b in _pairs(ny, nx, s.hexagonal):
+        total = flows[k][face] ** 2
+        for m in range(3 if s.hexagonal else 2):
+            if m != k:
+                m_in, m_out = _cell_faces(flows, ny, nx, m)
+                total = total + (0.25 * (m_out[a] + m_out[b] + m_in[a] + m_in[b])) ** 2
+        out[k][face] = np.sqrt(frame * total)
+    return out
+
+
 def smoothing_weight(params: WaterParams, lat: Lattice, dt: float, depth: float) -> float:
     """1 - theta of de Almeida et al. (2012) for a substep of dt on water `depth` deep: (1 - THETA) at a
     Courant number sqrt(g depth) dt / l of COURANT_0 and below it in proportion, so the weighting smooths
@@ -311,13 +330,13 @@ def accelerate(s: State, dt: float, smoothing: float | None = None) -> list[np.n
     if p.inertia:
         if smoothing is None:
             smoothing = smoothing_weight(p, lat, dt, float(h.max()))
-        start, adv = smoothed(s, smoothing), advection(s, dt, cap)
+        start, adv, carried = smoothed(s, smoothing), advection(s, dt, cap), carried_flows(s)
     for k, face, a, b in _pairs(ny, nx, s.hexagonal):
         depth = face_depth(eta[a], eta[b], z[a], z[b], cap)
         if p.inertia:
             depth = inertia_depth(h[a], h[b], depth)
             out[k][face] = pipe_flow(p, lat, dt, start[k][face], depth, eta[a], eta[b], dt * adv[k][face],
-                                     s.flows()[k][face])
+                                     carried[k][face])
         else:
             out[k][face] = pipe_flow(p, lat, dt, s.flows()[k][face], depth, eta[a], eta[b])
     arr, i, j, cx, cy, sign = _boundary_cells(s)

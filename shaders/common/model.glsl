@@ -112,9 +112,33 @@ ivec2 leaving_face(int m) { return m == 0 ? ivec2(1, 0) : ivec2(0, 1); }
 int first_across(int k) { return k == 0 ? 1 : 0; }
 int second_across(int k) { return k == 2 ? 1 : 2; }
 
+// The flow across a face's axis at the face, along another axis of the lattice: the mean of the four
+// flows of that axis around it (Across's).
+float across_flow(Across c) {
+    precise float mean = 0.25 * ((c.out_a + c.out_b) + (c.in_a + c.in_b));
+    return mean;
+}
+
+// The flow the water at a face carries whatever its direction, for Manning's friction: the face's own
+// flow and those across it put together by the lattice's frame (square: orthogonal; hex: a tight frame,
+// |v|^2 = 2/3 sum of (v.e_k)^2), so the friction acts on the water's speed, alike in every direction,
+// not on the one component of it the face carries (docs/design.md, "Bed friction").
+float carried_flow(FaceStencil f) {
+    float first = across_flow(f.first);
+    precise float sum = f.q * f.q + first * first;
+#if HEX
+    float second = across_flow(f.second);
+    sum += second * second;
+    precise float frame = (2.0 / 3.0) * sum;
+    return sqrt(frame);
+#else
+    return sqrt(sum);
+#endif
+}
+
 // The pipe flow with inertia: the flow smoothed against the grid-scale ripple (de Almeida et al. 2012:
 // (1 - s) q + s / 2 (q_before + q_after)), less what advection carried away, accelerated by the
-// surface difference over the inertia depth.
+// surface difference over the inertia depth, divided by Manning's divisor of the flow it carried.
 float inertial_flow(FaceStencil f, float depth, float eta_a, float eta_b) {
     precise float smoothed = (1.0 - u_smoothing) * f.q + 0.5 * u_smoothing * (f.q_before + f.q_after);
 #if PIPE_AREA_DEPTH
@@ -123,7 +147,7 @@ float inertial_flow(FaceStencil f, float depth, float eta_a, float eta_b) {
     precise float flow = smoothed * u_friction_factor - advected(f) + u_flow_gain * (eta_a - eta_b);
 #endif
 #if MANNING
-    flow /= manning_divisor(f.q, depth);
+    flow /= manning_divisor(carried_flow(f), depth);
 #endif
     return flow;
 }
