@@ -579,9 +579,9 @@ class Blocked(Kernel):
         interiors = {shape: self._sleep_interior(shape, call.walled) for shape in launches}
         # the programs of a dense call as long, which follows where the tiles stay awake: built now, in a
         # game's first call, not in a later frame (a driver may take seconds over them: docs/benchmarks.md)
-        dense = [self.tuning.odd] if call.per_substep else plan.launches(self.tuning, s.nx, s.ny, call.substeps,
-                                                                          call.walled)
-        for shape in dict.fromkeys(dense):
+        dense = plan.plan_call(self.tuning, s.nx, s.ny, call.substeps, kernel="blocked", is_walled=call.walled,
+                               per_substep=call.per_substep)
+        for shape in dict.fromkeys(dense.launches):
             self._layout(shape)
         uniforms = s.model_uniforms(dt, call.smoothing)
         tiles = {"u_tiles_x": sleep.tiles[0]}
