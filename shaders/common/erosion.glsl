@@ -81,6 +81,17 @@ vec2 bed_gradient(ivec2 c, float z, float pipe_length) {
     return vec2(dx, dy);
 #endif
 }
+
+// A cell's suspended sediment s carried by its faces' sediment flows g (sediment_flow's) over the
+// substep, then exchanged with its bed z above bedrock `rock` by water of depth h moving at `velocity`:
+// (bed, sediment) after, what rounding owes the bed in `owed`. Cells `pipe_length` apart.
+vec2 eroded_cell(float s, Faces g, ivec2 c, float h, vec2 velocity, float z, float rock, inout float owed,
+                 float pipe_length) {
+    float suspended = moved(s, move_rate(), net_inflow(g));
+    float cap = transport_capacity(length(velocity), slope_sine(bed_gradient(c, z, pipe_length)), h);
+    float e = exchanged(suspended, cap, z, rock);
+    return vec2(terrain_changed(z, -e, owed), suspended + e);
+}
 #endif
 
 #ifdef ERODED_AT

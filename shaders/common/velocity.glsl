@@ -1,9 +1,6 @@
 // A cell's depth-averaged water velocity (world units/s) from its face flows, shared by the renderer's
-// velocity texture (render/velocity.comp) and the grids' point samples (water/sample.comp):
-//   v = mean of the two opposite face flows per axis / (depth * face width),
-// zero where the column is no deeper than min_depth. On the triangular lattice (HEX) the three axes
-// e1 = (1, 0), e2 = (1/2, sqrt(3)/2), e3 = (-1/2, sqrt(3)/2) give v = 2/3 * sum_k f_k e_k, the
-// least-squares vector whose projections on the three axes are the flows f_k.
+// velocity texture (render/velocity.comp) and the grids' point samples (water/sample.comp): the mean of
+// the two opposite face flows per axis, as common/flow_velocity.glsl turns them into a velocity.
 // Needs common/water.glsl (the flows' indexing) before it.
 // A pass that declares the flow buffers itself (to write them) defines FLOWS_DECLARED first.
 #ifndef FLOWS_DECLARED
@@ -22,6 +19,8 @@ layout(std430, binding = B_FLOW_Z) restrict readonly buffer FlowZ { float u_flow
 #define FLOW_Z(f) u_flow_z[index_z(f)]
 #endif
 
+#include "common/flow_velocity.glsl"
+
 // The velocity of cell c holding depth h; faces of width face_width (world units).
 vec2 cell_velocity(ivec2 c, float h, float face_width, float min_depth) {
     if (!(h > min_depth)) return vec2(0.0);
@@ -30,10 +29,8 @@ vec2 cell_velocity(ivec2 c, float h, float face_width, float min_depth) {
 #if HEX
     // z face (x+1, y) brings water into c from (x+1, y-1); z face (x, y+1) takes it to (x-1, y+1).
     float fz = 0.5 * (FLOW_Z(c + ivec2(1, 0)) + FLOW_Z(c + ivec2(0, 1)));
-    vec2 v = (2.0 / 3.0) * (fx * vec2(1.0, 0.0) + fy * vec2(0.5, 0.8660254037844386)
-                            + fz * vec2(-0.5, 0.8660254037844386));
 #else
-    vec2 v = vec2(fx, fy);
+    float fz = 0.0;
 #endif
-    return v / (h * face_width);
+    return flow_velocity(vec3(fx, fy, fz), h, face_width, min_depth);
 }

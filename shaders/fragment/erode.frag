@@ -42,12 +42,10 @@ void main() {
     g.z_in = carried(face_at(u_flow_z, c + dx), c + dx - dy, c);
     g.z_out = carried(face_at(u_flow_z, c + dy), c, c - dx + dy);
 #endif
-    float suspended = moved(s, move_rate(), net_inflow(g));
-    float speed = length(cell_velocity(c, h, u_face_width, u_speed_depth));
-    float cap = transport_capacity(speed, slope_sine(bed_gradient(c, z, u_pipe_length)), h);
-    float e = exchanged(suspended, cap, z, face_at(u_bedrock, c));
     float owed = face_at(u_owed, c);
-    o_bed = terrain_changed(z, -e, owed);
+    vec2 after = eroded_cell(s, g, c, h, cell_velocity(c, h, u_face_width, u_speed_depth), z,
+                             face_at(u_bedrock, c), owed, u_pipe_length);
+    o_bed = after.x;
     o_owed = owed;
-    o_sediment = suspended + e;
+    o_sediment = after.y;
 }

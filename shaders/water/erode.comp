@@ -54,12 +54,10 @@ void main() {
     g.z_in = carried(u_flow_z[index_z(c + dx)], c + dx - dy, c, boundary_z(c + dx), true);
     g.z_out = carried(u_flow_z[index_z(c + dy)], c, c - dx + dy, boundary_z(c + dy), false);
 #endif
-    float suspended = moved(s, move_rate(), net_inflow(g));
-    float speed = length(cell_velocity(c, h, u_face_width, u_speed_depth));
-    float cap = transport_capacity(speed, slope_sine(bed_gradient(c, z, u_pipe_length)), h);
-    float e = exchanged(suspended, cap, z, NEIGHBOUR(u_bedrock, c));
     float owed = imageLoad(u_owed, c).r;
-    imageStore(u_terrain_out, c, vec4(terrain_changed(z, -e, owed)));
+    vec2 after = eroded_cell(s, g, c, h, cell_velocity(c, h, u_face_width, u_speed_depth), z,
+                             NEIGHBOUR(u_bedrock, c), owed, u_pipe_length);
+    imageStore(u_terrain_out, c, vec4(after.x));
     imageStore(u_owed, c, vec4(owed));
-    imageStore(u_sediment, c, vec4(suspended + e));
+    imageStore(u_sediment, c, vec4(after.y));
 }
