@@ -19,9 +19,10 @@ planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e
 
 `--cycle` turns the water cycle on (rain, evaporation, a spring and a drain: common/cycle.glsl's record
 adds 32 B a cell a substep to the cells and fused kernels, none to blocked's launches but the
-record's load and store); `--erosion` turns erosion on, whose three passes follow each substep of the
-cell-wise kernel (about 84 B a cell: erode_mix 20, erode 44, slump 20; the floor of water + sediment +
-erosion in one pass would be about 48 B, square).
+record's load and store); `--erosion` turns erosion on: on the blocked kernel its phases run in the
+tile program after each substep, a second rgba32f state read and written and the bedrock read (36 B
+a cell a substep); after the cell-wise kernel's substeps three passes (about 84 B a cell: erode_mix
+20, erode 44, slump 20). The floor of water + sediment + erosion in one pass is about 48 B, square.
 """
 import argparse
 import ast
@@ -41,7 +42,7 @@ KERNELS = ("auto", "cells", "fused", "blocked")
 KERNEL_BYTES = {("square", "fused"): 28, ("hex", "fused"): 36, ("square", "cells"): 56, ("hex", "cells"): 72,
                 ("square", "blocked"): 32, ("hex", "blocked"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
-EROSION_BYTES = 84              # erosion's three passes, a cell a substep (see above)
+EROSION_BYTES = {"cells": 84, "blocked": 36}    # erosion's, a cell a substep, by the kernel that ran (see above)
 
 
 def copy_bandwidths(ctx, megabytes, repeats=20):
@@ -137,7 +138,8 @@ def main():
     ap.add_argument("--inertia", action="store_true", help="grids with inertia=True")
     ap.add_argument("--manning", type=float, default=0.0, help="Manning's n of the grids")
     ap.add_argument("--cycle", action="store_true", help="the water cycle on: rain, evaporation, a spring, a drain")
-    ap.add_argument("--erosion", action="store_true", help="erosion on (its passes follow the cell-wise kernel)")
+    ap.add_argument("--erosion", action="store_true",
+                    help="erosion on (in the blocked kernel's tile program, or passes after the cell-wise kernel's substeps)")
     ap.add_argument("--sleep", choices=("default", "on", "off"), default="default",
                     help="sleeping tiles: the grids' default (on), or set on or off")
     ap.add_argument("--copy-mb", type=int, default=256)
@@ -177,7 +179,7 @@ def main():
                     per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides,
                                              model, args.cycle, args.erosion)
                     rate = n * n / per
-                    extra = EROSION_BYTES if args.erosion else 0
+                    extra = EROSION_BYTES[ran] if args.erosion else 0
                     gbs = rate * (KERNEL_BYTES[kind, ran] + extra) / 1e9
                     floor = rate * (FLOOR_BYTES[kind] + (20 if args.erosion else 0)) / 1e9 / copy
                     label = kernel if kernel != "auto" else f"auto ({ran})"

@@ -34,7 +34,7 @@ from .params import (DEPTH_MARGIN, Erosion, Geometry, WaterParams, auto_substeps
                      coupling, fixed_substeps, max_stable_dt, smoothing_weight, stable)
 from .water_cycle import Cycle, Source
 from .water_erosion import NO_FLOOR, ErosionState, fill_texture
-from .water_kernels import KERNEL_CLASSES, WaterState
+from .water_kernels import KERNEL_CLASSES, ErodingBlocked, WaterState
 from .water_sleep import Sleep
 from .water_probes import MAX_GAUGES, Gauge, Gauges, Sample, Sampler, check_line, check_points
 from .water_stats import StatsReduction
@@ -234,8 +234,15 @@ class _PipeGrid(_owner.Simulation):
         if getattr(self, "_sampler", None) is not None:
             self._sampler.flush()
             self._sampler.fold = self._sampler.foldable = tuning.fold_samples
+        self._state_fits = self._fits(tuning)
+        # calls with erosion on: the blocked kernel's erosion where the tuning has it and its state fits
+        eroding = plan.eroding(tuning)
+        self._eroding_tuning = eroding if eroding is not None and self._fits(eroding) else None
+
+    def _fits(self, tuning: plan.Tuning) -> bool:
+        """Whether the blocked kernel's state of `tuning`'s launches fits the context's textures."""
         size, _ = plan.state_size(self.nx, self.ny, plan.state_shapes(tuning, self.nx, self.ny), tuning.reach)
-        self._state_fits = max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
+        return max(size) <= (self.ctx.info.get("GL_MAX_TEXTURE_SIZE") or max(size))
 
     # ------------------------------------------------------------------------------------ state access
 
@@ -659,8 +666,9 @@ class _PipeGrid(_owner.Simulation):
         sediment with its own face flows, dissolves the bed where it carries less than it can and drops
         it where it carries more, and beds steeper than the talus angle slump (hydro.water_erosion).
         Material (terrain + sediment, material()) only moves, and leaves through open sides (ledger()
-        "sediment_out"). With erosion on, calls run the cell-wise kernel (whatever `kernel` says),
-        erosion's three passes after each substep."""
+        "sediment_out"). With erosion on, GPUs run the blocked kernel with erosion's phases after each
+        substep (water_plan.eroding), CPU rasterisers and `kernel="cells"` the cell-wise kernel with
+        erosion's three passes after each substep; both give the same result."""
         self._alive()
         return None if self._erosion is None else self._erosion.params
 
@@ -874,7 +882,10 @@ class _PipeGrid(_owner.Simulation):
         smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
         hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
         eroding = self._erosion is not None and self._erosion.params is not None
-        if eroding:
+        if eroding and self._eroding_tuning is not None and kernel != "cells":
+            # the blocked kernel with erosion's phases after each substep (water_plan.eroding)
+            tuning, kernel, walled, fits = self._eroding_tuning, "blocked", False, True
+        elif eroding:
             # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows
             # and water as they are (water_erosion)
             kernel, hook = "cells", self._erosion_hook(hook, sub)
@@ -891,7 +902,7 @@ class _PipeGrid(_owner.Simulation):
         if fold is not None and call.kernel != "cells":
             fold.flush()
             fold = None
-        ran = self._kernel_object(call.kernel)
+        ran = self._kernel_object("eroding" if eroding and call.kernel == "blocked" else call.kernel)
         ran.run(sub, call, hook, **({"fold": fold} if fold else {}))
         self._state.ran(n, ran.sleep if call.sleep else None)
         self._last_call = call
@@ -909,7 +920,11 @@ class _PipeGrid(_owner.Simulation):
     def _kernel_object(self, name: str):
         """The water_kernels.Kernel of that name on this grid, made on first use."""
         if name not in self._kernels:
-            self._kernels[name] = KERNEL_CLASSES[name](self._state, self._tuning, self._layout)
+            if name == "eroding":
+                made = ErodingBlocked(self._state, self._eroding_tuning, self._layout, self._erosion)
+            else:
+                made = KERNEL_CLASSES[name](self._state, self._tuning, self._layout)
+            self._kernels[name] = made
         return self._kernels[name]
 
     def _before_edit(self) -> None:

@@ -20,6 +20,7 @@ from . import _gl, _native
 from . import water_plan as plan
 from .params import Geometry, WaterParams, model_uniforms
 from .boundary import KINDS
+from .water_erosion import erode_uniforms, erosion_uniforms
 from .water_sleep import PLAN_GROUP, WAKE_RECTS, Sleep
 
 
@@ -436,6 +437,12 @@ class Blocked(Kernel):
     once, blocked_climb.comp climbs it a row at a time (square grids)."""
 
     name = "blocked"
+    eroding = False                     # ErodingBlocked: erosion's phases after each substep
+
+    def _program(self, name: str, **defines):
+        if name == "blocked_tile":
+            defines = dict(defines, EROSION=self.eroding)
+        return super()._program(name, **defines)
 
     def _create(self, layout):
         s, tuning = self.state, self.tuning
@@ -686,6 +693,65 @@ class Blocked(Kernel):
             _gl.dispatch(self.ctx, self.unpack_program, s.nx + 1, s.ny + 1)
         else:
             run()
+
+
+class ErodingBlocked(Blocked):
+    """The blocked kernel with erosion on (water_plan.eroding): each launch a substep of the tile program
+    with erosion's phases after it (blocked_tile.comp's EROSION), on a second state of (sediment, what
+    rounding owes the bed, bed) a cell laid out as the water's, which pack_erosion.comp packs from the
+    grid's textures before a call and unpacks after it, ping-ponging beside the water's; the bedrock read
+    in place, the sediment booked at the sides in the grid's erosion ledger. Never sleeps."""
+
+    eroding = True
+
+    def __init__(self, state: WaterState, tuning: plan.Tuning, layout, erosion):
+        self.erosion = erosion          # the grid's water_erosion.ErosionState
+        super().__init__(state, tuning, layout)
+
+    def _create(self, layout):
+        super()._create(layout)
+        size = self.states[0].size
+        self.eroding_states = [self._keep(self.ctx.texture(size, 4, dtype="f4")) for _ in range(2)]
+        self.erosion_pack, self.erosion_unpack = (
+            _gl.program(self.ctx, "water/pack_erosion.comp", dict(UNPACK=unpack, MARGIN=self.margin))
+            for unpack in (False, True))
+
+    def run(self, dt, call, hook=None):
+        s, p = self.state, self.erosion.params
+        uniforms = dict(erosion_uniforms(p, s.geometry, dt), **erode_uniforms(s.geometry, s.params.cell_size))
+        for shape in dict.fromkeys(call.launches):
+            for prog in set(self._layout(shape)[1]):
+                _gl.set_uniforms(prog, **uniforms)
+        for prog in (self.erosion_pack, self.erosion_unpack):
+            _gl.set_uniforms(prog, u_size=s.size)
+        super().run(dt, call, hook)
+
+    def _pack(self, state: int = 0, run=None):
+        super()._pack(state, run)
+        b, s, e = _gl.BINDINGS, self.state, self.erosion
+        e.sediment.bind_to_image(b["B_SEDIMENT"], read=True, write=False)
+        e.owed.bind_to_image(b["B_TERRAIN_OWED"], read=True, write=False)
+        s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+        self.eroding_states[state].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
+        _gl.dispatch(self.ctx, self.erosion_pack, s.nx, s.ny)
+
+    def _launch(self, k: int, shape, walled: bool):
+        b, e = _gl.BINDINGS, self.erosion
+        self.eroding_states[k % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
+        self.eroding_states[1 - k % 2].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
+        e.bedrock.use(b["B_BEDROCK"])
+        e.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
+        super()._launch(k, shape, walled)
+
+    def _unpack(self, launches: int, run=None):
+        super()._unpack(launches, run)
+        b, s, e = _gl.BINDINGS, self.state, self.erosion
+        self.eroding_states[launches % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
+        e.sediment.bind_to_image(b["B_SEDIMENT"], read=False, write=True)
+        e.owed.bind_to_image(b["B_TERRAIN_OWED"], read=False, write=True)
+        s.terrain.bind_to_image(b["B_TERRAIN"], read=False, write=True)
+        _gl.dispatch(self.ctx, self.erosion_unpack, s.nx, s.ny)
+        s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
 
 
 KERNEL_CLASSES = {cls.name: cls for cls in (CellWise, Fused, Blocked)}

@@ -96,6 +96,9 @@ class Tuning:
     # erosion's passes read their neighbours through image units (CPU rasterisers, where imageLoad runs
     # faster than texelFetch: docs/benchmarks.md) rather than texture units
     erosion_images: bool = False
+    # the shape of the blocked kernel's launches with erosion on (eroding()); None: erosion's passes
+    # follow the cell-wise kernel's substeps (CPU rasterisers)
+    erosion_blocked: Shape | None = None
 
     @staticmethod
     def for_device(device: str, hexagonal: bool, inertia: bool = False) -> "Tuning":
@@ -107,11 +110,13 @@ class Tuning:
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
                           fold_samples=True, erosion_images=True, sleep_blocked=False, sleep_dense_above=0.85,
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
-        # the cell-wise kernel (sleeping tiles, erosion) walks 4-cell columns on GPUs (docs/benchmarks.md)
+        # the cell-wise kernel (sleeping tiles) walks 4-cell columns on GPUs (docs/benchmarks.md)
+        # with erosion: a halo two cells wider a substep, tiles within 32 KiB of shared memory (GL's least)
+        eroding = dict(erosion_blocked=((14, 14) if hexagonal else (18, 18), 1) if inertia else ((20, 20), 1))
         if inertia:
             return Tuning(one="blocked", many="blocked", cell_rows=4,
-                          **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA)})
-        return Tuning(one="fused", many="blocked", cell_rows=4, **lattice)
+                          **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA), **eroding})
+        return Tuning(one="fused", many="blocked", cell_rows=4, **lattice, **eroding)
 
     def replace(self, **changes) -> "Tuning":
         return dataclasses.replace(self, **changes)
@@ -126,6 +131,19 @@ _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=No
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
+
+
+def eroding(tuning: Tuning) -> Tuning | None:
+    """The tuning of calls with erosion on: the blocked kernel's tile program with erosion's phases
+    after each substep (blocked_tile.comp's EROSION), in launches of erosion_blocked's shape on a halo two
+    cells a substep wider; no climb, wide tiles, ghost columns or sleeping (erosion changes beds where
+    no water moves). None where the tuning has no such shape: erosion follows the cell-wise kernel."""
+    shape = tuning.erosion_blocked
+    if shape is None:
+        return None
+    return tuning.replace(reach=tuning.reach + 2, blocked=shape, odd=shape, climb_from=None,
+                          climb_walled_from=None, wide=(), wide_open_from=None, sleep_blocked=False,
+                          sleep_climb=None, erosion_blocked=None)
 
 
 def call_kernel(tuning: Tuning, substeps: int) -> str:

@@ -10,13 +10,16 @@ import numpy as np
 import pytest
 
 import hydro
+import water_cases
 from hydro import _native
 from hydro import boundary as bnd
+from hydro import water_plan as plan
 from hydro.reference import erosion as ref_erosion
 from hydro.reference import water as ref
 from hydro.water_erosion import NEIGHBOUR_UNITS
 from hydro.water_fragment import FragmentHexWaterGrid, FragmentWaterGrid
-from water_cases import GRIDS, assert_same_bits, random_state, set_boundary_both, twins
+from hydro.water_plan import Tuning
+from water_cases import GPU_TOLERANCE, GRIDS, assert_same_bits, assert_same_ledger, random_state, set_boundary_both, twins
 
 EROSION = hydro.Erosion(capacity=0.4, dissolve=0.5, deposit=0.5, talus=30.0, slump=0.5)
 
@@ -62,14 +65,19 @@ def test_erosion_matches_reference(ctx, rng, kind, images):
     g.release()
 
 
+@pytest.mark.parametrize("kernel", ["cells", "blocked"])
 @pytest.mark.parametrize("kind", list(GRIDS))
-def test_material_and_water_equal_their_ledgers_over_a_hundred_thousand_substeps(ctx, rng, kind):
+def test_material_and_water_equal_their_ledgers_over_a_hundred_thousand_substeps(ctx, rng, kind, kernel):
     """Erosion, slumping, rain (a field), evaporation, a spring and a drain, with inflow, outflow and
-    level sides, for 10^5 substeps: material changes by exactly what left through the sides and the
-    water equals its ledger, each to float precision; the bedrock holds and nothing goes negative."""
+    level sides, for 10^5 substeps, erosion after the cell-wise kernel's substeps or in the blocked
+    kernel's tile program (a GPU's plan; 2 10^4 substeps of the same 1000 s on CPU rasterisers, which
+    run its launches of a substep slowly): material changes by exactly what left through the sides and the water equals its
+    ledger, each to float precision; the bedrock holds and nothing goes negative."""
     ny, nx = 7, 8
     terrain = np.add.outer(np.linspace(0.0, 0.5, ny), np.linspace(2.0, 0.0, nx)) + rng.uniform(0, 0.3, (ny, nx))
-    g = GRIDS[kind](ctx, terrain, water=np.full((ny, nx), 0.05), kernel="cells")
+    g = GRIDS[kind](ctx, terrain, water=np.full((ny, nx), 0.05), kernel=kernel)
+    if kernel == "blocked":
+        _as_a_gpu(g)
     g.set_boundary("left", "inflow", 0.02)
     g.set_boundary("right", "outflow", 0.03)
     g.set_boundary("top", "level", 0.8)
@@ -81,10 +89,11 @@ def test_material_and_water_equal_their_ledgers_over_a_hundred_thousand_substeps
     g.bedrock = bedrock
     g.erosion = hydro.Erosion(capacity=0.2, dissolve=0.2, deposit=0.2, talus=20.0, slump=0.2)
     material = g.material()
+    each = 800 if kernel == "blocked" and water_cases.BITWISE else 4000
     for _ in range(25):
-        g.step(40.0, substeps=4000)
+        g.step(40.0, substeps=each)
     ledger = g.ledger()
-    assert g.iteration == 100_000
+    assert g.iteration == 25 * each and g._last_call.kernel == kernel
     assert ledger["sediment_out"] < -1e-3 and np.abs(g.terrain - terrain).max() > 1e-2
     # to float precision of what moved: the volumes that crossed the sides, fell and were taken
     moved = sum(abs(v) for k, v in ledger.items() if k not in ("initial", "expected", "sediment_out"))
@@ -218,20 +227,79 @@ def test_the_bedrock_holds(ctx, kind):
     g.release()
 
 
-def test_erosion_runs_the_cell_wise_kernel_whatever_was_asked(ctx, rng):
-    """With erosion on every kernel setting gives the same bits: its passes follow the cell-wise
-    kernel's substeps."""
+def _as_a_gpu(g, **changes):
+    """The test seam: plan g's calls as a GPU's, whatever the context: erosion in the blocked kernel's
+    tile program (CPU rasterisers run the cell-wise kernel's passes)."""
+    tuning = Tuning.for_device("gpu", isinstance(g, hydro.HexWaterGrid), inertia=g.params.inertia)
+    g._retune(tuning.replace(**changes))
+
+
+@pytest.mark.parametrize("as_gpu", [False, True], ids=["device-plan", "gpu-plan"])
+def test_erosion_gives_the_same_bits_whatever_kernel_was_asked(ctx, rng, as_gpu):
+    """With erosion on every kernel setting gives the same bits: erosion runs in the blocked kernel's tile
+    program where the plan has it (GPUs) unless the cell-wise kernel is asked for, else its passes
+    follow the cell-wise kernel's substeps."""
     terrain, water = random_state(rng, (9, 10))
     results = []
     for kernel in (None, "cells", "fused", "blocked"):
         g = hydro.WaterGrid(ctx, terrain, water=water, kernel=kernel)
+        if as_gpu:
+            _as_a_gpu(g)
         g.erosion = EROSION
         g.step(0.2, substeps=3)
+        blocked = g._tuning.erosion_blocked is not None and kernel != "cells"
+        assert g._last_call.kernel == ("blocked" if blocked else "cells")
+        assert g._last_call.launches == ((g._tuning.erosion_blocked,) * 3 if blocked else ())
         results.append((g.terrain, g.sediment, g.water))
         g.release()
     for other in results[1:]:
         for a, b in zip(other, results[0]):
             assert_same_bits(a, b)
+
+
+@pytest.mark.parametrize("inertia", [False, True], ids=["classic", "inertia"])
+@pytest.mark.parametrize("kind", list(GRIDS))
+def test_the_blocked_kernels_erosion_gives_the_cell_wise_kernels_bits(ctx, rng, kind, inertia):
+    """Erosion in the blocked kernel's tile program (a GPU's plan; its interior tiles through the program
+    without boundary tests) against the cell-wise kernel's passes: random beds, water and sediment, a
+    bedrock under part of the grid, open sides of every kind, rain, evaporation, a spring, a drain and a
+    gauge, calls of 2, 1 and 3 substeps. Water, bed, sediment, ledgers, material and the gauge alike, to
+    the bit on CPU rasterisers."""
+    ny, nx = 50, 57
+    terrain = 3.0 * rng.uniform(0.0, 1.0, (ny, nx))
+    water = np.where(rng.random((ny, nx)) < 0.6, rng.uniform(0.0, 1.5, (ny, nx)), 0.0)
+    sediment = 0.3 * water * rng.uniform(0.0, 1.0, (ny, nx))
+    bedrock = np.where(rng.random((ny, nx)) < 0.3, terrain - 0.01, -1e3)
+    grids = []
+    for kernel in (None, "cells"):
+        g = GRIDS[kind](ctx, terrain, water=water, friction=0.05, manning=0.02, inertia=inertia, kernel=kernel)
+        _as_a_gpu(g, split_from=0)
+        g.set_boundary("left", "inflow", 0.5, span=(2, 7))
+        g.set_boundary("right", "level", 0.3)
+        g.set_boundary("top", "outflow", 0.2)
+        g.erosion, g.sediment, g.bedrock = EROSION, sediment, bedrock
+        g.rain, g.evaporation = 1e-3, 2e-4
+        g.add_source(20.0, 20.0, 4.0, 0.5)
+        g.add_source(10.0, 30.0, 3.0, -0.3)
+        gauge = g.add_gauge((5.0, 3.0), (5.0, 40.0))
+        for n in (2, 1, 3):
+            g.step(0.02 * n, substeps=n)
+        grids.append((g, gauge))
+    (blocked, gauge), (cells, cells_gauge) = grids
+    assert blocked._last_call.kernel == "blocked" and cells._last_call.kernel == "cells"
+    layout = plan.tile_layout(blocked._eroding_tuning, nx, ny, blocked._tuning.erosion_blocked)
+    assert min(layout.inner) > 0                        # the interior program ran too
+    for name in ("water", "terrain", "sediment"):
+        assert_same_bits(getattr(blocked, name), getattr(cells, name), name)
+    assert_same_ledger(blocked.ledger(), cells.ledger())
+    assert blocked.ledger()["sediment_out"] < 0
+    exact = water_cases.BITWISE
+    assert blocked.material() == pytest.approx(cells.material(), rel=0 if exact else 1e-7)
+    blocked.step(0.02)
+    cells.step(0.02)
+    assert gauge.volume == pytest.approx(cells_gauge.volume, rel=0 if exact else GPU_TOLERANCE)
+    for g, _ in grids:
+        g.release()
 
 
 def test_bad_erosion_values_are_rejected_by_name_and_change_nothing(ctx, rng):

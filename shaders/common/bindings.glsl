@@ -57,6 +57,10 @@
 #define B_SEDIMENT 4            // image unit (the blocked kernel's B_PACKED_IN)
 #define B_TERRAIN_OWED 5        // image unit (B_PACKED_OUT): what rounding owes each bed
 #define B_SEDIMENT_LEDGER 19    // storage: the sediment that crossed each boundary face into the grid
+// the blocked kernel's erosion state (water/pack_erosion.comp, blocked_tile.comp's EROSION): the one a
+// launch reads and the one it writes, on image units its launches leave free
+#define B_EROSION_IN 2
+#define B_EROSION_OUT 3
 // image units for the same neighbour reads on CPU rasterisers (NEIGHBOUR_IMAGES), where imageLoad runs
 // faster than texelFetch; GPUs keep the texture units (some have only 8 image units)
 #define B_CONCENTRATION_IMAGE 14

@@ -1,6 +1,7 @@
 // The erosion model's arithmetic, each piece once (docs/design.md, "Erosion"); the passes
-// water/erode_mix.comp, water/erode.comp and water/slump.comp are its schedule, after each water
-// substep, and hydro/reference/erosion.py states each function in float64. Needs common/model.glsl.
+// water/erode_mix.comp, water/erode.comp and water/slump.comp are its schedule after each water
+// substep of the cell-wise kernel, blocked_tile.comp's EROSION phases that of the blocked kernel, and
+// hydro/reference/erosion.py states each function in float64. Needs common/model.glsl.
 uniform float u_capacity;           // s: sediment carried per unit speed and slope
 uniform float u_dissolve_rate;      // min(dissolve dt, 1)
 uniform float u_deposit_rate;       // min(deposit dt, 1)

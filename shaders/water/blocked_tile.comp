@@ -17,6 +17,14 @@
 // Each halo cell is worked out by every workgroup whose region holds it. The owner of a boundary face
 // stores what crossed it at each substep and adds what the launch before stored to the ledger as the
 // launch starts (common/booked.glsl; the unpack adds the last launch's).
+// EROSION: erosion after each substep (common/erosion.glsl), the schedule water/erode_mix.comp,
+// erode.comp and slump.comp are for the cell-wise kernel: on the region the move settled,
+//   E1. its cell's sediment concentration, from the faces it just scaled;
+//   E2. on a region a cell narrower, its sediment carried by those faces and exchanged with its bed;
+//   E3. on one narrower still, the bed slumped by the faces around it;
+// from a second state laid out alike, (sediment, what rounding owes the bed, bed, 0) a cell
+// (pack_erosion.comp), the bedrock read in place; a substep then narrows the region by two cells more.
+// The ring's owners book the sediment that crosses the grid's sides as erode.comp does, in place.
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y), which it
 // flags where one of its texels, or with CYCLE one of its cells' records, changed in any bit at any
 // substep of the launch (hydro/water_sleep.py).
@@ -35,8 +43,9 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 
 // A substep narrows the region a workgroup works out correctly by REACH cells on each side: two (a
 // face needs its two cells, the move its neighbours' K), three with inertia (a face also needs the faces
-// beside it and their cells).
-#define REACH (2 + INERTIA)
+// beside it and their cells), two more with erosion (E2 reads its neighbours' concentrations, E3 their
+// beds after E2).
+#define REACH (2 + INERTIA + 2 * EROSION)
 #define HALO (REACH * STEPS)
 #define W2 (TILE_X + 2 * HALO)      // texels per row of the tile with its halo
 #define H2 (TILE_Y + 2 * HALO)
@@ -77,6 +86,30 @@ shared float s_uz[THREADS];
 // The INTERIOR program keeps each column's surface in shared memory, added once rather than once per
 // face (the same sum, the same bits); inertia needs the depth.
 #define SURFACE (INTERIOR && !INERTIA)
+
+#if EROSION
+layout(binding = B_EROSION_IN, rgba32f) uniform restrict readonly image2D u_erosion_in;
+layout(binding = B_EROSION_OUT, rgba32f) uniform restrict writeonly image2D u_erosion_out;
+layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+#if !INTERIOR
+layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { double u_sediment_ledger[]; };
+#endif
+uniform float u_pipe_length;
+uniform float u_speed_depth;        // velocities only in water deeper than this
+// Each texel's cell's bedrock (NO_FLOOR outside the grid). E1 puts the concentrations in s_k, E2 the
+// beds after it in s_qx: neither is read again before the next substep writes it.
+shared float s_rock[THREADS];
+#define NO_FLOOR -3.0e38
+// the region index of the texel at p (g_base: the region index of texel (0, 0), this workgroup's)
+int g_base;
+#define AT(p) (g_base + (p).x + (p).y * W2)
+// erosion.glsl's reads of a neighbour: its bed (the cell's own off the grid), its bed after E2, its bedrock
+#define BED_AT(p, own) (inside(p) ? s_hz[AT(p)].y : (own))
+#define ERODED_AT(p) s_qx[AT(p)]
+#define BEDROCK_AT(p) s_rock[AT(p)]
+#include "common/erosion.glsl"
+#include "common/flow_velocity.glsl"
+#endif
 
 #define DX 1                        // index steps to the texel at x + 1 and at y + 1
 #define DY W2
@@ -208,6 +241,59 @@ vec2 share_texel(int i, float h, float z, vec4 t) {
     return own;
 }
 
+#if EROSION
+// The concentration of a cell's sediment where its faces carry it from -> to (0 off the grid: clear
+// water comes in through the sides); the ring's owner books what crosses a side (erode.comp's carried).
+float carried(float q, ivec2 from, ivec2 to, int b, bool enters, bool owner) {
+    float g = sediment_flow(q, s_k[AT(from)], s_k[AT(to)]);
+#if !INTERIOR
+    if (owner && b >= 0 && !(inside(from) && inside(to)))
+        u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
+#endif
+    return g;
+}
+
+// Erosion after substep s (E1 to E3 above) of texel c (region index i, local l): `moving` where the
+// move settled its cell to depth h by the scaled faces f; its sediment, what rounding owes its bed and
+// its bed z updated where the phases reach.
+void erode(int s, ivec2 l, ivec2 c, int i, bool cell, bool owned, bool moving, float h, Faces f,
+           inout float sediment, inout float owed, inout float z) {
+    int m = REACH * s + 2 + INERTIA;        // moving: texels at least m from the region's edge
+    barrier();                              // (phase 4 read s_k)
+    // E1. the concentration (0 outside the grid)
+    if (moving) s_k[i] = cell ? concentration(sediment, h, outgoing(f)) : 0.0;
+    barrier();
+    // E2. transport and exchange, a cell inside the moving region
+    bool carrying = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m - 1 && l.y < H2 - m - 1;
+    float eroded = z;
+    if (carrying && cell) {
+        ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
+        bool owner = owned && !g_interior;
+        Faces g;
+        g.left = carried(f.left, c - dx, c, boundary_x(c), true, owner);
+        g.right = carried(f.right, c, c + dx, boundary_x(c + dx), false, owner);
+        g.bottom = carried(f.bottom, c - dy, c, boundary_y(c), true, owner);
+        g.top = carried(f.top, c, c + dy, boundary_y(c + dy), false, owner);
+#if HEX
+        g.z_in = carried(f.z_in, c + dx - dy, c, boundary_z(c + dx), true, owner);
+        g.z_out = carried(f.z_out, c, c - dx + dy, boundary_z(c + dy), false, owner);
+        vec3 mean = vec3(0.5 * (f.left + f.right), 0.5 * (f.bottom + f.top), 0.5 * (f.z_in + f.z_out));
+#else
+        vec3 mean = vec3(0.5 * (f.left + f.right), 0.5 * (f.bottom + f.top), 0.0);
+#endif
+        vec2 after = eroded_cell(sediment, g, c, h, flow_velocity(mean, h, u_face_width, u_speed_depth), z,
+                                 s_rock[i], owed, u_pipe_length);
+        eroded = after.x;
+        sediment = after.y;
+    }
+    if (carrying) s_qx[i] = eroded;
+    barrier();
+    // E3. slumping, a cell inside that
+    bool slumping = all(greaterThanEqual(l, ivec2(m + 2))) && l.x < W2 - m - 2 && l.y < H2 - m - 2;
+    if (slumping && cell) z = terrain_changed(eroded, net_inflow(slumped_faces(c)), owed);
+}
+#endif
+
 void main() {
     ivec2 n = u_size;
     int i = int(gl_LocalInvocationIndex);
@@ -240,7 +326,12 @@ void main() {
     vec4 t = texel ? imageLoad(u_state_in, c + MARGIN) : vec4(0.0);
     bool cell = interior || inside(c);
     float h = cell ? t.x : 0.0;
-#if HEX
+#if EROSION
+    vec4 e = cell ? imageLoad(u_erosion_in, c + MARGIN) : vec4(0.0);
+    float sediment = e.x, owed = e.y, z = e.z;        // the beds in the erosion state (pack_erosion.comp)
+    s_rock[i] = cell ? texelFetch(u_bedrock, c, 0).r : NO_FLOOR;
+    g_base = i - (c.x + c.y * W2);
+#elif HEX
     float z = cell ? terrain_at(c + MARGIN) : 0.0;   // the beds as the state is laid out (pack.comp)
 #else
     float z = cell ? t.w : 0.0;
@@ -323,7 +414,7 @@ void main() {
 #if SLEEP
         vec4 t_before = t;
 #endif
-        if (moving && (!last || (owned && texel))) {
+        if (moving && (EROSION != 0 || !last || (owned && texel))) {
             f.left = upwind_scaled(f.left, s_k[i - DX], k);
             f.right = upwind_scaled(f.right, k, s_k[i + DX]);
             f.bottom = upwind_scaled(f.bottom, s_k[i - DY], k);
@@ -362,6 +453,12 @@ void main() {
             change = change || owned && texel && changed(t_before, t);
 #endif
         }
+#if EROSION
+        erode(s, l, c, i, cell, owned, moving, h, f, sediment, owed, z);
+#if !HEX
+        if (cell) t.w = z;
+#endif
+#endif
         if (!last) {
             // the next substep's columns: phase 2 read s_hz before the last two barriers
             if (moving) {
@@ -370,6 +467,9 @@ void main() {
             barrier();
         } else if (owned && texel) {
             imageStore(u_state_out, c + MARGIN, t);
+#if EROSION
+            if (cell) imageStore(u_erosion_out, c + MARGIN, vec4(sediment, owed, z, 0.0));
+#endif
 #if SLEEP
             if (change) sleep_flag(tile);
 #endif

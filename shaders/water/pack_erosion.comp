@@ -1,0 +1,33 @@
+#version 430
+// Blocked (eroding)._pack / _unpack: the blocked kernel's erosion state (blocked_tile.comp, EROSION), one
+// rgba32f texel a cell, (sediment, what rounding owes the bed, bed, 0) at texel (x, y) + MARGIN, laid out
+// as the water's state (pack.comp); what lies outside the grid's cells holds 0 (the launches read none).
+// UNPACK 0: the grid's sediment, owed and terrain into the state, before the first substep of a call.
+// UNPACK 1: the state back into them, after the last.
+#include "common/grid.glsl"
+#include "common/bindings.glsl"
+
+#if UNPACK
+layout(binding = B_EROSION_IN, rgba32f) uniform restrict readonly image2D u_state;
+#define CELLS restrict writeonly
+#else
+layout(binding = B_EROSION_OUT, rgba32f) uniform restrict writeonly image2D u_state;
+#define CELLS restrict readonly
+#endif
+layout(binding = B_SEDIMENT, r32f) uniform CELLS image2D u_sediment;
+layout(binding = B_TERRAIN_OWED, r32f) uniform CELLS image2D u_owed;
+layout(binding = B_TERRAIN, r32f) uniform CELLS image2D u_terrain;
+
+void main() {
+    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+    if (!inside(c)) return;
+#if UNPACK
+    vec4 e = imageLoad(u_state, c + MARGIN);
+    imageStore(u_sediment, c, vec4(e.x));
+    imageStore(u_owed, c, vec4(e.y));
+    imageStore(u_terrain, c, vec4(e.z));
+#else
+    imageStore(u_state, c + MARGIN, vec4(imageLoad(u_sediment, c).r, imageLoad(u_owed, c).r,
+                                         imageLoad(u_terrain, c).r, 0.0));
+#endif
+}
