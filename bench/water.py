@@ -20,7 +20,7 @@ planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e
 `--cycle` turns the water cycle on (rain, evaporation, a spring and a drain: common/cycle.glsl's record
 adds 32 B a cell a substep to the cells and fused kernels, none to blocked's launches but the
 record's load and store); `--erosion` turns erosion on: on the blocked kernel its phases run in the
-tile program after each substep, a second rgba32f state read and written and the bedrock read (36 B
+tile program after each substep, a second rgba32f state read and written (32 B
 a cell a substep); after the cell-wise kernel's substeps three passes (about 84 B a cell: erode_mix
 20, erode 44, slump 20). The floor of water + sediment + erosion in one pass is about 48 B, square.
 """
@@ -42,7 +42,7 @@ KERNELS = ("auto", "cells", "fused", "blocked")
 KERNEL_BYTES = {("square", "fused"): 28, ("hex", "fused"): 36, ("square", "cells"): 56, ("hex", "cells"): 72,
                 ("square", "blocked"): 32, ("hex", "blocked"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
-EROSION_BYTES = {"cells": 84, "blocked": 36}    # erosion's, a cell a substep, by the kernel that ran (see above)
+EROSION_BYTES = {"cells": 84, "blocked": 32}    # erosion's, a cell a substep, by the kernel that ran (see above)
 
 
 def copy_bandwidths(ctx, megabytes, repeats=20):

@@ -698,9 +698,9 @@ class Blocked(Kernel):
 class ErodingBlocked(Blocked):
     """The blocked kernel with erosion on (water_plan.eroding): each launch a substep of the tile program
     with erosion's phases after it (blocked_tile.comp's EROSION), on a second state of (sediment, what
-    rounding owes the bed, bed) a cell laid out as the water's, which pack_erosion.comp packs from the
-    grid's textures before a call and unpacks after it, ping-ponging beside the water's; the bedrock read
-    in place, the sediment booked at the sides in the grid's erosion ledger. Never sleeps."""
+    rounding owes the bed, bed, bedrock) a cell laid out as the water's, which pack_erosion.comp packs
+    from the grid's textures before a call and unpacks after it, ping-ponging beside the water's; the
+    sediment booked at the sides in the grid's erosion ledger. Never sleeps."""
 
     eroding = True
 
@@ -732,6 +732,7 @@ class ErodingBlocked(Blocked):
         e.sediment.bind_to_image(b["B_SEDIMENT"], read=True, write=False)
         e.owed.bind_to_image(b["B_TERRAIN_OWED"], read=True, write=False)
         s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
+        e.bedrock.use(b["B_BEDROCK"])
         self.eroding_states[state].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, self.erosion_pack, s.nx, s.ny)
 
@@ -739,7 +740,6 @@ class ErodingBlocked(Blocked):
         b, e = _gl.BINDINGS, self.erosion
         self.eroding_states[k % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
         self.eroding_states[1 - k % 2].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
-        e.bedrock.use(b["B_BEDROCK"])
         e.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
         super()._launch(k, shape, walled)
 

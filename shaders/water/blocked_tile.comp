@@ -22,8 +22,8 @@
 //   E1. its cell's sediment concentration, from the faces it just scaled;
 //   E2. on a region a cell narrower, its sediment carried by those faces and exchanged with its bed;
 //   E3. on one narrower still, the bed slumped by the faces around it;
-// from a second state laid out alike, (sediment, what rounding owes the bed, bed, 0) a cell
-// (pack_erosion.comp), the bedrock read in place; a substep then narrows the region by two cells more.
+// from a second state laid out alike, (sediment, what rounding owes the bed, bed, bedrock) a cell
+// (pack_erosion.comp); a substep then narrows the region by two cells more.
 // The ring's owners book the sediment that crosses the grid's sides as erode.comp does, in place.
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y), which it
 // flags where one of its texels, or with CYCLE one of its cells' records, changed in any bit at any
@@ -90,7 +90,6 @@ shared float s_uz[THREADS];
 #if EROSION
 layout(binding = B_EROSION_IN, rgba32f) uniform restrict readonly image2D u_erosion_in;
 layout(binding = B_EROSION_OUT, rgba32f) uniform restrict writeonly image2D u_erosion_out;
-layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
 #if !INTERIOR
 layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { double u_sediment_ledger[]; };
 #endif
@@ -329,7 +328,7 @@ void main() {
 #if EROSION
     vec4 e = cell ? imageLoad(u_erosion_in, c + MARGIN) : vec4(0.0);
     float sediment = e.x, owed = e.y, z = e.z;        // the beds in the erosion state (pack_erosion.comp)
-    s_rock[i] = cell ? texelFetch(u_bedrock, c, 0).r : NO_FLOOR;
+    s_rock[i] = cell ? e.w : NO_FLOOR;
     g_base = i - (c.x + c.y * W2);
 #elif HEX
     float z = cell ? terrain_at(c + MARGIN) : 0.0;   // the beds as the state is laid out (pack.comp)
@@ -468,7 +467,7 @@ void main() {
         } else if (owned && texel) {
             imageStore(u_state_out, c + MARGIN, t);
 #if EROSION
-            if (cell) imageStore(u_erosion_out, c + MARGIN, vec4(sediment, owed, z, 0.0));
+            if (cell) imageStore(u_erosion_out, c + MARGIN, vec4(sediment, owed, z, s_rock[i]));
 #endif
 #if SLEEP
             if (change) sleep_flag(tile);

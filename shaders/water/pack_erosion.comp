@@ -1,9 +1,9 @@
 #version 430
-// Blocked (eroding)._pack / _unpack: the blocked kernel's erosion state (blocked_tile.comp, EROSION), one
-// rgba32f texel a cell, (sediment, what rounding owes the bed, bed, 0) at texel (x, y) + MARGIN, laid out
-// as the water's state (pack.comp); what lies outside the grid's cells holds 0 (the launches read none).
-// UNPACK 0: the grid's sediment, owed and terrain into the state, before the first substep of a call.
-// UNPACK 1: the state back into them, after the last.
+// ErodingBlocked._pack / _unpack: the blocked kernel's erosion state (blocked_tile.comp, EROSION), one
+// rgba32f texel a cell, (sediment, what rounding owes the bed, bed, bedrock) at texel (x, y) + MARGIN,
+// laid out as the water's state (pack.comp); the launches read no texel outside the grid's cells.
+// UNPACK 0: the grid's sediment, owed, terrain and bedrock into the state, before the first substep of
+// a call. UNPACK 1: the state back into the grid's sediment, owed and terrain, after the last.
 #include "common/grid.glsl"
 #include "common/bindings.glsl"
 
@@ -17,6 +17,9 @@ layout(binding = B_EROSION_OUT, rgba32f) uniform restrict writeonly image2D u_st
 layout(binding = B_SEDIMENT, r32f) uniform CELLS image2D u_sediment;
 layout(binding = B_TERRAIN_OWED, r32f) uniform CELLS image2D u_owed;
 layout(binding = B_TERRAIN, r32f) uniform CELLS image2D u_terrain;
+#if !UNPACK
+layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+#endif
 
 void main() {
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
@@ -28,6 +31,6 @@ void main() {
     imageStore(u_terrain, c, vec4(e.z));
 #else
     imageStore(u_state, c + MARGIN, vec4(imageLoad(u_sediment, c).r, imageLoad(u_owed, c).r,
-                                         imageLoad(u_terrain, c).r, 0.0));
+                                         imageLoad(u_terrain, c).r, texelFetch(u_bedrock, c, 0).r));
 #endif
 }
