@@ -95,8 +95,8 @@ layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { dou
 #endif
 uniform float u_pipe_length;
 uniform float u_speed_depth;        // velocities only in water deeper than this
-// Each texel's cell's bedrock (NO_FLOOR outside the grid). E1 puts the concentrations in s_k, E2 the
-// beds after it in s_qx: neither is read again before the next substep writes it.
+// Each texel's cell's bedrock (NO_FLOOR outside the grid). E1 puts the concentrations in s_qy, E2 the
+// beds after it in s_qx: phase 4 reads neither, and the next substep writes them after a barrier.
 shared float s_rock[THREADS];
 #define NO_FLOOR -3.0e38
 // the region index of the texel at p (g_base: the region index of texel (0, 0), this workgroup's)
@@ -241,10 +241,11 @@ vec2 share_texel(int i, float h, float z, vec4 t) {
 }
 
 #if EROSION
-// The concentration of a cell's sediment where its faces carry it from -> to (0 off the grid: clear
-// water comes in through the sides); the ring's owner books what crosses a side (erode.comp's carried).
+// The sediment a face carries from -> to, its flow q times the upwind cell's concentration (E1's; 0 off
+// the grid: clear water comes in through the sides); the ring's owner books what crosses a side
+// (erode.comp's carried).
 float carried(float q, ivec2 from, ivec2 to, int b, bool enters, bool owner) {
-    float g = sediment_flow(q, s_k[AT(from)], s_k[AT(to)]);
+    float g = sediment_flow(q, s_qy[AT(from)], s_qy[AT(to)]);
 #if !INTERIOR
     if (owner && b >= 0 && !(inside(from) && inside(to)))
         u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
@@ -252,15 +253,12 @@ float carried(float q, ivec2 from, ivec2 to, int b, bool enters, bool owner) {
     return g;
 }
 
-// Erosion after substep s (E1 to E3 above) of texel c (region index i, local l): `moving` where the
-// move settled its cell to depth h by the scaled faces f; its sediment, what rounding owes its bed and
-// its bed z updated where the phases reach.
-void erode(int s, ivec2 l, ivec2 c, int i, bool cell, bool owned, bool moving, float h, Faces f,
+// Erosion's E2 and E3 after substep s of texel c (region index i, local l), once phase 4 has stored E1's
+// concentrations: the cell moved to depth h by the scaled faces f; its sediment, what rounding owes its
+// bed and its bed z updated where the phases reach.
+void erode(int s, ivec2 l, ivec2 c, int i, bool cell, bool owned, float h, Faces f,
            inout float sediment, inout float owed, inout float z) {
-    int m = REACH * s + 2 + INERTIA;        // moving: texels at least m from the region's edge
-    barrier();                              // (phase 4 read s_k)
-    // E1. the concentration (0 outside the grid)
-    if (moving) s_k[i] = cell ? concentration(sediment, h, outgoing(f)) : 0.0;
+    int m = REACH * s + 2 + INERTIA;        // phase 4 settled the texels at least m from the region's edge
     barrier();
     // E2. transport and exchange, a cell inside the moving region
     bool carrying = all(greaterThanEqual(l, ivec2(m + 1))) && l.x < W2 - m - 1 && l.y < H2 - m - 1;
@@ -448,12 +446,16 @@ void main() {
 #else
             t = vec4(h, f.left, f.bottom, cell ? z : t.w);     // an outer face's texel keeps its ghost bed
 #endif
+#if EROSION
+            // E1. the cell's concentration (0 outside the grid), for erode()
+            s_qy[i] = cell ? concentration(sediment, h, outgoing(f)) : 0.0;
+#endif
 #if SLEEP
             change = change || owned && texel && changed(t_before, t);
 #endif
         }
 #if EROSION
-        erode(s, l, c, i, cell, owned, moving, h, f, sediment, owed, z);
+        erode(s, l, c, i, cell, owned, h, f, sediment, owed, z);
 #if !HEX
         if (cell) t.w = z;
 #endif
