@@ -666,9 +666,10 @@ class _PipeGrid(_owner.Simulation):
         sediment with its own face flows, dissolves the bed where it carries less than it can and drops
         it where it carries more, and beds steeper than the talus angle slump (hydro.water_erosion).
         Material (terrain + sediment, material()) only moves, and leaves through open sides (ledger()
-        "sediment_out"). With erosion on, GPUs run the blocked kernel with erosion's phases after each
-        substep (water_plan.eroding), CPU rasterisers and `kernel="cells"` the cell-wise kernel with
-        erosion's three passes after each substep; both give the same result."""
+        "sediment_out"). With erosion on, GPU calls of several substeps run the blocked kernel with
+        erosion's phases after each substep (water_plan.eroding); calls of one, CPU rasterisers and
+        `kernel="cells"` the cell-wise kernel with erosion's three passes after each substep; both give
+        the same result."""
         self._alive()
         return None if self._erosion is None else self._erosion.params
 
@@ -882,8 +883,11 @@ class _PipeGrid(_owner.Simulation):
         smoothing = smoothing_weight(sub, depth, self.geometry, p) if p.inertia else 0.0
         hook = self._gauges.hook if self._gauges is not None and self._gauges.live else None
         eroding = self._erosion is not None and self._erosion.params is not None
-        if eroding and self._eroding_tuning is not None and kernel != "cells":
-            # the blocked kernel with erosion's phases after each substep (water_plan.eroding)
+        erode_blocked = self._eroding_tuning is not None and (
+            kernel == "blocked" or kernel != "cells" and n >= self._eroding_tuning.many_from)
+        if eroding and erode_blocked:
+            # the blocked kernel with erosion's phases after each substep (water_plan.eroding); a call of
+            # one substep pays less on the cell-wise kernel than for its pack and unpack
             tuning, kernel, walled, fits = self._eroding_tuning, "blocked", False, True
         elif eroding:
             # erosion's passes follow each substep of the cell-wise kernel, which leaves them its flows

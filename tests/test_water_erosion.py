@@ -237,8 +237,9 @@ def _as_a_gpu(g, **changes):
 @pytest.mark.parametrize("as_gpu", [False, True], ids=["device-plan", "gpu-plan"])
 def test_erosion_gives_the_same_bits_whatever_kernel_was_asked(ctx, rng, as_gpu):
     """With erosion on every kernel setting gives the same bits: erosion runs in the blocked kernel's tile
-    program where the plan has it (GPUs) unless the cell-wise kernel is asked for, else its passes
-    follow the cell-wise kernel's substeps."""
+    program where the plan has it (GPUs) in calls of several substeps (in every call where the blocked
+    kernel is asked for) unless the cell-wise kernel is asked for, else its passes follow the cell-wise
+    kernel's substeps."""
     terrain, water = random_state(rng, (9, 10))
     results = []
     for kernel in (None, "cells", "fused", "blocked"):
@@ -246,10 +247,12 @@ def test_erosion_gives_the_same_bits_whatever_kernel_was_asked(ctx, rng, as_gpu)
         if as_gpu:
             _as_a_gpu(g)
         g.erosion = EROSION
-        g.step(0.2, substeps=3)
-        blocked = g._tuning.erosion_blocked is not None and kernel != "cells"
-        assert g._last_call.kernel == ("blocked" if blocked else "cells")
-        assert g._last_call.launches == ((g._tuning.erosion_blocked,) * 3 if blocked else ())
+        for n in (1, 3):
+            g.step(0.1 * n, substeps=n)
+            shape = g._tuning.erosion_blocked
+            blocked = shape is not None and (kernel == "blocked" or kernel != "cells" and n > 1)
+            assert g._last_call.kernel == ("blocked" if blocked else "cells"), (kernel, n)
+            assert g._last_call.launches == ((shape,) * n if blocked else ())
         results.append((g.terrain, g.sediment, g.water))
         g.release()
     for other in results[1:]:
