@@ -112,7 +112,7 @@ class Tuning:
                           **{**lattice, **(dict(_CPU_INERTIA) if inertia else {})})
         # the cell-wise kernel (sleeping tiles) walks 4-cell columns on GPUs (docs/benchmarks.md)
         # with erosion: a halo two cells wider a substep, tiles within 32 KiB of shared memory (GL's least)
-        eroding = dict(erosion_blocked=((14, 14) if hexagonal else (18, 18), 1) if inertia else ((20, 20), 1))
+        eroding = dict(erosion_blocked=_ERODING[hexagonal, inertia])
         if inertia:
             return Tuning(one="blocked", many="blocked", cell_rows=4,
                           **{**lattice, **(_HEX_INERTIA if hexagonal else _INERTIA), **eroding})
@@ -131,6 +131,9 @@ _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=No
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
+# with erosion (hexagonal, inertia): one substep a launch; two ran at half the speed (docs/benchmarks.md)
+_ERODING = {(False, False): ((24, 24), 1), (True, False): ((16, 16), 1),
+            (False, True): ((14, 14), 1), (True, True): ((10, 10), 1)}
 
 
 def eroding(tuning: Tuning) -> Tuning | None:

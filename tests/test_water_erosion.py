@@ -268,7 +268,7 @@ def test_the_blocked_kernels_erosion_gives_the_cell_wise_kernels_bits(ctx, rng, 
     bedrock under part of the grid, open sides of every kind, rain, evaporation, a spring, a drain and a
     gauge, calls of 2, 1 and 3 substeps. Water, bed, sediment, ledgers, material and the gauge alike, to
     the bit on CPU rasterisers."""
-    ny, nx = 50, 57
+    ny, nx = 56, 61
     terrain = 3.0 * rng.uniform(0.0, 1.0, (ny, nx))
     water = np.where(rng.random((ny, nx)) < 0.6, rng.uniform(0.0, 1.5, (ny, nx)), 0.0)
     sediment = 0.3 * water * rng.uniform(0.0, 1.0, (ny, nx))
