@@ -60,3 +60,14 @@ def test_cupy_peer_matches_reference(case):
     from bench.peers import cupy_pipes
     err, ok = run_peer(cupy_pipes, case)
     assert ok, f"cupy peer: max error {err:.3g} of the deepest water"
+
+
+def test_the_floor_rows_time_a_bare_pass_and_a_copy(capsys):
+    """`--floor` prints, beside the peers, what a pass that does nothing and an r32f copy cost over the same
+    cells on hydro's context, a row each with a time."""
+    from bench.peers import run
+    run.main(["--sizes", "64", "--peers", "numpy", "--steps", "20", "--repeat", "2", "--warmup", "1", "--floor"])
+    rows = {line[:13].strip(): line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("gl ")}
+    assert set(rows) == {"gl empty pass", "gl r32f copy"}
+    ms = {name: float(row[-1]) for name, row in rows.items()}
+    assert all(v > 0 for v in ms.values())

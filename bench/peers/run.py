@@ -2,6 +2,11 @@
 
     python bench/peers/run.py --sizes 256 1024 4096 --steps 200      # time each peer (and hydro)
     python bench/peers/run.py check                                  # each peer vs the float64 reference
+    python bench/peers/run.py --sizes 256 --peers numpy hydro --device cpu --floor   # and the GL pass floor
+
+`--floor` adds two bare GL passes over the same n x n cells on hydro's context, 16 x 16 workgroups as
+hydro's passes take: one that does nothing and one that copies an r32f image, the least a pass of a
+substep costs on this device (on a CPU rasteriser a dispatch hands off to its threads; docs/benchmarks.md).
 
 Timing: per size, each peer is built, warmed up (kernel compilation, caches, allocator) and synchronised,
 then `--steps` steps are queued and synchronised `--repeat` times; the best repeat is reported as
@@ -103,6 +108,43 @@ def bench(args):
             if hasattr(sim, "release"):
                 sim.release()
             del sim
+        if args.floor:
+            floor_rows(n, args)
+
+
+FLOOR_PASSES = {
+    "gl empty pass": "",
+    "gl r32f copy": "imageStore(u_out, c, imageLoad(u_in, c));",
+}
+
+
+def floor_rows(n, args):
+    """Print the ms of each FLOOR_PASSES pass over n x n cells: the best of `repeat` runs of `steps`."""
+    import hydro
+    ctx = hydro.create_context()
+    textures = [ctx.texture((n, n), 1, dtype="f4") for _ in range(2)]
+    textures[0].bind_to_image(0, read=True, write=False)
+    textures[1].bind_to_image(1, read=False, write=True)
+    for name, body in FLOOR_PASSES.items():
+        prog = ctx.compute_shader(f"""#version 430
+            layout(local_size_x = 16, local_size_y = 16) in;
+            layout(binding = 0, r32f) uniform restrict readonly image2D u_in;
+            layout(binding = 1, r32f) uniform restrict writeonly image2D u_out;
+            void main() {{ ivec2 c = ivec2(gl_GlobalInvocationID.xy); {body} }}""")
+        groups = -(-n // 16)
+        best = float("inf")
+        for _ in range(args.repeat + 1):                # the first run warms up
+            ctx.finish()
+            start = time.perf_counter()
+            for _ in range(args.steps):
+                prog.run(groups, groups, 1)
+            ctx.finish()
+            best = min(best, time.perf_counter() - start)
+        print(f"{name:<13} {n:>6} {n * n * args.steps / best:>14.4g} {1e3 * best / args.steps:>10.4f}", flush=True)
+        prog.release()
+    for tex in textures:
+        tex.release()
+    ctx.release()
 
 
 def check(args):
@@ -137,6 +179,7 @@ def main(argv=None):
     ap.add_argument("--peers", nargs="+", default=[*PEERS, *HYDRO], choices=[*PEERS, *HYDRO])
     ap.add_argument("--device", choices=("cpu", "cuda"), help="force torch/taichi onto this device")
     ap.add_argument("--torch-compile", action="store_true", help="wrap the torch step in torch.compile")
+    ap.add_argument("--floor", action="store_true", help="also time a bare GL pass that does nothing and one that copies")
     args = ap.parse_args(argv)
     return check(args) if args.mode == "check" else bench(args)
 
