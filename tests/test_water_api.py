@@ -288,14 +288,17 @@ def test_a_grid_is_not_copied_or_pickled(ctx):
 @pytest.mark.parametrize("kind", list(GRIDS))
 def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
     """After release() nothing the grid made holds GPU memory, whichever kernels its calls took: the
-    cell-wise, fused and blocked kernels (walled and with a ring, computing every tile and sleeping),
-    brushes, the stats and the flows read back."""
+    cell-wise, fused and blocked kernels (walled and with a ring, computing every tile and sleeping, with
+    erosion as GPUs run it), brushes, the stats and the flows read back."""
     # the blocked kernel computing every tile on odd tiles, and sleeping as GPUs do (its own sleeping tiles)
     runs = [(None, {}), ("cells", {}), ("fused", {}), ("blocked", dict(blocked=((5, 3), 2), wide=())),
-            ("blocked", dict(blocked=((8, 8), 2), sleep_blocked=True))]
+            ("blocked", dict(blocked=((8, 8), 2), sleep_blocked=True)), (None, "erosion")]
     for kernel, tuning in runs:
         g = GRIDS[kind](ctx, np.zeros((40, 44)), water=np.ones((40, 44)), kernel=kernel)
-        if tuning:
+        if tuning == "erosion":
+            g._retune(water_plan.Tuning.for_device("gpu", kind == "hex"))
+            g.erosion = hydro.Erosion()
+        elif tuning:
             g._retune(g._tuning.replace(**tuning))
         for sides in ("wall", "open"):
             if sides == "open":
@@ -312,6 +315,7 @@ def test_release_frees_every_gpu_object_on_every_kernel(ctx, kind, gl_objects):
         g.step(0.05, substeps=1)
         gauge.discharge, gauge.volume
         assert gl_objects(), "the grid holds its textures and buffers until release"
+        assert tuning != "erosion" or "eroding" in g._kernels
         g.release()
         assert gl_objects() == [], f"kernel={kernel} {tuning}"
 
