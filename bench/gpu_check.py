@@ -10,7 +10,10 @@ planner's choice, the fused kernel and the blocked kernel in every call, and thr
 kernel, and compares water and flows after every call and the volume with the ledger at the end. Each
 call starts from the flows the last one left, which a grid's first call, from rest, does not test. The
 grids sleep as GPUs do (the blocked kernel over its awake tiles), and a third of the land starts dry, so
-their first calls skip tiles. The smoke step runs too. Exit status 1 where anything disagrees.
+their first calls skip tiles. Erosion in the planner's kernel (from two substeps a call the tile program's
+phases, its interior tiles too) runs against the cell-wise kernel's passes, classic and with inertia:
+water, beds and sediment after every call, and each grid's material against its sediment ledger. The
+smoke step runs too. Exit status 1 where anything disagrees.
 
     python bench/gpu_check.py                   # prints GL_RENDERER, one line a case
     python bench/gpu_check.py --size 70 90 --tolerance 1e-5
@@ -78,6 +81,46 @@ def check_case(ctx, cls, terrain, water, pipe_area, sides, tolerance, forced):
     return worst, ok
 
 
+EROSION = dict(capacity=0.4, dissolve=0.5, deposit=0.5, talus=30.0, slump=0.5)
+
+
+def check_erosion(ctx, cls, inertia, terrain, water, tolerance):
+    """(worst differences, ok) of erosion on the planner's kernel against the cell-wise kernel's passes over
+    CALLS, open sides, suspended sediment and a bedrock under part of the grid: water, beds and sediment
+    each over the cell-wise grid's largest, and each grid's material change against its sediment ledger
+    over its material."""
+    rng = np.random.default_rng(5)
+    sediment = (0.3 * water * rng.random(water.shape)).astype(np.float32)
+    bedrock = np.where(rng.random(water.shape) < 0.3, terrain - 0.01, -1e3).astype(np.float32)
+    grids = []
+    for kernel in (None, "cells"):
+        g = cls(ctx, terrain, water=water, friction=0.1, inertia=inertia, kernel=kernel)
+        tuning = water_plan.Tuning.for_device("gpu", cls is hydro.HexWaterGrid, inertia=inertia)
+        g._retune(tuning.replace(split_from=0))
+        for side, kind, value in OPEN_SIDES:
+            g.set_boundary(side, kind, value)
+        g.erosion, g.sediment, g.bedrock = hydro.Erosion(**EROSION), sediment, bedrock
+        grids.append(g)
+    material = [g.material() for g in grids]
+    worst = {"water": 0.0, "bed": 0.0, "sediment": 0.0, "material": 0.0}
+    try:
+        for n in CALLS:
+            for g in grids:
+                g.step(0.02 * n, substeps=n)
+            got, want = grids
+            for key, name in (("water", "water"), ("bed", "terrain"), ("sediment", "sediment")):
+                a, b = getattr(got, name), getattr(want, name)
+                worst[key] = max(worst[key], float(np.abs(a - b).max()) / max(float(np.abs(b).max()), 1e-30))
+        for g, before in zip(grids, material):
+            error = abs(g.material() - before - g.ledger()["sediment_out"]) / before
+            worst["material"] = max(worst["material"], error)
+    finally:
+        for g in grids:
+            g.release()
+    ok = max(worst["water"], worst["bed"], worst["sediment"]) <= tolerance and worst["material"] <= 1e-7
+    return worst, ok
+
+
 def main(argv=None, ctx=None) -> int:
     """The check on `ctx` (a standalone context of hydro.create_context() when None)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,6 +145,13 @@ def main(argv=None, ctx=None) -> int:
                     print(f"{'forced' if forced else 'default':8s} {cls.__name__:13s} pipe_area={pipe_area!s:6s}"
                           f" {sides:6s} water {worst['water']:.1e} flows {worst['flows']:.1e}"
                           f" ledger {worst['ledger']:.1e} {'ok' if ok else 'FAIL'}", flush=True)
+    for cls in (hydro.WaterGrid, hydro.HexWaterGrid):
+        for inertia in (False, True):
+            worst, ok = check_erosion(ctx, cls, inertia, terrain + 1.0, water, args.tolerance)
+            failed += not ok
+            print(f"erosion  {cls.__name__:13s} {'inertia' if inertia else 'classic':8s} water {worst['water']:.1e}"
+                  f" bed {worst['bed']:.1e} sediment {worst['sediment']:.1e} material {worst['material']:.1e}"
+                  f" {'ok' if ok else 'FAIL'}", flush=True)
     smoke = hydro.SmokeGrid(ctx, (48, 40))
     for _ in range(3):
         smoke.step(1 / 60)

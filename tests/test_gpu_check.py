@@ -1,5 +1,6 @@
 """bench/gpu_check.py, the check to run first on a GPU, passes on the test context: every water kernel
-gives the cell-wise kernel's water and flows over a run of calls, with the thresholds forced and not."""
+gives the cell-wise kernel's water and flows over a run of calls, with the thresholds forced and not,
+and erosion on the planner's kernel its beds and sediment."""
 import sys
 from pathlib import Path
 
@@ -12,12 +13,12 @@ from hydro import water_kernels  # noqa: E402
 def test_gpu_check_passes(ctx, capsys):
     assert gpu_check.main(["--size", "20", "26"], ctx=ctx) == 0
     out = capsys.readouterr().out
-    assert out.count(" ok") == 12 and "FAIL" not in out and "all kernels agree" in out
+    assert out.count(" ok") == 16 and out.count("erosion ") == 4 and "FAIL" not in out and "all kernels agree" in out
 
 
 def test_gpu_check_reports_a_kernel_that_disagrees(ctx, capsys, monkeypatch):
     """Hex blocked calls that start every call with no z flow (the fault seen on one GPU driver) fail
-    the check, on both kinds of sides and thresholds."""
+    the check, on both kinds of sides and thresholds, and with erosion (its blocked kernel packs alike)."""
     real = water_kernels.Blocked._pack
 
     def from_rest(self, *args, **kwargs):
@@ -29,4 +30,5 @@ def test_gpu_check_reports_a_kernel_that_disagrees(ctx, capsys, monkeypatch):
     assert gpu_check.main(["--size", "20", "26"], ctx=ctx) == 1
     out = capsys.readouterr().out
     failed = [line for line in out.splitlines() if "FAIL" in line]
-    assert len(failed) == 4 and all("HexWaterGrid" in line for line in failed)
+    assert len(failed) == 6 and all("HexWaterGrid" in line for line in failed)
+    assert sum(line.startswith("erosion") for line in failed) == 2
