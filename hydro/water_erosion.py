@@ -5,8 +5,10 @@ with the substep's own face flows, exchange material between the bed and the wat
 steeper than the talus angle. Material (bed + sediment) only moves: it leaves through open sides,
 booked per boundary face, and what float32 rounding drops from a bed is owed to it (`owed`).
 
-The passes read the substep's scaled flows and the water it left where the cell-wise kernel has them,
-so with erosion on a grid's calls run that kernel, the passes after each substep (the kernel's hook).
+The passes read the substep's scaled flows and the water it left where the cell-wise kernel has them:
+calls that erode on that kernel (CPU rasterisers, calls of one substep) run them after each substep
+(the kernel's hook). GPU calls of several substeps erode inside the blocked kernel's tile program
+instead (water_kernels.ErodingBlocked), on this state's textures, ledger and uniforms.
 """
 from __future__ import annotations
 
