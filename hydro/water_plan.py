@@ -131,7 +131,7 @@ _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=No
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
-# with erosion (hexagonal, inertia): one substep a launch; two ran at half the speed (docs/benchmarks.md)
+# with erosion (hexagonal, inertia): one substep a launch; two ran slower (docs/benchmarks.md)
 _ERODING = {(False, False): ((24, 24), 1), (True, False): ((16, 16), 1),
             (False, True): ((14, 14), 1), (True, True): ((10, 10), 1)}
 
