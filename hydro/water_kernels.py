@@ -440,7 +440,7 @@ class Blocked(Kernel):
     eroding = False                     # ErodingBlocked: erosion's phases after each substep
 
     def _program(self, name: str, **defines):
-        if name == "blocked_tile":
+        if name in ("blocked_tile", "pack"):
             defines = dict(defines, EROSION=self.eroding)
         return super()._program(name, **defines)
 
@@ -464,20 +464,22 @@ class Blocked(Kernel):
     def _make_states(self, size):
         """The two states, (depth, flow_x, flow_y, bed or flow_z) a texel, reaching past the grid so that
         every tile of every shape lies in them with its halo; texels outside the (nx + 1) x (ny + 1) the
-        pack fills hold ghost columns. Hex: the beds in a third texture, laid out as the states."""
+        pack fills hold ghost columns. Hex: the beds in a third texture, laid out as the states (not with
+        erosion, whose state holds them)."""
         s, (w, h), m = self.state, size, self.margin
         cw, ch = s.nx + 1, s.ny + 1
         # below, above, left of and right of the texels the pack fills, (x, y, width, height)
         strips = [(0, 0, w, m), (0, m + ch, w, h - m - ch), (0, m, m, ch), (m + cw, m, w - m - cw, ch)]
         ghost = np.array([0.0, 0.0, 0.0, 0.0 if s.hexagonal else plan.GHOST_BED], np.float32)
         made = []
-        for components, value in [(4, ghost), (4, ghost)] + [(1, np.float32([plan.GHOST_BED]))] * s.hexagonal:
+        beds = s.hexagonal and not self.eroding
+        for components, value in [(4, ghost), (4, ghost)] + [(1, np.float32([plan.GHOST_BED]))] * beds:
             tex = self._keep(self.ctx.texture((w, h), components, dtype="f4"))
             made.append(tex)
             for x, y, sw, sh in strips:
                 if sw > 0 and sh > 0:
                     tex.write(np.tile(value, sw * sh).tobytes(), viewport=(x, y, sw, sh))
-        return made[:2], (made[2] if s.hexagonal else None)
+        return made[:2], (made[2] if beds else None)
 
     def _layout(self, shape):
         """The layout of a launch shape and its programs (ring, interior, walled), made on first use."""

@@ -7,7 +7,8 @@
 // what lies outside the grid's cells holds a ghost column: no water, no flow, and a bed at GHOST_BED,
 // above every surface, so that no pipe into it has any cross-section (Blocked._make_states fills
 // the texels outside; this pass those of the outer faces, x = nx or y = ny). HEX: the texel's fourth
-// component is a flow; the beds go to an r32f texture of the state's size (u_bed, as the state laid out).
+// component is a flow; the beds go to an r32f texture of the state's size (u_bed, as the state laid out),
+// but with EROSION, whose launches read the beds from the erosion state (pack_erosion.comp).
 // UNPACK 0: the grid's water, terrain and flows into the state, before the first substep of a call.
 // UNPACK 1: the state back into the grid's flows and water texture, after the last, and what the
 // last launch booked at the boundary faces into the ledger (common/booked.glsl), its slots cleared
@@ -28,7 +29,7 @@ layout(binding = B_WATER, r32f) uniform restrict writeonly image2D u_water;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state;
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
 #define FLOWS restrict readonly
-#if HEX
+#if HEX && !EROSION
 layout(binding = B_OUT_IMAGE, r32f) uniform restrict writeonly image2D u_bed;
 #endif
 
@@ -79,7 +80,9 @@ void texel(ivec2 t) {
         int bz = boundary_z(t);
         if (bz < 0 || u_boundary[bz].kind == BC_WALL) p.w = 0.0;
     }
+#if !EROSION
     imageStore(u_bed, t + MARGIN, vec4(cell ? terrain_at(t) : GHOST_BED));
+#endif
 #else
     p.w = cell ? terrain_at(t) : GHOST_BED;
 #endif
