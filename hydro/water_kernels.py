@@ -699,10 +699,11 @@ class Blocked(Kernel):
 
 class ErodingBlocked(Blocked):
     """The blocked kernel with erosion on (water_plan.eroding): each launch a substep of the tile program
-    with erosion's phases after it (blocked_tile.comp's EROSION), on a second state of (sediment, what
-    rounding owes the bed, bed, bedrock) a cell laid out as the water's, which pack_erosion.comp packs
-    from the grid's textures before a call and unpacks after it, ping-ponging beside the water's; the
-    sediment booked at the sides in the grid's erosion ledger. Never sleeps."""
+    with erosion's phases after it (blocked_tile.comp's EROSION), on a second state laid out as the
+    water's, ping-ponging beside it: hex (sediment, what rounding owes the bed, bed, bedrock) a cell,
+    square (sediment, owed), whose beds the water's texels hold and whose launches read the bedrock from
+    the grid's texture. pack_erosion.comp packs it from the grid's textures before a call and unpacks it
+    after; the sediment booked at the sides in the grid's erosion ledger. Never sleeps."""
 
     eroding = True
 
@@ -713,9 +714,11 @@ class ErodingBlocked(Blocked):
     def _create(self, layout):
         super()._create(layout)
         size = self.states[0].size
-        self.eroding_states = [self._keep(self.ctx.texture(size, 4, dtype="f4")) for _ in range(2)]
+        components = 4 if self.state.hexagonal else 2
+        self.eroding_states = [self._keep(self.ctx.texture(size, components, dtype="f4")) for _ in range(2)]
         self.erosion_pack, self.erosion_unpack = (
-            _gl.program(self.ctx, "water/pack_erosion.comp", dict(UNPACK=unpack, MARGIN=self.margin))
+            _gl.program(self.ctx, "water/pack_erosion.comp",
+                        dict(UNPACK=unpack, MARGIN=self.margin, HEX=self.state.hexagonal))
             for unpack in (False, True))
 
     def run(self, dt, call, hook=None):
@@ -743,12 +746,16 @@ class ErodingBlocked(Blocked):
         self.eroding_states[k % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
         self.eroding_states[1 - k % 2].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
         e.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
+        if not self.state.hexagonal:
+            e.bedrock.use(b["B_BEDROCK"])
         super()._launch(k, shape, walled)
 
     def _unpack(self, launches: int, run=None):
         super()._unpack(launches, run)
         b, s, e = _gl.BINDINGS, self.state, self.erosion
         self.eroding_states[launches % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
+        if not s.hexagonal:             # the beds, in the water's last state
+            self.states[launches % 2].bind_to_image(b["B_EROSION_WATER"], read=True, write=False)
         e.sediment.bind_to_image(b["B_SEDIMENT"], read=False, write=True)
         e.owed.bind_to_image(b["B_TERRAIN_OWED"], read=False, write=True)
         s.terrain.bind_to_image(b["B_TERRAIN"], read=False, write=True)

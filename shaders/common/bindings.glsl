@@ -61,6 +61,7 @@
 // launch reads and the one it writes, on image units its launches leave free
 #define B_EROSION_IN 2
 #define B_EROSION_OUT 3
+#define B_EROSION_WATER 3       // pack_erosion.comp's square unpack: the water's last state (its beds)
 // image units for the same neighbour reads on CPU rasterisers (NEIGHBOUR_IMAGES), where imageLoad runs
 // faster than texelFetch; GPUs keep the texture units (some have only 8 image units)
 #define B_CONCENTRATION_IMAGE 14

@@ -88,8 +88,16 @@ shared float s_uz[THREADS];
 #define SURFACE (INTERIOR && !INERTIA)
 
 #if EROSION
+// the erosion state (pack_erosion.comp): hex (sediment, owed, bed, bedrock); square (sediment, owed), the
+// beds in the water's texels and the bedrock, which never changes, read from the grid's own texture
+#if HEX
 layout(binding = B_EROSION_IN, rgba32f) uniform restrict readonly image2D u_erosion_in;
 layout(binding = B_EROSION_OUT, rgba32f) uniform restrict writeonly image2D u_erosion_out;
+#else
+layout(binding = B_EROSION_IN, rg32f) uniform restrict readonly image2D u_erosion_in;
+layout(binding = B_EROSION_OUT, rg32f) uniform restrict writeonly image2D u_erosion_out;
+layout(binding = B_BEDROCK) uniform sampler2D u_bedrock;
+#endif
 #if !INTERIOR
 layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { double u_sediment_ledger[]; };
 #endif
@@ -325,8 +333,14 @@ void main() {
     float h = cell ? t.x : 0.0;
 #if EROSION
     vec4 e = cell ? imageLoad(u_erosion_in, c + MARGIN) : vec4(0.0);
-    float sediment = e.x, owed = e.y, z = e.z;        // the beds in the erosion state (pack_erosion.comp)
+    float sediment = e.x, owed = e.y;
+#if HEX
+    float z = e.z;                                  // the beds in the erosion state
     s_rock[i] = cell ? e.w : NO_FLOOR;
+#else
+    float z = cell ? t.w : 0.0;
+    s_rock[i] = cell ? texelFetch(u_bedrock, c, 0).r : NO_FLOOR;
+#endif
     g_base = i - (c.x + c.y * W2);
 #elif HEX
     float z = cell ? terrain_at(c + MARGIN) : 0.0;   // the beds as the state is laid out (pack.comp)
@@ -469,7 +483,11 @@ void main() {
         } else if (owned && texel) {
             imageStore(u_state_out, c + MARGIN, t);
 #if EROSION
+#if HEX
             if (cell) imageStore(u_erosion_out, c + MARGIN, vec4(sediment, owed, z, s_rock[i]));
+#else
+            if (cell) imageStore(u_erosion_out, c + MARGIN, vec4(sediment, owed, 0.0, 0.0));
+#endif
 #endif
 #if SLEEP
             if (change) sleep_flag(tile);
