@@ -71,3 +71,17 @@ def test_the_floor_rows_time_a_bare_pass_and_a_copy(capsys):
     assert set(rows) == {"gl empty pass", "gl r32f copy"}
     ms = {name: float(row[-1]) for name, row in rows.items()}
     assert all(v > 0 for v in ms.values())
+
+
+def test_hydro_runs_as_a_game_makes_it_and_with_every_cell_computed(capsys):
+    """The two hydro rows: `hydro` with its tiles sleeping where nothing moves, `hydro-dense` computing
+    every cell, as the array peers do; each prints a time."""
+    from bench.peers import run
+    run.main(["--sizes", "32", "--peers", "hydro", "hydro-dense", "--steps", "4", "--repeat", "1", "--warmup", "1"])
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()
+            if line.startswith("hydro")}
+    assert set(rows) == {"hydro", "hydro-dense"}
+    assert all(float(row[-1]) > 0 for row in rows.values())
+    dense = run._Hydro(*run.bench_case(8), 9.81, 0.02, 1.0, sleep=False)
+    assert dense.grid.sleep is False
+    dense.release()

@@ -2,8 +2,10 @@
 
     python bench/peers/run.py --sizes 256 1024 4096 --steps 200      # time each peer (and hydro)
     python bench/peers/run.py check                                  # each peer vs the float64 reference
-    python bench/peers/run.py --sizes 256 --peers numpy hydro --device cpu --floor   # and the GL pass floor
+    python bench/peers/run.py --sizes 256 --peers numpy hydro hydro-dense --device cpu --floor   # and the GL pass floor
 
+`hydro` is a WaterGrid as a game makes it (tiles where nothing moves sleep), `hydro-dense` one with
+sleep=False, which computes every cell of every substep as the array peers do.
 `--floor` adds two bare GL passes over the same n x n cells on hydro's context, 16 x 16 workgroups as
 hydro's passes take: one that does nothing and one that copies an r32f image, the least a pass of a
 substep costs on this device (on a CPU rasteriser a dispatch hands off to its threads; docs/benchmarks.md).
@@ -30,11 +32,12 @@ from bench.peers import FRICTION, GRAVITY, CELL_SIZE, PEERS, bench_case, compare
 
 
 class _Hydro:
-    """hydro.WaterGrid behind the peers' interface: n substeps recorded by one step() call."""
+    """hydro.WaterGrid behind the peers' interface: n substeps recorded by one step() call; `sleep` as
+    the grid's (hydro-dense: off, every cell computed every substep, as the array peers compute them)."""
 
-    def __init__(self, terrain, water, gravity, friction, cell_size):
+    def __init__(self, terrain, water, gravity, friction, cell_size, sleep=True):
         import hydro
-        self.grid = hydro.WaterGrid(None, terrain, cell_size, gravity, friction, water=water)
+        self.grid = hydro.WaterGrid(None, terrain, cell_size, gravity, friction, water=water, sleep=sleep)
 
     def step(self, dt, n=1):
         self.grid.step(dt * n, substeps=n)
@@ -49,7 +52,7 @@ class _Hydro:
         self.grid.release()
 
 
-HYDRO = ("hydro",)
+HYDRO = ("hydro", "hydro-dense")
 
 
 def load(name, args):
@@ -58,6 +61,8 @@ def load(name, args):
         if name in HYDRO:
             import hydro
             hydro.WaterGrid(None, np.zeros((4, 4), np.float32)).release()     # context and shaders work
+            if name == "hydro-dense":
+                return (lambda *a: _Hydro(*a, sleep=False)), "hydro.WaterGrid (OpenGL compute), sleep=False"
             return _Hydro, "hydro.WaterGrid (OpenGL compute)"
         module = importlib.import_module(f"bench.peers.{name}_pipes")
     except Exception as exc:  # noqa: BLE001 - an optional peer missing or broken is reported, not fatal
