@@ -739,9 +739,10 @@ class _PipeGrid(_owner.Simulation):
 
     def _erosion_hook(self, hook, dt: float):
         """The cell-wise kernel's hook for a call of substeps of dt with erosion on: its passes after each
-        substep, then `hook`'s."""
+        substep, then `hook`'s; they read the flows through the kernel's views where it has them."""
         erosion = self._erosion
-        erosion.prepare(dt, images=self._tuning.erosion_images)
+        views = self._kernel_object("cells").views is not None
+        erosion.prepare(dt, images=self._tuning.erosion_images, views=views)
 
         def after_substep(dt, **kwargs):
             erosion.substep()

@@ -72,6 +72,7 @@ class ErosionState(Held):
             raise
         self._programs = None
         self.images = False             # the passes read neighbours through image units (prepare())
+        self.views = False              # and the flows through the cell-wise kernel's views (prepare())
         self._image_units = _native.image_units(self.ctx)
 
     def _texture(self, value: float = 0.0):
@@ -85,17 +86,20 @@ class ErosionState(Held):
     def programs(self) -> dict:
         """The passes for the state's model (its defines) and neighbour reads, made on first use after they
         change."""
-        defines = dict(self.state.defines, NEIGHBOUR_IMAGES=self.images)
+        defines = dict(self.state.defines, NEIGHBOUR_IMAGES=self.images, BUFFER_VIEWS=self.views)
         if self._programs is None or self._programs[0] != defines:
             made = {name: _gl.program(self.ctx, f"water/{name}.comp", dict(defines))
                     for name in ("erode_mix", "erode", "slump")}
             self._programs = (dict(defines), made)
         return self._programs[1]
 
-    def prepare(self, dt: float, images: bool = False) -> None:
+    def prepare(self, dt: float, images: bool = False, views: bool = False) -> None:
         """Set the passes' uniforms for a call's substeps of dt (before its first substep); `images`: read
-        the neighbours through image units (water_plan.Tuning.erosion_images), where the context has them."""
+        the neighbours through image units (water_plan.Tuning.erosion_images), where the context has them;
+        `views`: read the flows through the buffer-texture views the cell-wise kernel binds (its
+        BUFFER_VIEWS), which CPU rasterisers load several times faster than storage buffers."""
         self.images = images and self._image_units >= NEIGHBOUR_UNITS
+        self.views = views
         s = self.state
         progs = self.programs()
         uniforms = dict(s.model_uniforms(dt), **erosion_uniforms(self.params, s.geometry, dt))

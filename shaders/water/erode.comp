@@ -9,6 +9,13 @@
 // a neighbour's bed; the cell's own where the neighbour is off the grid (erosion.glsl's bed_gradient)
 #define BED_AT(c, own) (inside(c) ? terrain_at(c) : (own))
 #include "common/erosion.glsl"
+// The substep's scaled flows (with BUFFER_VIEWS through their views, which CPU rasterisers load faster),
+// for the faces' sediment and the cell's velocity alike.
+#include "common/flows_stored.glsl"
+#define FLOWS_DECLARED 1
+#define FLOW_X(f) FLOW_X_IN(index_x(f))
+#define FLOW_Y(f) FLOW_Y_IN(index_y(f))
+#define FLOW_Z(f) FLOW_Z_IN(index_z(f))
 #include "common/velocity.glsl"
 
 layout(binding = B_WATER, r32f) uniform restrict readonly image2D u_water;
@@ -46,13 +53,13 @@ void main() {
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     float h = imageLoad(u_water, c).r, z = terrain_at(c), s = imageLoad(u_sediment, c).r;
     Faces g;
-    g.left = carried(u_flow_x[index_x(c)], c - dx, c, boundary_x(c), true);
-    g.right = carried(u_flow_x[index_x(c + dx)], c, c + dx, boundary_x(c + dx), false);
-    g.bottom = carried(u_flow_y[index_y(c)], c - dy, c, boundary_y(c), true);
-    g.top = carried(u_flow_y[index_y(c + dy)], c, c + dy, boundary_y(c + dy), false);
+    g.left = carried(FLOW_X(c), c - dx, c, boundary_x(c), true);
+    g.right = carried(FLOW_X(c + dx), c, c + dx, boundary_x(c + dx), false);
+    g.bottom = carried(FLOW_Y(c), c - dy, c, boundary_y(c), true);
+    g.top = carried(FLOW_Y(c + dy), c, c + dy, boundary_y(c + dy), false);
 #if HEX
-    g.z_in = carried(u_flow_z[index_z(c + dx)], c + dx - dy, c, boundary_z(c + dx), true);
-    g.z_out = carried(u_flow_z[index_z(c + dy)], c, c - dx + dy, boundary_z(c + dy), false);
+    g.z_in = carried(FLOW_Z(c + dx), c + dx - dy, c, boundary_z(c + dx), true);
+    g.z_out = carried(FLOW_Z(c + dy), c, c - dx + dy, boundary_z(c + dy), false);
 #endif
     float owed = imageLoad(u_owed, c).r;
     vec2 after = eroded_cell(s, g, c, h, cell_velocity(c, h, u_face_width, u_speed_depth), z,
