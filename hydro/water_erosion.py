@@ -90,6 +90,7 @@ class ErosionState(Held):
         if self._programs is None or self._programs[0] != defines:
             made = {name: _gl.program(self.ctx, f"water/{name}.comp", dict(defines))
                     for name in ("erode_mix", "erode", "slump")}
+            made["erode_ring"] = _gl.program(self.ctx, "water/erode.comp", dict(defines, RING=True))
             self._programs = (dict(defines), made)
         return self._programs[1]
 
@@ -105,7 +106,8 @@ class ErosionState(Held):
         uniforms = dict(s.model_uniforms(dt), **erosion_uniforms(self.params, s.geometry, dt))
         for prog in progs.values():
             _gl.set_uniforms(prog, **uniforms)
-        _gl.set_uniforms(progs["erode"], **erode_uniforms(s.geometry, s.params.cell_size))
+        for prog in (progs["erode"], progs["erode_ring"]):
+            _gl.set_uniforms(prog, **erode_uniforms(s.geometry, s.params.cell_size))
 
     def substep(self) -> None:
         """The three passes after a water substep whose scaled flows are at B_FLOW_* and whose water is in
@@ -125,7 +127,10 @@ class ErosionState(Held):
             self.bedrock.use(b["B_BEDROCK"])
         self.eroded.bind_to_image(b["B_OUT_IMAGE"], read=False, write=True)
         self.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
-        _gl.dispatch(self.ctx, progs["erode"], s.nx, s.ny)
+        if s.nx > 2 and s.ny > 2:           # the cells inside the edge, then the edge's (erode.comp)
+            _gl.dispatch(self.ctx, progs["erode"], s.nx - 2, s.ny - 2)
+        ring = s.nx * min(s.ny, 2) + min(s.nx, 2) * max(s.ny - 2, 0)
+        _gl.dispatch(self.ctx, progs["erode_ring"], ring, 1, local=(64, 1))
         if self.images:
             self.eroded.bind_to_image(b["B_ERODED_IMAGE"], read=True, write=False)
         else:

@@ -3,6 +3,13 @@
 // face's sediment_flow, its upwind cell's concentration; clear water enters through the sides), booked
 // where it crosses a side, then the exchange with the bed (transport_capacity, exchanged): the bed
 // after it goes to the scratch bed (B_OUT_IMAGE), which slump.comp reads.
+// Two dispatches: the cells inside the grid's edge, and (RING) its edge cells, whose faces may cross a
+// side and book there: a CPU rasteriser runs a branch's body for every cell whatever the cells take,
+// so the booking is compiled into the ring's program only.
+#if RING
+#define GROUP_X 64
+#define GROUP_Y 1
+#endif
 #include "common/grid.glsl"
 #include "common/water.glsl"
 #include "common/model.glsl"
@@ -42,14 +49,35 @@ float conc_at(ivec2 c) { return inside(c) ? NEIGHBOUR(u_concentration, c) : 0.0;
 // what crossed it is booked (`enters`: positive flow comes into the grid).
 float carried(float q, ivec2 from, ivec2 to, int b, bool enters) {
     float g = sediment_flow(q, conc_at(from), conc_at(to));
+#if RING
     if (b >= 0 && !(inside(from) && inside(to)))
         u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
+#endif
     return g;
 }
 
+// This invocation's cell: RING, the k-th edge cell (rows 0 and ny - 1, then columns 0 and nx - 1
+// between them, each cell once); otherwise one inside the edge, from (1, 1). False for none.
+bool eroded_here(out ivec2 c) {
+    ivec2 n = u_size;
+#if RING
+    int k = int(gl_GlobalInvocationID.x), rows = min(n.y, 2), inner = max(n.y - 2, 0);
+    if (k < rows * n.x) {
+        c = ivec2(k % n.x, k < n.x ? 0 : n.y - 1);
+        return true;
+    }
+    k -= rows * n.x;
+    c = ivec2(k < inner ? 0 : n.x - 1, 1 + k % max(inner, 1));
+    return k < min(n.x, 2) * inner;
+#else
+    c = ivec2(gl_GlobalInvocationID.xy) + ivec2(1);
+    return all(lessThan(c, n - 1));
+#endif
+}
+
 void main() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
-    if (!inside(c)) return;
+    ivec2 c;
+    if (!eroded_here(c)) return;
     ivec2 dx = ivec2(1, 0), dy = ivec2(0, 1);
     float h = imageLoad(u_water, c).r, z = terrain_at(c), s = imageLoad(u_sediment, c).r;
     Faces g;
