@@ -33,24 +33,17 @@ float depth_at(ivec2 c) { return imageLoad(u_water, c).r; }
 // where a face is not a boundary face the value is not used, and where it is, no other invocation
 // writes it, and this one stores it only after this load, as what the load gave.
 #if BUFFER_VIEWS && !WALLED
-layout(binding = B_FLOW_X_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_accelerated_x;
-layout(binding = B_FLOW_Y_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_accelerated_y;
-#define ACCELERATED_X(i) imageLoad(u_accelerated_x, i).r
-#define ACCELERATED_Y(i) imageLoad(u_accelerated_y, i).r
-#if HEX
-layout(binding = B_FLOW_Z_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_accelerated_z;
-#define ACCELERATED_Z(i) imageLoad(u_accelerated_z, i).r
-#endif
+// x, y (hex and z) at consecutive image units (common/bindings.glsl)
+layout(binding = B_FLOW_X_TMP_VIEW, r32f) uniform restrict readonly imageBuffer u_accelerated[2 + HEX];
+#define ACCELERATED(k, buffer, i) imageLoad(u_accelerated[k], i).r
 #else
-#define ACCELERATED_X(i) u_flow_x_out[i]
-#define ACCELERATED_Y(i) u_flow_y_out[i]
-#define ACCELERATED_Z(i) u_flow_z_out[i]
+#define ACCELERATED(k, buffer, i) buffer[i]
 #endif
 float boundary_accelerated(int k, ivec2 f) {
 #if HEX
-    if (k == 2) return ACCELERATED_Z(index_z(f));
+    if (k == 2) return ACCELERATED(2, u_flow_z_out, index_z(f));
 #endif
-    return k == 0 ? ACCELERATED_X(index_x(f)) : ACCELERATED_Y(index_y(f));
+    return k == 0 ? ACCELERATED(0, u_flow_x_out, index_x(f)) : ACCELERATED(1, u_flow_y_out, index_y(f));
 }
 
 // A face's accelerated flow (axis k, face f, flow q): an interior one's, or where it is a boundary face
