@@ -20,9 +20,10 @@ planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e
 `--cycle` turns the water cycle on (rain, evaporation, a spring and a drain: common/cycle.glsl's record
 adds 32 B a cell a substep to the cells and fused kernels, none to blocked's launches but the
 record's load and store); `--erosion` turns erosion on: on the blocked kernel its phases run in the
-tile program after each substep, a second rgba32f state read and written (32 B
-a cell a substep); after the cell-wise kernel's substeps three passes (about 84 B a cell: erode_mix
-20, erode 44, slump 20). The floor of water + sediment + erosion in one pass is about 48 B, square.
+tile program after each substep on a second state (a cell a substep: square (sediment, owed) read and
+written and the bedrock read, 20 B; hex 32 B); after the cell-wise kernel's substeps three passes
+(about 84 B a cell: erode_mix 20, erode 44, slump 20). The floor of water + sediment + erosion in one
+pass is about 48 B, square.
 """
 import argparse
 import ast
@@ -42,7 +43,8 @@ KERNELS = ("auto", "cells", "fused", "blocked")
 KERNEL_BYTES = {("square", "fused"): 28, ("hex", "fused"): 36, ("square", "cells"): 56, ("hex", "cells"): 72,
                 ("square", "blocked"): 32, ("hex", "blocked"): 36}
 FLOOR_BYTES = {"square": 28, "hex": 36}
-EROSION_BYTES = {"cells": 84, "blocked": 32}    # erosion's, a cell a substep, by the kernel that ran (see above)
+# erosion's bytes a cell a substep, by lattice and the kernel that ran (see above)
+EROSION_BYTES = {("square", "cells"): 84, ("hex", "cells"): 84, ("square", "blocked"): 20, ("hex", "blocked"): 32}
 
 
 def copy_bandwidths(ctx, megabytes, repeats=20):
@@ -179,7 +181,7 @@ def main():
                     per, ran, ok = time_grid(ctx, kind, n, args.seconds, kernel, per_call, tuning, args.sides,
                                              model, args.cycle, args.erosion)
                     rate = n * n / per
-                    extra = EROSION_BYTES[ran] if args.erosion else 0
+                    extra = EROSION_BYTES[kind, ran] if args.erosion else 0
                     gbs = rate * (KERNEL_BYTES[kind, ran] + extra) / 1e9
                     floor = rate * (FLOOR_BYTES[kind] + (20 if args.erosion else 0)) / 1e9 / copy
                     label = kernel if kernel != "auto" else f"auto ({ran})"
