@@ -729,6 +729,7 @@ class ErodingBlocked(Blocked):
                 _gl.set_uniforms(prog, **uniforms)
         for prog in (self.erosion_pack, self.erosion_unpack):
             _gl.set_uniforms(prog, u_size=s.size)
+        self.erosion.bedrock.use(_gl.BINDINGS["B_BEDROCK"])      # the hex pack's and the square launches'
         super().run(dt, call, hook)
 
     def _pack(self, state: int = 0, run=None):
@@ -736,8 +737,8 @@ class ErodingBlocked(Blocked):
         b, s, e = _gl.BINDINGS, self.state, self.erosion
         e.sediment.bind_to_image(b["B_SEDIMENT"], read=True, write=False)
         e.owed.bind_to_image(b["B_TERRAIN_OWED"], read=True, write=False)
-        s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
-        e.bedrock.use(b["B_BEDROCK"])
+        if s.hexagonal:                 # the beds into the erosion state
+            s.terrain.bind_to_image(b["B_TERRAIN"], read=True, write=False)
         self.eroding_states[state].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
         _gl.dispatch(self.ctx, self.erosion_pack, s.nx, s.ny)
 
@@ -746,8 +747,6 @@ class ErodingBlocked(Blocked):
         self.eroding_states[k % 2].bind_to_image(b["B_EROSION_IN"], read=True, write=False)
         self.eroding_states[1 - k % 2].bind_to_image(b["B_EROSION_OUT"], read=False, write=True)
         e.ledger.bind_to_storage_buffer(b["B_SEDIMENT_LEDGER"])
-        if not self.state.hexagonal:
-            e.bedrock.use(b["B_BEDROCK"])
         super()._launch(k, shape, walled)
 
     def _unpack(self, launches: int, run=None):
