@@ -110,16 +110,14 @@ _IDENT = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
 
 
 def _shader_root():
-    """`hydro.shaders` when installed (wheel or editable); the repository's shaders/ when hydro is
-    imported straight from a source tree on PYTHONPATH."""
-    try:
-        return resources.files("hydro.shaders")
-    except ModuleNotFoundError:
-        from pathlib import Path
-        root = Path(__file__).resolve().parent.parent / "shaders"
-        if not (root / "common" / "bindings.glsl").is_file():
-            raise
+    """The shaders/ beside the hydro package imported (a source tree: a clone, a worktree, a checkout on
+    PYTHONPATH, even where another tree's hydro is installed, editable or not), else `hydro.shaders`
+    (a wheel)."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "shaders"
+    if (root / "common" / "bindings.glsl").is_file():
         return root
+    return resources.files("hydro.shaders")
 
 
 def _read(name: str) -> str:

@@ -57,3 +57,21 @@ def test_editable_install_finds_the_source_shaders():
     import hydro._gl as gl
     path = Path(str(gl._shader_root()))
     assert (path / "water" / "settle.comp").is_file()
+
+
+def test_a_source_tree_on_the_path_reads_its_own_shaders(tmp_path):
+    """A second tree (a worktree, a checkout of another commit) on PYTHONPATH takes the shaders beside
+    its own hydro, not those of the tree an editable install points at: a kernel and its shaders come
+    from the same commit."""
+    import shutil
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "hydro", tree / "hydro", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "shaders", tree / "shaders", ignore=shutil.ignore_patterns("__pycache__"))
+    script = "import hydro._gl as gl; print(hydro.__file__); print(gl._shader_root())"
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", "import hydro; " + script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    module, root = out.stdout.split()
+    assert Path(module).parent == tree / "hydro"
+    assert Path(root) == tree / "shaders"
