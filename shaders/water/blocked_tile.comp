@@ -11,9 +11,10 @@
 //   1. its texel: depth and bed (the INTERIOR program: surface and bed) into shared memory;
 //   then for each substep, on a region two cells narrower on each side than the last's:
 //   2. the accelerated flows of its texel's faces;
-//   3. the outflow scale K of its cell (the region the move settles and one cell around it);
-//   4. the texels it settles: its faces scaled by their upwind cell's K, the cell moved by the four
-//      (hex six) scaled faces around it; the last substep's are the tile's, written out.
+//   3. the outflow scale K of its cell (the region the move settles and one cell around it), which
+//      scales the cell's outgoing faces in shared memory (each face by its upwind cell's K);
+//   4. the texels it settles: the cell moved by the four (hex six) scaled faces around it; the last
+//      substep's are the tile's, written out.
 // Each halo cell is worked out by every workgroup whose region holds it. The owner of a boundary face
 // stores what crossed it at each substep and adds what the launch before stored to the ledger as the
 // launch starts (common/booked.glsl; the unpack adds the last launch's).
@@ -22,8 +23,8 @@
 //   E1. its cell's sediment concentration, from the faces it just scaled;
 //   E2. on a region a cell narrower, its sediment carried by those faces and exchanged with its bed;
 //   E3. on one narrower still, the bed slumped by the faces around it;
-// from a second state laid out alike, (sediment, what rounding owes the bed, bed, bedrock) a cell
-// (pack_erosion.comp); a substep then narrows the region by two cells more.
+// from a second state laid out alike (pack_erosion.comp); a substep then narrows the region by two
+// cells more.
 // The ring's owners book the sediment that crosses the grid's sides as erode.comp does, in place.
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y), which it
 // flags where one of its texels, or with CYCLE one of its cells' records, changed in any bit at any
@@ -72,7 +73,6 @@ shared float s_qy[THREADS];         // accelerated flow_y
 #if HEX
 shared float s_qz[THREADS];
 #endif
-shared float s_k[THREADS];          // the cell's outflow scale (1 outside the grid)
 #if INERTIA
 shared float s_q0x[THREADS];        // the texel's faces' flows at the substep's start (x, y)
 shared float s_q0y[THREADS];
@@ -103,9 +103,10 @@ layout(std430, binding = B_SEDIMENT_LEDGER) restrict buffer SedimentLedger { dou
 #endif
 uniform float u_pipe_length;
 uniform float u_speed_depth;        // velocities only in water deeper than this
-// Each texel's cell's bedrock (NO_FLOOR outside the grid). E1 puts the concentrations in s_qy, E2 the
-// beds after it in s_qx: phase 4 reads neither, and the next substep writes them after a barrier.
+// Each texel's cell's bedrock (NO_FLOOR outside the grid), and its concentration (E1's); E2 puts the
+// beds after it in s_qx, which the next substep writes after a barrier.
 shared float s_rock[THREADS];
+shared float s_conc[THREADS];
 #define NO_FLOOR -3.0e38
 // the region index of the texel at p (g_base: the region index of texel (0, 0), this workgroup's)
 int g_base;
@@ -253,7 +254,7 @@ vec2 share_texel(int i, float h, float z, vec4 t) {
 // the grid: clear water comes in through the sides); the ring's owner books what crosses a side
 // (erode.comp's carried).
 float carried(float q, ivec2 from, ivec2 to, int b, bool enters, bool owner) {
-    float g = sediment_flow(q, s_qy[AT(from)], s_qy[AT(to)]);
+    float g = sediment_flow(q, s_conc[AT(from)], s_conc[AT(to)]);
 #if !INTERIOR
     if (owner && b >= 0 && !(inside(from) && inside(to)))
         u_sediment_ledger[b] += double(u_dt) * double(entering(g, enters));
@@ -402,9 +403,11 @@ void main() {
         }
         barrier();
 
-        // 3. the outflow scale of this cell (the moved region and one cell around it)
+        // 3. the outflow scale of this cell (the moved region and one cell around it), which scales the
+        // cell's outgoing faces in shared memory (upwind_scaled, this cell upwind): a face is outgoing for
+        // one cell only and scaling keeps its sign, so a neighbour reading it in this phase counts it as
+        // incoming (0) whether it sees it scaled or not. K = 1 leaves a face as q * 1 would.
         Faces f;
-        float k = 1.0;
         if (halo1) {
             f.left = q.x;
             f.right = s_qx[i + DX];
@@ -414,26 +417,34 @@ void main() {
             f.z_in = s_qz[i + DX];
             f.z_out = s_qz[i + DY];
 #endif
-            if (cell) k = outflow_scale(h, outgoing(f));
-            s_k[i] = k;
+            float k = cell ? outflow_scale(h, outgoing(f)) : 1.0;
+            if (k < 1.0) {
+                if (f.left < 0.0) s_qx[i] = upwind_scaled(f.left, 1.0, k);
+                if (f.right > 0.0) s_qx[i + DX] = upwind_scaled(f.right, k, 1.0);
+                if (f.bottom < 0.0) s_qy[i] = upwind_scaled(f.bottom, 1.0, k);
+                if (f.top > 0.0) s_qy[i + DY] = upwind_scaled(f.top, k, 1.0);
+#if HEX
+                if (f.z_in < 0.0) s_qz[i + DX] = upwind_scaled(f.z_in, 1.0, k);
+                if (f.z_out > 0.0) s_qz[i + DY] = upwind_scaled(f.z_out, k, 1.0);
+#endif
+            }
         }
         barrier();
 
-        // 4. the moved region's texels: its faces scaled by their upwind cell's K, the cell moved by
-        // the faces around it
+        // 4. the moved region's texels: the cell moved by its scaled faces
         bool last = s == STEPS - 1;
 #if SLEEP
         vec4 t_before = t;
 #endif
         if (moving && (EROSION != 0 || !last || (owned && texel))) {
-            f.left = upwind_scaled(f.left, s_k[i - DX], k);
-            f.right = upwind_scaled(f.right, k, s_k[i + DX]);
-            f.bottom = upwind_scaled(f.bottom, s_k[i - DY], k);
-            f.top = upwind_scaled(f.top, k, s_k[i + DY]);
+            f.left = s_qx[i];
+            f.right = s_qx[i + DX];
+            f.bottom = s_qy[i];
+            f.top = s_qy[i + DY];
 #if HEX
-            f.z_in = upwind_scaled(f.z_in, s_k[i + DX - DY], k);
-            f.z_out = upwind_scaled(f.z_out, k, s_k[i - DX + DY]);
-            float qz = upwind_scaled(s_qz[i], s_k[i - DY], s_k[i - DX]);      // this texel's z face
+            f.z_in = s_qz[i + DX];
+            f.z_out = s_qz[i + DY];
+            float qz = s_qz[i];         // this texel's z face
 #endif
 #if !INTERIOR
             if (!interior && owned && texel) {
@@ -462,7 +473,7 @@ void main() {
 #endif
 #if EROSION
             // E1. the cell's concentration (0 outside the grid), for erode()
-            s_qy[i] = cell ? concentration(sediment, h, outgoing(f)) : 0.0;
+            s_conc[i] = cell ? concentration(sediment, h, outgoing(f)) : 0.0;
 #endif
 #if SLEEP
             change = change || owned && texel && changed(t_before, t);
