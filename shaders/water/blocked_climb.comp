@@ -4,10 +4,10 @@
 // workgroup climbs its tile a row at a time instead of settling the whole tile at once.
 //
 // A workgroup is one row of GROUP_X invocations, one per column of the tile grown by a halo of two
-// cells a substep on each side. STEPS is 1 to 6. It climbs from HALO rows below the tile to the row the
-// last substep's move needs, and at every climb step j each substep is a stage of a pipeline: stage s
-// takes row r = first + j - 3 s (stage 0 the texel it loaded, stage s > 0 the row stage s - 1 moved at
-// the step before) and
+// cells a substep (three with INERTIA) on each side. STEPS is 1 to 6. It climbs from HALO rows below
+// the tile to the row the last substep's move needs, and at every climb step j each substep is a
+// stage of a pipeline: stage s takes row r = first + j - 3 s (stage 0 the texel it loaded, stage s > 0
+// the row stage s - 1 moved at the step before) and
 //   - works out the accelerated flows of row r's faces: x from the column at its left (the invocation
 //     beside it), y from the row below (its own column, held from the step before);
 //   - the outflow scale K of row r - 1, whose top faces are row r's y faces;
@@ -22,6 +22,16 @@
 // three behind the stage before, so its input was moved a step earlier.
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
+//
+// INERTIA (the interior program only): a face's stencil also reaches the faces beside it
+// (common/model.glsl's FaceStencil), so the halo is three cells a substep and stage s takes row
+// r = first + j - 4 s and
+//   - works out the velocities of row r's faces (x from the column at its left, y from the row below);
+//   - the accelerated flows of row r - 1's faces, from the old flows and velocities of rows r - 2 .. r
+//     of its own column and row r - 1 (and the flow_y of row r) of the columns beside it;
+//   - K of row r - 2 and moves row r - 3, as above.
+// Each velocity is worked out once, by the column of its face, and told to the columns beside it with
+// the texel the stage took; a substep's garbage reaches three rows.
 //
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y; with
 // EDGES in calls with open sides, the listed tiles whose halo reaches past the grid, SLEEP_EDGES), which
@@ -50,13 +60,18 @@
 #if CYCLE
 #error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
 #endif
+#if INERTIA && (EDGES || SLEEP)
+#error "blocked_climb.comp's inertia is the interior program's: the planner runs the tile program elsewhere"
+#endif
 #include "common/sleep.glsl"
 
 layout(binding = B_PACKED_IN, rgba32f) uniform restrict readonly image2D u_state_in;
 layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_state_out;
 
-#define HALO (2 * STEPS)
-#define LAG 3                           // rows between one stage's row and the next one's
+#define REACH (2 + INERTIA)             // cells a substep's garbage reaches (blocked_tile.comp's REACH)
+#define HALO (REACH * STEPS)
+#define LAG (3 + INERTIA)               // rows between one stage's row and the next one's
+#define MOVED (LAG - 1)                 // rows between a stage's row and the row it moves
 layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 
 #if !EDGES && !SLEEP
@@ -75,7 +90,12 @@ bool owned(int row) { return g_owner && row >= g_rows.x && row < g_rows.y; }
 // What a column tells the columns beside it at a step, for each stage: (surface, bed) of row r, the x
 // flow of row r - 1 (its left face: the right face of the column at its left), K of row r - 2; two
 // buffers, used in turn, so one barrier a step keeps readers and the next step's writers apart.
+// INERTIA: (u_x and u_y of row r - 1, the accelerated x flow of row r - 2, K of row r - 3), and in
+// s_row the texel of row r the stage took.
 shared vec4 s_side[2][STEPS][GROUP_X];
+#if INERTIA
+shared vec4 s_row[2][STEPS][GROUP_X];
+#endif
 #if EDGES
 // The boundary table's entries of the faces the climb works out on the grid's edges, read once as it
 // starts (a load from the table at each step would hold up the whole workgroup): those of the left
@@ -89,6 +109,30 @@ shared BoundaryFace s_edge_y[2][GROUP_X];
 // What a stage holds of its column from one step to the next: row r - 1 (surface, bed, depth, its
 // faces unscaled), row r - 2 (bed, depth, its faces unscaled, its right face, its K, its y face
 // scaled), and the row it moved last; SLEEP the faces rows r - 1 and r - 2 held as it took them.
+#if INERTIA
+// INERTIA: row r - 1 (surface, bed, depth, its old flows and their velocities, its x face's inertia
+// depth, the surface of the column at its left; the old flow_x of the columns beside it, flow_y of
+// the one at its left), row r - 2 (surface, bed, depth, old flows, velocities, accelerated faces; the
+// old flow_x of the column at its right), row r - 3 (bed, depth, its faces accelerated, the right one
+// too, its K, its y face scaled), and the row it moved last.
+struct Stage {
+    float e1, z1, h1, qx1, qy1, ux1, uy1, dx1, dy1, el1, ql1, qyl1, qr1;
+    float e2, z2, h2, qx2, qy2, ux2, uy2, ax2, ay2, qr2;
+    float z3, h3, ax3, axr3, k3, ays3;
+    vec4 moved;
+};
+
+Stage fresh_stage() {
+    Stage st;
+    st.e1 = st.z1 = st.h1 = st.qx1 = st.qy1 = st.ux1 = st.uy1 = st.dx1 = st.dy1 = st.el1 = 0.0;
+    st.ql1 = st.qyl1 = st.qr1 = 0.0;
+    st.e2 = st.z2 = st.h2 = st.qx2 = st.qy2 = st.ux2 = st.uy2 = st.ax2 = st.ay2 = st.qr2 = 0.0;
+    st.z3 = st.h3 = st.ax3 = st.axr3 = st.ays3 = 0.0;
+    st.k3 = 1.0;
+    st.moved = vec4(0.0);
+    return st;
+}
+#else
 struct Stage {
     float e1, z1, h1, qx1, qy1;
     float z2, h2, qx2, qxr2, k2, qys2;
@@ -110,6 +154,7 @@ Stage fresh_stage() {
 #endif
     return st;
 }
+#endif
 float g_rate;                           // move_rate(), once
 #if EDGES
 int g_x;                                // this lane's texel column
@@ -152,6 +197,56 @@ void fold_ring_faces(ivec2 origin, int lane) {
 }
 #endif
 
+#if INERTIA
+vec4 side(Stage st, vec4 row) { return vec4(st.ux1, st.uy1, st.ax2, st.k3); }
+
+// One step of stage s on its row r (depth, flow_x, flow_y, bed), given the texels the columns at its
+// left (lt) and right (rtt) took and their sides (la, ra): the velocities of row r's faces, row r - 1's
+// faces accelerated, K of row r - 2, row r - 3 moved into st.moved; then the rows move up one.
+void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra) {
+    float z = row.w, h = row.x, e = z + h;
+    float zl = lt.w, hl = lt.x, el = zl + hl;
+    // row r's velocities: x from the column at its left, y from the row below
+    float dx = inertia_depth(hl, h, face_depth(el, e, zl, z));
+    float ux = face_velocity(row.y, dx);
+    float dy = inertia_depth(st.h1, h, face_depth(st.e1, e, st.z1, z));
+    float uy = face_velocity(row.z, dy);
+    // row r - 1's x face (cells x - 1 and x): along it the x faces beside it in its row, across it
+    // the y faces of both cells and the x faces below and above it
+    FaceStencil fx;
+    fx.q = st.qx1;
+    fx.q_before = st.ql1;
+    fx.q_after = st.qr1;
+    fx.u = st.ux1;
+    fx.u_before = la.x;
+    fx.u_after = ra.x;
+    fx.first = Across(lt.z, row.z, st.qyl1, st.qy1, st.ux2, ux);
+    float ax = inertial_flow(fx, st.dx1, st.el1, st.e1);
+    // its y face (cells in rows r - 2 and r - 1): along it the y faces below and above it, across it
+    // the x faces of both cells and the y faces beside it
+    FaceStencil fy;
+    fy.q = st.qy1;
+    fy.q_before = st.qy2;
+    fy.q_after = row.z;
+    fy.u = st.uy1;
+    fy.u_before = st.uy2;
+    fy.u_after = uy;
+    fy.first = Across(st.qr2, st.qr1, st.qx2, st.qx1, la.y, ra.y);
+    float ay = inertial_flow(fy, st.dy1, st.e2, st.e1);
+    // K of row r - 2 (the order of outgoing(): left, right, bottom, top)
+    float k2 = outflow_scale(st.h2, outgoing(Faces(st.ax2, ra.z, st.ay2, ay)));
+    // row r - 3 moved by its faces, each scaled by its upwind cell's K
+    Faces f3 = Faces(upwind_scaled(st.ax3, la.w, st.k3), upwind_scaled(st.axr3, st.k3, ra.w), st.ays3,
+                     upwind_scaled(st.ay2, st.k3, k2));
+    st.moved = vec4(moved(st.h3, g_rate, net_inflow(f3)), f3.left, f3.bottom, st.z3);
+    // the rows move up one
+    st.z3 = st.z2; st.h3 = st.h2; st.ax3 = st.ax2; st.axr3 = ra.z; st.k3 = k2; st.ays3 = f3.top;
+    st.e2 = st.e1; st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qy2 = st.qy1;
+    st.ux2 = st.ux1; st.uy2 = st.uy1; st.ax2 = ax; st.ay2 = ay; st.qr2 = st.qr1;
+    st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = row.y; st.qy1 = row.z; st.ux1 = ux; st.uy1 = uy;
+    st.dx1 = dx; st.dy1 = dy; st.el1 = el; st.ql1 = lt.y; st.qyl1 = lt.z; st.qr1 = rtt.y;
+}
+#else
 vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
 
 // One step of stage s on its row r (depth, flow_x, flow_y, bed), given the sides of the columns at its
@@ -200,17 +295,24 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = f2.top;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
 }
+#endif
 
+#if INERTIA
+#define TELL(s, st, row) s_side[buf][s][lane] = side(st, row); s_row[buf][s][lane] = row;
+#define ADVANCE(s, st, row) advance(st, row, s_row[buf][s][left], s_side[buf][s][left], \
+                                    s_row[buf][s][right], s_side[buf][s][right]);
+#else
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
 #define ADVANCE(s, st, row) \
     advance(st, row, s_side[buf][s][left], s_side[buf][s][right], first + step - LAG * (s), s);
+#endif
 
 // Stage s works only at the climb steps whose rows something needs: from START(s) to the last step
-// less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + 2 s, is the
-// lowest its input is correct in (a substep's garbage reaches two rows), and it starts there as stage 0
-// starts at `first`, fresh, with no rows below. Its last row is the last that stage s + 1 takes, at the
+// less STEPS - 1 - s (CLIMB_STEP(j, lo, hi) runs stages lo to hi). Its first row, first + REACH s, is
+// the lowest its input is correct in (a substep's garbage reaches REACH rows), and it starts there as
+// stage 0 starts at `first`, fresh, with no rows below. Its last row is the last that stage s + 1 takes, at the
 // step after. For four substeps on 24-row tiles that is 136 stage steps against 172.
-#define START(s) ((LAG + 2) * (s))
+#define START(s) ((LAG + REACH) * (s))
 #define ON(s, lo, hi) ((s) >= (lo) && (s) <= (hi))
 #if STEPS > 6
 #error "blocked_climb.comp takes 1 to 6 substeps a launch"
@@ -294,7 +396,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     barrier(); \
     if (ON(0, lo, hi)) { ADVANCE(0, st0, row0) } \
     ADVANCE_1(lo, hi) ADVANCE_2(lo, hi) ADVANCE_3(lo, hi) ADVANCE_4(lo, hi) ADVANCE_5(lo, hi) \
-    int row = first + (j) - LAG * (STEPS - 1) - 2; \
+    int row = first + (j) - LAG * (STEPS - 1) - MOVED; \
     if ((hi) == STEPS - 1 && owned(row)) { \
         imageStore(u_state_out, ivec2(x, row) + MARGIN, LAST.moved); \
     } \
@@ -334,7 +436,7 @@ void main() {
     int left = max(lane - 1, 0), right = min(lane + 1, GROUP_X - 1);   // the edge lanes' are garbage
     int first = origin.y - HALO;
     // the last stage moves the tile's top row at the last step
-    const int climb = TILE_Y + HALO + 2 + LAG * (STEPS - 1);
+    const int climb = TILE_Y + HALO + MOVED + LAG * (STEPS - 1);
     int top = imageSize(u_state_in).y - 1 - MARGIN;     // the state's last row: rows past it are not needed
 #define LOAD(k) imageLoad(u_state_in, ivec2(x, min(first + (k), top)) + MARGIN)
 #if AHEAD > 0
