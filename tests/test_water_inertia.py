@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from hydro import water_plan as plan
 from hydro.reference import water as ref
 from water_cases import (GRIDS, assert_same_bits, assert_same_ledger, blocked_shape, gpu_flows, random_state,
-                         set_boundary_both, twins)
+                         retune, set_boundary_both, twins)
 
 G = 9.81
 
@@ -217,6 +218,74 @@ def test_blocked_kernel_with_inertia_gives_the_cell_wise_bits(ctx, rng, kind, sh
     assert min(lay.inner) > 0 or shape[0][0] * shape[1] * 6 > 40
     for g in grids:
         g.release()
+
+
+# (wide tile and its substeps, the ring's tiles, grid): the climb with inertia, 1 to 4 substeps a launch,
+# and the shapes GPUs take
+_GPU = plan.Tuning.for_device("gpu", False, inertia=True)
+CLIMBS = {"8x6x2": (((8, 6), 2), (4, 3), (41, 47)), "10x7x1": (((10, 7), 1), (5, 7), (40, 47)),
+          "6x5x3": (((6, 5), 3), (3, 5), (53, 45)), "8x4x4": (((8, 4), 4), (4, 4), (61, 70)),
+          "gpu": (_GPU.wide[-1][1], _GPU.wide_ring, (70, 135))}
+
+
+@pytest.mark.parametrize("sides", ["open", "walls"])
+@pytest.mark.parametrize("manning", [0.0, 0.03])
+@pytest.mark.parametrize("climb", list(CLIMBS))
+def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, manning, sides):
+    """Square grids climb the interior of wide tiles with inertia (blocked_climb.comp: each face's stencil
+    from the rows below and above it and the columns beside it), the ring on smaller tiles through the
+    tile program (Tuning.wide_ring), calls of an odd count ending on `blocked`'s: the cell-wise water,
+    flows and ledger to the bit, with Manning's friction or without, open sides or walls all round."""
+    wide, ring, shape = CLIMBS[climb]
+    terrain, water = random_state(rng, shape)
+    seed = int(rng.integers(1 << 30))
+    grids = []
+    for kernel in ("blocked", "cells"):         # both with the same standing flows
+        flows = np.random.default_rng(seed)
+        g, s = twins(ctx, "square", terrain, water + 0.05, flows, flows_scale=0.1, friction=0.1, manning=manning,
+                     pipe_area=0.4 if climb == "6x5x3" else "depth", inertia=True, kernel=kernel)
+        if sides == "open":
+            set_boundary_both(g, s, "left", "inflow", 0.6, span=(3, 9))
+            set_boundary_both(g, s, "right", "level", 0.7)
+            set_boundary_both(g, s, "bottom", "outflow", 0.2)
+        grids.append(g)
+    a, b = grids
+    retune(a, wide=((0, wide),), wide_open_from=0, wide_ring=ring, split_from=0, blocked=((4, 4), 1),
+           odd=((4, 4), 1))
+    for n in (wide[1], 2 * wide[1] + 1, 1):
+        for g in grids:
+            g.step(0.05 * n, substeps=n)
+        assert a._last_call.launches[:n // wide[1]] == (wide,) * (n // wide[1]), n
+        assert_same_bits(a.water, b.water, err_msg=str(n))
+        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+            assert_same_bits(fa, fb, err_msg=str(n))
+        assert_same_ledger(a.ledger(), b.ledger(), n)
+    lay = a._kernel_object("blocked")._layout(wide)[0]
+    assert lay.climbs and min(lay.inner) >= (1 if climb == "gpu" else 3) and lay.ring_tile == ring
+    for g in grids:
+        g.release()
+
+
+def test_gpus_climb_with_inertia_where_the_climb_has_it():
+    """GPUs' inertia tuning: square calls of two substeps and more climb wide tiles on large grids, the
+    ring on tiles the tile program takes; sleeping calls, hex grids and CPU rasterisers keep the tile
+    program (the climb's inertia is its interior program's alone)."""
+    gpu = plan.Tuning.for_device("gpu", False, inertia=True)
+    wide = plan.wide_shape(gpu, 4096, 4096)
+    assert wide is not None and gpu.wide_ring is not None
+    call = plan.plan_call(gpu, 4096, 4096, 64)
+    assert call.kernel == "blocked" and set(call.launches) == {wide}
+    lay = plan.tile_layout(gpu, 4096, 4096, wide)
+    (rx, ry), steps = gpu.wide_ring, wide[1]
+    assert lay.climbs and lay.ring_tile == gpu.wide_ring
+    assert all(o < r + gpu.reach * steps for o, r in zip(lay.origin, gpu.wide_ring))   # a thin ring
+    assert (rx + 2 * gpu.reach * steps) * (ry + 2 * gpu.reach * steps) <= 1024
+    sleeping = plan.plan_call(gpu, 4096, 4096, 64, sleep_blocked=plan.blocked_sleeps(gpu))
+    assert sleeping.sleep and set(sleeping.launches) == {gpu.blocked}
+    assert not plan.sleep_climbs(gpu, 4096, 4096, False)
+    for hexagonal, device in ((True, "gpu"), (False, "cpu")):
+        other = plan.Tuning.for_device(device, hexagonal, inertia=True)
+        assert plan.wide_shape(other, 4096, 4096) is None or other.wide_open_from is None
 
 
 @pytest.mark.parametrize("kind", list(GRIDS))

@@ -96,6 +96,34 @@ def test_the_climb_on_the_tiles_gpus_take(ctx):
         g.release()
 
 
+def test_inertia_sleeps_on_the_tile_program_and_climbs_its_dense_calls(ctx):
+    """With inertia the climb has no sleeping program: sleeping calls run the tile program on `blocked`'s
+    tiles while dense ones climb the wide tiles (the ring on wide_ring's), as GPUs plan them; once most
+    tiles wake, the calls go dense. The bits of every tile, whichever ran."""
+    terrain, water = dam((80, 112))
+    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, inertia=True, manning=0.03)
+            for sleep in (True, False)]
+    wide = ((8, 6), 2)
+    for g in (a, b):
+        retune(g, blocked=((TILE, TILE), 2), odd=((TILE, TILE), 1), sleep_blocked=True, split_from=0,
+               wide=((0, wide),), wide_open_from=0, wide_ring=(4, 3), sleep_climb=None, sleep_dense_above=0.5)
+    slept = []
+    for call in range(12):
+        for g in (a, b):
+            g.step(1.0)
+        assert_twins(a, b, f"call {call}")
+        ran = a._last_call
+        assert not climbed(a) and b._last_call.launches[0] == wide, call
+        if ran.sleep:
+            assert {tile for tile, _ in ran.launches} == {(TILE, TILE)}, call
+        else:
+            assert ran.launches[0] == wide, call
+        slept.append(ran.sleep)
+    assert slept[1] and not slept[-1], slept
+    for g in (a, b):
+        g.release()
+
+
 @pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
 def test_a_current_over_a_level_lake_keeps_its_tiles_awake(ctx, kind, kernel):
     """A uniform current over a level lake: away from the walls each cell takes in what it gives, so a
