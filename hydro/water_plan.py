@@ -65,9 +65,9 @@ class Tuning:
                    (1056 * 1056, ((112, 40), 4)), (1536 * 1536, ((112, 24), 4)))
     wide_open_from: int | None = 2048 * 2048
     # the ring's tiles (cells x, y) in launches of a wide shape, through the tile program's general
-    # program on tiles of this size, each dividing the wide one (with inertia, which the climb's EDGES
-    # program lacks; the interior rectangle then starts where these tiles' halo lies in the grid);
-    # None: the ring on the wide tiles through the climb's EDGES program
+    # program on tiles of this size, each dividing the wide one (the interior rectangle then starts
+    # where these tiles' halo lies in the grid); None: the ring on the wide tiles through the climb's
+    # EDGES program
     wide_ring: tuple | None = None
     # climb steps ahead of its use a climb loads a texel, for `blocked`'s shape and the wide ones
     climb_ahead: int = 2
@@ -137,7 +137,7 @@ _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=No
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 # square GPUs: calls of two substeps and more climb tiles of four warps' columns two substeps a launch
-# (the climb with inertia is the interior program's alone: no sleeping climb), the ring on tiles the
+# (the climb has no sleeping inertia: sleeping calls keep the tile program), the ring on tiles the
 # tile program takes in a workgroup of 512 invocations; calls of an odd count end on `blocked`'s
 _GPU_INERTIA = dict(_INERTIA, wide=((512 * 512, ((116, 40), 2)),), wide_open_from=512 * 512, wide_ring=(4, 20),
                     sleep_climb=None)

@@ -220,12 +220,14 @@ def test_blocked_kernel_with_inertia_gives_the_cell_wise_bits(ctx, rng, kind, sh
         g.release()
 
 
-# (wide tile and its substeps, the ring's tiles, grid): the climb with inertia, 1 to 4 substeps a launch,
-# and the shapes GPUs take
+# (wide tile and its substeps, the ring's tiles, grid): the climb with inertia, 1 to 6 substeps a launch,
+# the ring on smaller tiles through the tile program or (None) on the wide ones through the climb's
+# EDGES program, and the shapes GPUs take
 _GPU = plan.Tuning.for_device("gpu", False, inertia=True)
 CLIMBS = {"8x6x2": (((8, 6), 2), (4, 3), (41, 47)), "10x7x1": (((10, 7), 1), (5, 7), (40, 47)),
           "6x5x3": (((6, 5), 3), (3, 5), (53, 45)), "8x4x4": (((8, 4), 4), (4, 4), (61, 70)),
-          "gpu": (_GPU.wide[-1][1], _GPU.wide_ring, (70, 135))}
+          "8x6x2-edges": (((8, 6), 2), None, (41, 47)), "8x4x4-edges": (((8, 4), 4), None, (61, 70)),
+          "7x6x5-edges": (((7, 6), 5), None, (80, 70)), "gpu": (_GPU.wide[-1][1], _GPU.wide_ring, (70, 135))}
 
 
 @pytest.mark.parametrize("sides", ["open", "walls"])
@@ -234,8 +236,9 @@ CLIMBS = {"8x6x2": (((8, 6), 2), (4, 3), (41, 47)), "10x7x1": (((10, 7), 1), (5,
 def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, manning, sides):
     """Square grids climb the interior of wide tiles with inertia (blocked_climb.comp: each face's stencil
     from the rows below and above it and the columns beside it), the ring on smaller tiles through the
-    tile program (Tuning.wide_ring), calls of an odd count ending on `blocked`'s: the cell-wise water,
-    flows and ledger to the bit, with Manning's friction or without, open sides or walls all round."""
+    tile program (Tuning.wide_ring) or through the climb's EDGES program, calls of an odd count ending
+    on `blocked`'s: the cell-wise water, flows and ledger to the bit, with Manning's friction or without,
+    open sides (changed between calls) or walls all round."""
     wide, ring, shape = CLIMBS[climb]
     terrain, water = random_state(rng, shape)
     seed = int(rng.integers(1 << 30))
@@ -260,10 +263,47 @@ def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, mannin
         for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
             assert_same_bits(fa, fb, err_msg=str(n))
         assert_same_ledger(a.ledger(), b.ledger(), n)
+    if sides == "open":
+        for g in grids:
+            g.set_boundary("left", "outflow", 0.4)
+            g.set_boundary("right", "inflow", 0.6, span=(3, 20))
+            g.set_boundary("bottom", "wall")
+            g.step(0.2, substeps=2 * wide[1])
+        assert_same_bits(a.water, b.water, err_msg="sides changed")
+        assert_same_ledger(a.ledger(), b.ledger(), "sides changed")
     lay = a._kernel_object("blocked")._layout(wide)[0]
-    assert lay.climbs and min(lay.inner) >= (1 if climb == "gpu" else 3) and lay.ring_tile == ring
+    assert lay.climbs and min(lay.inner) >= (1 if climb == "gpu" else 3) and lay.ring_tile == (ring or wide[0])
     for g in grids:
         g.release()
+
+
+@pytest.mark.parametrize("wide", [((5, 3), 3), ((7, 4), 4)], ids=["5x3x3", "7x4x4"])
+def test_the_climb_with_inertia_on_tiny_and_ragged_grids(ctx, rng, wide):
+    """The EDGES climb with inertia where its tiles do not fit: grids narrower or shorter than a tile and
+    its halo, one column or row past a multiple of it, every side a boundary of another kind: the
+    cell-wise bits, water, flows and ledger."""
+    for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
+        terrain, water = random_state(rng, shape)
+        grids = [GRIDS["square"](ctx, terrain, water=water, friction=0.1, manning=0.03, inertia=True, kernel=kernel,
+                                 sleep=False) for kernel in ("blocked", "cells")]
+        a, b = grids
+        retune(a, wide=((0, wide),), wide_open_from=0, blocked=((4, 4), 1), odd=((4, 4), 1))
+        for g in grids:
+            g.set_boundary("left", "inflow", 0.8)
+            g.set_boundary("right", "level", 0.9)
+            g.set_boundary("bottom", "outflow", 0.3)
+            g.set_boundary("top", "level", 0.4, span=(0, 1))
+            for n in (wide[1], 2 * wide[1] + 1, 1):
+                g.step(0.05 * n, substeps=n)
+                if g is a and n == wide[1]:
+                    assert a._last_call.launches == (wide,), shape
+        assert a.volume() > 0.0
+        assert_same_bits(a.water, b.water, err_msg=str(shape))
+        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
+            assert_same_bits(fa, fb, err_msg=str(shape))
+        assert_same_ledger(a.ledger(), b.ledger(), str(shape))
+        for g in grids:
+            g.release()
 
 
 def test_gpus_climb_with_inertia_where_the_climb_has_it():

@@ -23,15 +23,17 @@
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
-// INERTIA (the interior program only): a face's stencil also reaches the faces beside it
-// (common/model.glsl's FaceStencil), so the halo is three cells a substep and stage s takes row
+// INERTIA (the interior and EDGES programs; not SLEEP): a face's stencil also reaches the faces beside
+// it (common/model.glsl's FaceStencil), so the halo is three cells a substep and stage s takes row
 // r = first + j - 4 s and
 //   - works out the velocities of row r's faces (x from the column at its left, y from the row below);
 //   - the accelerated flows of row r - 1's faces, from the old flows and velocities of rows r - 2 .. r
 //     of its own column and row r - 1 (and the flow_y of row r) of the columns beside it;
 //   - K of row r - 2 and moves row r - 3, as above.
 // Each velocity is worked out once, by the column of its face, and told to the columns beside it with
-// the texel the stage took; a substep's garbage reaches three rows.
+// the texel the stage took; a substep's garbage reaches three rows. With EDGES a boundary face's
+// velocity takes its inside column for both sides and a face with no cell in the grid has none, as the
+// tile program's.
 //
 // SLEEP: a workgroup a tile of the plan's list (common/sleep.glsl; SLEEP_TILE = TILE_X = TILE_Y; with
 // EDGES in calls with open sides, the listed tiles whose halo reaches past the grid, SLEEP_EDGES), which
@@ -60,8 +62,8 @@
 #if CYCLE
 #error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
 #endif
-#if INERTIA && (EDGES || SLEEP)
-#error "blocked_climb.comp's inertia is the interior program's: the planner runs the tile program elsewhere"
+#if INERTIA && SLEEP
+#error "blocked_climb.comp has no sleeping inertia: the planner runs the tile program where tiles sleep"
 #endif
 #include "common/sleep.glsl"
 
@@ -116,7 +118,7 @@ shared BoundaryFace s_edge_y[2][GROUP_X];
 // old flow_x of the column at its right), row r - 3 (bed, depth, its faces accelerated, the right one
 // too, its K, its y face scaled), and the row it moved last.
 struct Stage {
-    float e1, z1, h1, qx1, qy1, ux1, uy1, dx1, dy1, el1, ql1, qyl1, qr1;
+    float e1, z1, h1, qx1, qy1, ux1, uy1, dx1, dy1, el1, zl1, ql1, qyl1, qr1;
     float e2, z2, h2, qx2, qy2, ux2, uy2, ax2, ay2, qr2;
     float z3, h3, ax3, axr3, k3, ays3;
     vec4 moved;
@@ -124,7 +126,7 @@ struct Stage {
 
 Stage fresh_stage() {
     Stage st;
-    st.e1 = st.z1 = st.h1 = st.qx1 = st.qy1 = st.ux1 = st.uy1 = st.dx1 = st.dy1 = st.el1 = 0.0;
+    st.e1 = st.z1 = st.h1 = st.qx1 = st.qy1 = st.ux1 = st.uy1 = st.dx1 = st.dy1 = st.el1 = st.zl1 = 0.0;
     st.ql1 = st.qyl1 = st.qr1 = 0.0;
     st.e2 = st.z2 = st.h2 = st.qx2 = st.qy2 = st.ux2 = st.uy2 = st.ax2 = st.ay2 = st.qr2 = 0.0;
     st.z3 = st.h3 = st.ax3 = st.axr3 = st.ays3 = 0.0;
@@ -200,17 +202,38 @@ void fold_ring_faces(ivec2 origin, int lane) {
 #if INERTIA
 vec4 side(Stage st, vec4 row) { return vec4(st.ux1, st.uy1, st.ax2, st.k3); }
 
+#if EDGES
+// The velocity of a face of flow q between columns a and b (depth, bed, surface), where a_in and b_in
+// say which lie in the grid: a boundary face takes its inside column for both sides, a face with no cell
+// in the grid has none (blocked_tile.comp's speed()).
+float edge_speed(float q, vec3 a, vec3 b, bool a_in, bool b_in) {
+    if (!(a_in || b_in)) return 0.0;
+    vec3 ca = a_in ? a : b, cb = b_in ? b : a;
+    return face_velocity(q, inertia_depth(ca.x, cb.x, face_depth(ca.z, cb.z, ca.y, cb.y)));
+}
+#endif
+
 // One step of stage s on its row r (depth, flow_x, flow_y, bed), given the texels the columns at its
 // left (lt) and right (rtt) took and their sides (la, ra): the velocities of row r's faces, row r - 1's
 // faces accelerated, K of row r - 2, row r - 3 moved into st.moved; then the rows move up one.
-void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra) {
+// EDGES: the faces and cells on and past the grid's edges as blocked_tile.comp's general program has them.
+void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra, int r, int s) {
     float z = row.w, h = row.x, e = z + h;
     float zl = lt.w, hl = lt.x, el = zl + hl;
     // row r's velocities: x from the column at its left, y from the row below
     float dx = inertia_depth(hl, h, face_depth(el, e, zl, z));
-    float ux = face_velocity(row.y, dx);
     float dy = inertia_depth(st.h1, h, face_depth(st.e1, e, st.z1, z));
+#if EDGES
+    ivec2 n = u_size;
+    bool row_in = r >= 0 && r < n.y, below_in = r >= 1 && r <= n.y;
+    float ux = edge_speed(row.y, vec3(hl, zl, el), vec3(h, z, e), row_in && g_x >= 1 && g_x <= n.x,
+                          row_in && g_column);
+    float uy = edge_speed(row.z, vec3(st.h1, st.z1, st.e1), vec3(h, z, e), below_in && g_column,
+                          row_in && g_column);
+#else
+    float ux = face_velocity(row.y, dx);
     float uy = face_velocity(row.z, dy);
+#endif
     // row r - 1's x face (cells x - 1 and x): along it the x faces beside it in its row, across it
     // the y faces of both cells and the x faces below and above it
     FaceStencil fx;
@@ -233,18 +256,39 @@ void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra) {
     fy.u_after = uy;
     fy.first = Across(st.qr2, st.qr1, st.qx2, st.qx1, la.y, ra.y);
     float ay = inertial_flow(fy, st.dy1, st.e2, st.e1);
+#if EDGES
+    // row r - 1's faces on the grid's edges take the boundary face rule from their inside column, those
+    // with no cell on either side carry nothing
+    int rf = r - 1;
+    if (g_x_edge && rf >= 0 && rf < n.y) {
+        BoundaryFace face = s_edge_x[g_x == 0 ? 0 : 1][max(rf - g_first, 0)];
+        ax = boundary_face_flow(st.qx1, face, g_x == 0, g_x == 0 ? st.z1 : st.zl1, g_x == 0 ? st.e1 : st.el1);
+    } else if (!(g_x_pipe && rf >= 0 && rf < n.y))
+        ax = 0.0;
+    if (g_column && (rf == 0 || rf == n.y)) {
+        BoundaryFace face = s_edge_y[rf == 0 ? 0 : 1][g_lane];
+        ay = boundary_face_flow(st.qy1, face, rf == 0, rf == 0 ? st.z1 : st.z2, rf == 0 ? st.e1 : st.e2);
+    } else if (!(g_column && rf > 0 && rf < n.y))
+        ay = 0.0;
+#endif
     // K of row r - 2 (the order of outgoing(): left, right, bottom, top)
     float k2 = outflow_scale(st.h2, outgoing(Faces(st.ax2, ra.z, st.ay2, ay)));
+#if EDGES
+    if (!(g_column && r >= 2 && r <= n.y + 1)) k2 = 1.0;         // row r - 2's cell is outside the grid
+#endif
     // row r - 3 moved by its faces, each scaled by its upwind cell's K
     Faces f3 = Faces(upwind_scaled(st.ax3, la.w, st.k3), upwind_scaled(st.axr3, st.k3, ra.w), st.ays3,
                      upwind_scaled(st.ay2, st.k3, k2));
+#if EDGES
+    book_edges(r - 3, s, f3.left, f3.bottom);
+#endif
     st.moved = vec4(moved(st.h3, g_rate, net_inflow(f3)), f3.left, f3.bottom, st.z3);
     // the rows move up one
     st.z3 = st.z2; st.h3 = st.h2; st.ax3 = st.ax2; st.axr3 = ra.z; st.k3 = k2; st.ays3 = f3.top;
     st.e2 = st.e1; st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qy2 = st.qy1;
     st.ux2 = st.ux1; st.uy2 = st.uy1; st.ax2 = ax; st.ay2 = ay; st.qr2 = st.qr1;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = row.y; st.qy1 = row.z; st.ux1 = ux; st.uy1 = uy;
-    st.dx1 = dx; st.dy1 = dy; st.el1 = el; st.ql1 = lt.y; st.qyl1 = lt.z; st.qr1 = rtt.y;
+    st.dx1 = dx; st.dy1 = dy; st.el1 = el; st.zl1 = zl; st.ql1 = lt.y; st.qyl1 = lt.z; st.qr1 = rtt.y;
 }
 #else
 vec4 side(Stage st, vec4 row) { return vec4(row.w + row.x, row.w, st.qx1, st.k2); }
@@ -300,7 +344,7 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
 #if INERTIA
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row); s_row[buf][s][lane] = row;
 #define ADVANCE(s, st, row) advance(st, row, s_row[buf][s][left], s_side[buf][s][left], \
-                                    s_row[buf][s][right], s_side[buf][s][right]);
+                                    s_row[buf][s][right], s_side[buf][s][right], first + step - LAG * (s), s);
 #else
 #define TELL(s, st, row) s_side[buf][s][lane] = side(st, row);
 #define ADVANCE(s, st, row) \
