@@ -82,8 +82,9 @@ class Tuning:
     # costs what computing every tile does, and what trying again costs where every tile moves)
     sleep_blocked: bool = True
     # the shape of a sleeping blocked call's launches where it climbs (square grids whose dense calls climb:
-    # walled calls from climb_walled_from, the others from climb_from): square tiles, each climbed as the
-    # dense climb climbs its own; None: the tile program on `blocked`'s tiles in every sleeping call
+    # walled calls from climb_walled_from, the others from climb_from or wide_open_from): square tiles,
+    # each climbed as the dense climb climbs its own; None: the tile program on `blocked`'s tiles in every
+    # sleeping call
     sleep_climb: Shape | None = ((48, 48), 4)
     sleep_dense_above: float = 0.4
     # sleep_dense_above of the calls that climb their tiles, which cost what dense ones do only where
@@ -136,11 +137,11 @@ _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_
 _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=None, climb_walled_from=None,
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
-# square GPUs: calls of two substeps and more climb tiles of four warps' columns two substeps a launch
-# (the climb has no sleeping inertia: sleeping calls keep the tile program), the ring on tiles the
-# tile program takes in a workgroup of 512 invocations; calls of an odd count end on `blocked`'s
+# square GPUs: calls of two substeps and more climb tiles of four warps' columns two substeps a launch,
+# the ring on tiles the tile program takes in a workgroup of 512 invocations; calls of an odd count end
+# on `blocked`'s; sleeping calls climb tiles of two warps' columns, two substeps a launch
 _GPU_INERTIA = dict(_INERTIA, wide=((512 * 512, ((116, 40), 2)),), wide_open_from=512 * 512, wide_ring=(4, 20),
-                    sleep_climb=None)
+                    sleep_climb=((52, 52), 2))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
 # with erosion (hexagonal, inertia): one substep a launch; two ran slower (docs/benchmarks.md)
 _ERODING = {(False, False): ((24, 24), 1), (True, False): ((16, 16), 1),
@@ -216,9 +217,11 @@ def blocked_sleeps(tuning: Tuning) -> bool:
 
 def sleep_climbs(tuning: Tuning, nx: int, ny: int, is_walled: bool) -> bool:
     """Whether a sleeping blocked call climbs its tiles (Tuning.sleep_climb): on grids whose dense calls
-    climb (walled calls every tile, the others their interior ones)."""
+    climb (walled calls every tile, the others their interior ones or, from wide_open_from, wide tiles)."""
     climb = tuning.sleep_climb
     least = tuning.climb_walled_from if is_walled else tuning.climb_from
+    if not is_walled and tuning.wide_open_from is not None and wide_shape(tuning, nx, ny) is not None:
+        least = tuning.wide_open_from if least is None else min(least, tuning.wide_open_from)
     return (climb is not None and least is not None and nx * ny >= least and 1 <= climb[1] <= 6
             and _sleeps_on(climb, tuning.reach))
 

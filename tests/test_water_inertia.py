@@ -308,8 +308,8 @@ def test_the_climb_with_inertia_on_tiny_and_ragged_grids(ctx, rng, wide):
 
 def test_gpus_climb_with_inertia_where_the_climb_has_it():
     """GPUs' inertia tuning: square calls of two substeps and more climb wide tiles on large grids, the
-    ring on tiles the tile program takes; sleeping calls, hex grids and CPU rasterisers keep the tile
-    program (the climb's inertia is its interior program's alone)."""
+    ring on tiles the tile program takes, and sleeping calls climb theirs; hex grids and CPU rasterisers
+    keep the tile program."""
     gpu = plan.Tuning.for_device("gpu", False, inertia=True)
     wide = plan.wide_shape(gpu, 4096, 4096)
     assert wide is not None and gpu.wide_ring is not None
@@ -321,8 +321,8 @@ def test_gpus_climb_with_inertia_where_the_climb_has_it():
     assert all(o < r + gpu.reach * steps for o, r in zip(lay.origin, gpu.wide_ring))   # a thin ring
     assert (rx + 2 * gpu.reach * steps) * (ry + 2 * gpu.reach * steps) <= 1024
     sleeping = plan.plan_call(gpu, 4096, 4096, 64, sleep_blocked=plan.blocked_sleeps(gpu))
-    assert sleeping.sleep and set(sleeping.launches) == {gpu.blocked}
-    assert not plan.sleep_climbs(gpu, 4096, 4096, False)
+    assert sleeping.sleep and set(sleeping.launches) == {gpu.sleep_climb}
+    assert plan.sleep_climbs(gpu, 4096, 4096, False) and not plan.sleep_climbs(gpu, 256, 256, False)
     for hexagonal, device in ((True, "gpu"), (False, "cpu")):
         other = plan.Tuning.for_device(device, hexagonal, inertia=True)
         assert plan.wide_shape(other, 4096, 4096) is None or other.wide_open_from is None

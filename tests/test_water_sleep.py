@@ -56,7 +56,7 @@ def assert_twins(a, b, what=""):
 
 @pytest.mark.parametrize("shape", list(SHAPES.values()), ids=list(SHAPES))
 @pytest.mark.parametrize("kind,kernel,model", [(kind, kernel, model) for kind, kernel in WITH_CLIMB
-                                               for model in MODELS if kernel != "climb" or model == "classic"])
+                                               for model in MODELS])
 def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model, shape, kernel):
     terrain, water = dam(shape)
     a, b = twins(ctx, kind, terrain, water, kernel, **MODELS[model])
@@ -96,25 +96,28 @@ def test_the_climb_on_the_tiles_gpus_take(ctx):
         g.release()
 
 
-def test_inertia_sleeps_on_the_tile_program_and_climbs_its_dense_calls(ctx):
-    """With inertia the climb has no sleeping program: sleeping calls run the tile program on `blocked`'s
-    tiles while dense ones climb the wide tiles (the ring on wide_ring's), as GPUs plan them; once most
-    tiles wake, the calls go dense. The bits of every tile, whichever ran."""
+@pytest.mark.parametrize("sleep_climb", [None, ((TILE, TILE), 2)], ids=["tile-program", "climbed"])
+def test_inertia_sleeps_beside_dense_calls_that_climb_wide_tiles(ctx, sleep_climb):
+    """With inertia, as GPUs plan it: dense calls climb the wide tiles (the ring on wide_ring's through the
+    tile program), sleeping ones climb sleep_climb's tiles (None: the tile program on `blocked`'s); once
+    most tiles wake, the calls go dense. The bits of every tile, whichever ran."""
     terrain, water = dam((80, 112))
     a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, inertia=True, manning=0.03)
             for sleep in (True, False)]
     wide = ((8, 6), 2)
     for g in (a, b):
         retune(g, blocked=((TILE, TILE), 2), odd=((TILE, TILE), 1), sleep_blocked=True, split_from=0,
-               wide=((0, wide),), wide_open_from=0, wide_ring=(4, 3), sleep_climb=None, sleep_dense_above=0.5)
+               wide=((0, wide),), wide_open_from=0, wide_ring=(4, 3), sleep_climb=sleep_climb,
+               sleep_dense_above=0.5, sleep_climb_dense_above=0.5)
     slept = []
     for call in range(12):
         for g in (a, b):
             g.step(1.0)
         assert_twins(a, b, f"call {call}")
         ran = a._last_call
-        assert not climbed(a) and b._last_call.launches[0] == wide, call
+        assert b._last_call.launches[0] == wide, call
         if ran.sleep:
+            assert climbed(a) == (sleep_climb is not None), call
             assert {tile for tile, _ in ran.launches} == {(TILE, TILE)}, call
         else:
             assert ran.launches[0] == wide, call
@@ -124,13 +127,37 @@ def test_inertia_sleeps_on_the_tile_program_and_climbs_its_dense_calls(ctx):
         g.release()
 
 
+def test_the_climb_with_inertia_on_the_tiles_gpus_take(ctx):
+    """With inertia, GPUs' sleeping climb (Tuning.for_device's sleep_climb with inertia) beside dense
+    calls climbing wide tiles, on a grid with an interior rectangle: the bits of every tile."""
+    terrain, water = dam((160, 208))
+    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, inertia=True, manning=0.03)
+            for sleep in (True, False)]
+    gpu = plan.Tuning.for_device("gpu", False, inertia=True)
+    for g in (a, b):
+        retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb,
+               wide=((0, ((8, 6), 2)),), wide_open_from=0, wide_ring=(4, 3), blocked=((TILE, TILE), 1),
+               odd=((TILE, TILE), 1), split_from=0)
+    awake = []
+    for call in range(6):
+        for g in (a, b):
+            g.step(3.0)
+        assert climbed(a)
+        assert_twins(a, b, f"call {call}")
+        awake.append(a.awake)
+    assert awake[1] < 0.5 and awake[-1] > awake[1], awake
+    for g in (a, b):
+        g.release()
+
+
+@pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("kind,kernel", WITH_CLIMB)
-def test_a_current_over_a_level_lake_keeps_its_tiles_awake(ctx, kind, kernel):
+def test_a_current_over_a_level_lake_keeps_its_tiles_awake(ctx, kind, kernel, model):
     """A uniform current over a level lake: away from the walls each cell takes in what it gives, so a
     substep changes the faces there and no depth; a tile flags itself for a changed face as for a changed
     depth, at every substep of a launch. The bits of every tile."""
     terrain, water = np.zeros((40, 96), np.float32), np.ones((40, 96), np.float32)
-    a, b = twins(ctx, kind, terrain, water, kernel)
+    a, b = twins(ctx, kind, terrain, water, kernel, **MODELS[model])
     for g in (a, b):
         q = g.flow_x
         q[:, 1:-1] = 0.25

@@ -23,9 +23,8 @@
 // Against the tile program this works out no halo row (rows go up) and holds a column's rows in
 // registers, not shared memory; the texels are loaded AHEAD steps ahead of their use.
 //
-// INERTIA (the interior and EDGES programs; not SLEEP): a face's stencil also reaches the faces beside
-// it (common/model.glsl's FaceStencil), so the halo is three cells a substep and stage s takes row
-// r = first + j - 4 s and
+// INERTIA: a face's stencil also reaches the faces beside it (common/model.glsl's FaceStencil), so
+// the halo is three cells a substep and stage s takes row r = first + j - 4 s and
 //   - works out the velocities of row r's faces (x from the column at its left, y from the row below);
 //   - the accelerated flows of row r - 1's faces, from the old flows and velocities of rows r - 2 .. r
 //     of its own column and row r - 1 (and the flow_y of row r) of the columns beside it;
@@ -61,9 +60,6 @@
 #endif
 #if CYCLE
 #error "blocked_climb.comp has no water cycle: the planner runs the tile program where the cycle is on"
-#endif
-#if INERTIA && SLEEP
-#error "blocked_climb.comp has no sleeping inertia: the planner runs the tile program where tiles sleep"
 #endif
 #include "common/sleep.glsl"
 
@@ -116,12 +112,15 @@ shared BoundaryFace s_edge_y[2][GROUP_X];
 // depth, the surface of the column at its left; the old flow_x of the columns beside it, flow_y of
 // the one at its left), row r - 2 (surface, bed, depth, old flows, velocities, accelerated faces; the
 // old flow_x of the column at its right), row r - 3 (bed, depth, its faces accelerated, the right one
-// too, its K, its y face scaled), and the row it moved last.
+// too, its K, its y face scaled), and the row it moved last; SLEEP row r - 3's flows as it took them.
 struct Stage {
     float e1, z1, h1, qx1, qy1, ux1, uy1, dx1, dy1, el1, zl1, ql1, qyl1, qr1;
     float e2, z2, h2, qx2, qy2, ux2, uy2, ax2, ay2, qr2;
     float z3, h3, ax3, axr3, k3, ays3;
     vec4 moved;
+#if SLEEP
+    float fx3, fy3;
+#endif
 };
 
 Stage fresh_stage() {
@@ -132,6 +131,9 @@ Stage fresh_stage() {
     st.z3 = st.h3 = st.ax3 = st.axr3 = st.ays3 = 0.0;
     st.k3 = 1.0;
     st.moved = vec4(0.0);
+#if SLEEP
+    st.fx3 = st.fy3 = 0.0;
+#endif
     return st;
 }
 #else
@@ -283,6 +285,12 @@ void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra, int 
     book_edges(r - 3, s, f3.left, f3.bottom);
 #endif
     st.moved = vec4(moved(st.h3, g_rate, net_inflow(f3)), f3.left, f3.bottom, st.z3);
+#if SLEEP
+    // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
+    if (owned(r - 3))
+        g_change = g_change || changed(st.moved, vec4(st.h3, st.fx3, st.fy3, st.z3));
+    st.fx3 = st.qx2; st.fy3 = st.qy2;
+#endif
     // the rows move up one
     st.z3 = st.z2; st.h3 = st.h2; st.ax3 = st.ax2; st.axr3 = ra.z; st.k3 = k2; st.ays3 = f3.top;
     st.e2 = st.e1; st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qy2 = st.qy1;
