@@ -108,9 +108,9 @@ shared BoundaryFace s_edge_y[2][GROUP_X];
 // faces unscaled), row r - 2 (bed, depth, its faces unscaled, its right face, its K, its y face
 // scaled), and the row it moved last; SLEEP the faces rows r - 1 and r - 2 held as it took them.
 #if INERTIA
-// INERTIA: row r - 1 (surface, bed, depth, its old flows and their velocities, its x face's inertia
-// depth, the surface of the column at its left; the old flow_x of the columns beside it, flow_y of
-// the one at its left), row r - 2 (surface, bed, depth, old flows, velocities, accelerated faces; the
+// INERTIA: row r - 1 (surface, bed, depth, its old flows and their velocities, its faces' inertia
+// depths, the surface and bed of the column at its left; the old flow_x of the columns beside it,
+// flow_y of the one at its left), row r - 2 (surface, bed, depth, old flows, velocities, accelerated faces; the
 // old flow_x of the column at its right), row r - 3 (bed, depth, its faces accelerated, the right one
 // too, its K, its y face scaled), and the row it moved last; SLEEP row r - 3's flows as it took them.
 struct Stage {
