@@ -137,10 +137,11 @@ _HEX = dict(fused_tile=(28, 12, 512), odd=((12, 28), 1), climb_from=None, climb_
 _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=None, climb_walled_from=None,
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
-# square GPUs: calls of two substeps and more climb tiles of four warps' columns two substeps a launch,
-# the ring on tiles the tile program takes in a workgroup of 512 invocations; calls of an odd count end
-# on `blocked`'s; sleeping calls climb tiles of two warps' columns, two substeps a launch
-_GPU_INERTIA = dict(_INERTIA, wide=((512 * 512, ((116, 40), 2)),), wide_open_from=512 * 512, wide_ring=(4, 20),
+# square GPUs: calls of two substeps and more on large grids climb tiles of four warps' columns two
+# substeps a launch, the ring through the climb's EDGES program (smaller grids keep the tile program);
+# calls of an odd count end on `blocked`'s; sleeping calls climb tiles of two warps' columns, two
+# substeps a launch (docs/benchmarks.md)
+_GPU_INERTIA = dict(_INERTIA, wide=((2048 * 2048, ((116, 40), 2)),), wide_open_from=2048 * 2048,
                     sleep_climb=((52, 52), 2))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
 # with erosion (hexagonal, inertia): one substep a launch; two ran slower (docs/benchmarks.md)
