@@ -15,7 +15,7 @@ planner's water_plan.Tuning for the grids timed (the test seam, grid._retune), e
     python bench/water.py --sizes 256 512 1024 4096 --calls 1 4 64 --json out.json     # the kernel table
     python bench/water.py --sizes 1024 --kernels blocked --tuning "wide=()"             # without the wide climb
     python bench/water.py --sizes 4096 --calls 64 --inertia --manning 0.03 --kernels auto \
-        --tuning "wide=((0, ((104, 32), 4)),)" "wide_ring=(8, 8)"          # the inertia climb, 4 substeps
+        --tuning "wide=((0, ((110, 40), 3)),)"              # the inertia climb, three substeps a launch
     python bench/water.py --sizes 512 1024 --sides open    # inflow, a level, an outflow
     python bench/water.py --sizes 1024 4096 --cycle --erosion   # rain, springs and drains; erosion
 

@@ -493,13 +493,7 @@ class Blocked(Kernel):
             climb = dict(tile, AHEAD=lay.ahead)
             if lay.wide:
                 inside = self._program("blocked_climb", **climb, EDGES=False)
-                if lay.ring_tile == (tx, ty):
-                    ring = self._program("blocked_climb", **climb, EDGES=True, BOOK_SLOTS=self.book_slots)
-                else:           # the ring on smaller tiles through the tile program (Tuning.wide_ring)
-                    rx, ry = lay.ring_tile
-                    ring = self._program("blocked_tile", TILE_X=rx, TILE_Y=ry, STEPS=steps, GROUP_X=rx + 2 * halo,
-                                         GROUP_Y=ry + 2 * halo, MARGIN=self.margin, INTERIOR=False,
-                                         BOOK_SLOTS=self.book_slots)
+                ring = self._program("blocked_climb", **climb, EDGES=True, BOOK_SLOTS=self.book_slots)
                 programs = (ring, inside, inside)
             else:
                 general = self._program("blocked_tile", **settled, INTERIOR=False, BOOK_SLOTS=self.book_slots)
@@ -643,7 +637,7 @@ class Blocked(Kernel):
             if not call.walled:
                 _gl.set_uniforms(ring, **uniforms, u_ring_x=lay.ring_x, u_ring_y=lay.ring_y)
             _gl.set_uniforms(walled if call.walled else interior, **uniforms,
-                             u_origin=(0, 0) if call.walled else lay.origin)
+                             u_first_tile=(0, 0) if call.walled else lay.first)
         _gl.set_uniforms(self.pack_program, u_size=s.size)
         _gl.set_uniforms(self.unpack_program, u_size=s.size, u_dt=dt)
         s.bind()

@@ -64,11 +64,6 @@ class Tuning:
     wide: tuple = ((512 * 512, ((48, 12), 4)), (768 * 768, ((112, 24), 4)), (1024 * 1024, ((176, 24), 4)),
                    (1056 * 1056, ((112, 40), 4)), (1536 * 1536, ((112, 24), 4)))
     wide_open_from: int | None = 2048 * 2048
-    # the ring's tiles (cells x, y) in launches of a wide shape, through the tile program's general
-    # program on tiles of this size, each dividing the wide one (the interior rectangle then starts
-    # where these tiles' halo lies in the grid); None: the ring on the wide tiles through the climb's
-    # EDGES program
-    wide_ring: tuple | None = None
     # climb steps ahead of its use a climb loads a texel, for `blocked`'s shape and the wide ones
     climb_ahead: int = 2
     climb_ahead_wide: int = 1
@@ -110,8 +105,8 @@ class Tuning:
     def for_device(device: str, hexagonal: bool, inertia: bool = False) -> "Tuning":
         """The measured tuning of a device kind ("gpu" or "cpu", hydro._gl.device_kind), lattice and model:
         with inertia the fused kernel has none, so GPUs take the blocked kernel in every call, on tiles
-        whose halo is three cells a substep: square grids climb the interior of wide tiles (the ring on
-        small ones through the tile program), the rest through the tile program."""
+        whose halo is three cells a substep: large square grids climb wide tiles, the rest run the tile
+        program."""
         lattice = _HEX if hexagonal else {}
         if device == "cpu":       # the blocked kernel's tiles within a CPU rasteriser's shared memory
             return Tuning(one="cells", many="cells", buffer_views=True, unrolled=False, stats_rows=16,
@@ -138,11 +133,11 @@ _INERTIA = dict(reach=3, blocked=((20, 20), 1), odd=((20, 20), 1), climb_from=No
                 wide=(), wide_open_from=None)
 _HEX_INERTIA = dict(_INERTIA, blocked=((16, 16), 1), odd=((16, 16), 1))
 # square GPUs: calls of two substeps and more on large grids climb tiles of four warps' columns two
-# substeps a launch, the ring through the climb's EDGES program (smaller grids keep the tile program);
-# calls of an odd count end on `blocked`'s; sleeping calls climb tiles of two warps' columns, two
-# substeps a launch (docs/benchmarks.md)
+# substeps a launch, loading texels two steps ahead, the ring through the climb's EDGES program (smaller
+# grids keep the tile program); calls of an odd count end on `blocked`'s; sleeping calls climb tiles
+# of two warps' columns, two substeps a launch (docs/benchmarks.md)
 _GPU_INERTIA = dict(_INERTIA, wide=((2048 * 2048, ((116, 40), 2)),), wide_open_from=2048 * 2048,
-                    sleep_climb=((52, 52), 2))
+                    climb_ahead_wide=2, sleep_climb=((52, 52), 2))
 _CPU_INERTIA = dict(_INERTIA, blocked=((8, 8), 2), odd=((10, 10), 1))
 # with erosion (hexagonal, inertia): one substep a launch; two ran slower (docs/benchmarks.md)
 _ERODING = {(False, False): ((24, 24), 1), (True, False): ((16, 16), 1),
@@ -249,17 +244,12 @@ def sleeping_launches(tuning: Tuning, substeps: int, per_substep: bool, climbs: 
 
 
 def state_shapes(tuning: Tuning, nx: int, ny: int) -> list:
-    """Every shape the blocked kernel's launches on an nx x ny grid can take (and the ring's tiles of
-    wide launches, wide_ring)."""
+    """Every shape the blocked kernel's launches on an nx x ny grid can take."""
     shapes = [tuning.blocked, tuning.odd, sleeping_odd(tuning)]
     wide = wide_shape(tuning, nx, ny)
     if sleep_climbs(tuning, nx, ny, True) or sleep_climbs(tuning, nx, ny, False):
         shapes.append(tuning.sleep_climb)
-    if wide is not None:
-        shapes.append(wide)
-        if tuning.wide_ring is not None:
-            shapes.append((tuning.wide_ring, wide[1]))
-    return list(dict.fromkeys(shapes))
+    return list(dict.fromkeys(shapes + [wide] * (wide is not None)))
 
 
 def state_size(nx: int, ny: int, shapes, reach: int = 2) -> tuple[tuple[int, int], int]:
@@ -276,15 +266,13 @@ class TileLayout:
     """Where the tiles of one launch shape lie on an nx x ny grid, and which programs run them."""
     shape: Shape
     tiles: tuple            # (columns, rows) of tiles covering the (nx + 1) x (ny + 1) texels
-    first: tuple            # the interior rectangle's first tile (column, row; in ring tiles)
+    first: tuple            # the interior rectangle's first tile (column, row)
     inner: tuple            # its tiles (columns, rows); (0, 0) or less where there is none
-    origin: tuple           # its first texel (the interior programs' u_origin)
-    ring_tile: tuple        # the ring's tiles (cells x, y): the shape's, or wide_ring's
     ring: int               # tiles in the ring around it (every tile where there is no rectangle)
     ring_x: tuple           # common/ring.glsl's u_ring_x: (tiles per row, first, last interior column)
     ring_y: tuple           # its u_ring_y: (first, last interior row, tiles in the ring)
     ring_groups: tuple      # the ring dispatch's workgroups (x, y)
-    wide: bool              # climbed, the ring through the climb's EDGES program (or wide_ring's tiles)
+    wide: bool              # climbed, the ring through the climb's EDGES program
     climbs: bool            # the interior rectangle climbed (calls with open sides)
     climbs_walled: bool     # every tile climbed (walled calls)
     ahead: int              # climb steps ahead a texel is loaded
@@ -292,37 +280,26 @@ class TileLayout:
 
 def tile_layout(tuning: Tuning, nx: int, ny: int, shape: Shape) -> TileLayout:
     """The layout of `shape`'s launches: a tile is interior when its halo lies in the grid, b t >= halo
-    and b t + t + halo <= n; grids below split_from run every tile through the general program.
-    A wide shape whose ring takes wide_ring's tiles: the interior rectangle of wide tiles starts at
-    the first ring tile whose halo lies in the grid, and the ring is every ring tile outside it."""
+    and b t + t + halo <= n; grids below split_from run every tile through the general program."""
     (tx, ty), steps = shape
     halo = tuning.reach * steps
-    wide = shape == wide_shape(tuning, nx, ny) and shape != tuning.blocked
-    ring_tile = tuning.wide_ring if wide and tuning.wide_ring is not None else (tx, ty)
-    if tx % ring_tile[0] or ty % ring_tile[1]:
-        raise ValueError(f"wide_ring {ring_tile} does not divide the wide tiles {(tx, ty)}")
-    scale = (tx // ring_tile[0], ty // ring_tile[1])     # ring tiles a wide tile (1, 1 without wide_ring)
-    tiles, rings, first, last, origin = [], [], [], [], []
-    for n, t, r, a in ((nx, tx, ring_tile[0], scale[0]), (ny, ty, ring_tile[1], scale[1])):
+    tiles, first, last = [], [], []
+    for n, t in ((nx, tx), (ny, ty)):
         tiles.append(-(-(n + 1) // t))
-        rings.append(-(-(n + 1) // r))
-        start = -(-halo // r)                           # in ring tiles
-        count = (n - halo - start * r) // t              # interior tiles from there
-        origin.append(start * r)
-        first.append(start)
-        last.append(start + count * a - 1)
+        first.append(-(-halo // t))
+        last.append((n - t - halo) // t)
     if nx * ny < tuning.split_from or last[0] < first[0] or last[1] < first[1]:
-        first, last = [0, rings[1]], [-1, rings[1] - 1]            # no rectangle: the ring is every tile
-    inner = (-(-(last[0] - first[0] + 1) // scale[0]), -(-(last[1] - first[1] + 1) // scale[1]))
-    ring = rings[0] * rings[1] - max(last[0] - first[0] + 1, 0) * max(last[1] - first[1] + 1, 0)
+        first, last = [0, tiles[1]], [-1, tiles[1] - 1]            # no rectangle: the ring is every tile
+    inner = (last[0] - first[0] + 1, last[1] - first[1] + 1)
+    ring = tiles[0] * tiles[1] - max(inner[0], 0) * max(inner[1], 0)
+    wide = shape == wide_shape(tuning, nx, ny) and shape != tuning.blocked
 
     def climbs(least, tiles_in):
         return steps == tuning.blocked[1] and least is not None and nx * ny >= least and tiles_in > 0
 
     return TileLayout(
-        shape=shape, tiles=(tiles[0], tiles[1]), first=(first[0], first[1]), inner=inner,
-        origin=(origin[0], origin[1]), ring_tile=ring_tile, ring=ring,
-        ring_x=(rings[0], first[0], last[0]), ring_y=(first[1], last[1], ring),
+        shape=shape, tiles=(tiles[0], tiles[1]), first=(first[0], first[1]), inner=inner, ring=ring,
+        ring_x=(tiles[0], first[0], last[0]), ring_y=(first[1], last[1], ring),
         ring_groups=(min(ring, tuning.ring_row), -(-ring // tuning.ring_row)), wide=wide,
         climbs=wide or climbs(tuning.climb_from, inner[0]),
         climbs_walled=wide or climbs(tuning.climb_walled_from, tiles[0]),

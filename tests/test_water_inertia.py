@@ -220,14 +220,11 @@ def test_blocked_kernel_with_inertia_gives_the_cell_wise_bits(ctx, rng, kind, sh
         g.release()
 
 
-# (wide tile and its substeps, the ring's tiles, grid): the climb with inertia, 1 to 6 substeps a launch,
-# the ring on smaller tiles through the tile program or (None) on the wide ones through the climb's
-# EDGES program, and the shapes GPUs take
+# (wide tile and its substeps, grid): the climb with inertia, 1 to 5 substeps a launch, its ring through
+# the climb's EDGES program, and the shape GPUs take
 _GPU = plan.Tuning.for_device("gpu", False, inertia=True)
-CLIMBS = {"8x6x2": (((8, 6), 2), (4, 3), (41, 47)), "10x7x1": (((10, 7), 1), (5, 7), (40, 47)),
-          "6x5x3": (((6, 5), 3), (3, 5), (53, 45)), "8x4x4": (((8, 4), 4), (4, 4), (61, 70)),
-          "8x6x2-edges": (((8, 6), 2), None, (41, 47)), "8x4x4-edges": (((8, 4), 4), None, (61, 70)),
-          "7x6x5-edges": (((7, 6), 5), None, (80, 70)), "gpu": (_GPU.wide[-1][1], _GPU.wide_ring, (90, 240))}
+CLIMBS = {"8x6x2": (((8, 6), 2), (41, 47)), "10x7x1": (((10, 7), 1), (40, 47)), "6x5x3": (((6, 5), 3), (53, 45)),
+          "8x4x4": (((8, 4), 4), (61, 70)), "7x6x5": (((7, 6), 5), (80, 70)), "gpu": (_GPU.wide[-1][1], (90, 240))}
 
 
 @pytest.mark.parametrize("sides", ["open", "walls"])
@@ -235,11 +232,10 @@ CLIMBS = {"8x6x2": (((8, 6), 2), (4, 3), (41, 47)), "10x7x1": (((10, 7), 1), (5,
 @pytest.mark.parametrize("climb", list(CLIMBS))
 def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, manning, sides):
     """Square grids climb the interior of wide tiles with inertia (blocked_climb.comp: each face's stencil
-    from the rows below and above it and the columns beside it), the ring on smaller tiles through the
-    tile program (Tuning.wide_ring) or through the climb's EDGES program, calls of an odd count ending
-    on `blocked`'s: the cell-wise water, flows and ledger to the bit, with Manning's friction or without,
+    from the rows below and above it and the columns beside it), the ring through the climb's EDGES
+    program, calls of an odd count ending on `blocked`'s: the cell-wise water, flows and ledger to the bit, with Manning's friction or without,
     open sides (changed between calls) or walls all round."""
-    wide, ring, shape = CLIMBS[climb]
+    wide, shape = CLIMBS[climb]
     terrain, water = random_state(rng, shape)
     seed = int(rng.integers(1 << 30))
     grids = []
@@ -253,7 +249,7 @@ def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, mannin
             set_boundary_both(g, s, "bottom", "outflow", 0.2)
         grids.append(g)
     a, b = grids
-    retune(a, wide=((0, wide),), wide_open_from=0, wide_ring=ring, split_from=0, blocked=((4, 4), 1),
+    retune(a, wide=((0, wide),), wide_open_from=0, split_from=0, blocked=((4, 4), 1),
            odd=((4, 4), 1))
     for n in (wide[1], 2 * wide[1] + 1, 1):
         for g in grids:
@@ -272,7 +268,7 @@ def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, mannin
         assert_same_bits(a.water, b.water, err_msg="sides changed")
         assert_same_ledger(a.ledger(), b.ledger(), "sides changed")
     lay = a._kernel_object("blocked")._layout(wide)[0]
-    assert lay.climbs and min(lay.inner) >= (1 if climb == "gpu" else 3) and lay.ring_tile == (ring or wide[0])
+    assert lay.climbs and min(lay.inner) >= (1 if climb == "gpu" else 3) and lay.wide
     for g in grids:
         g.release()
 
@@ -312,11 +308,11 @@ def test_gpus_climb_with_inertia_where_the_climb_has_it():
     CPU rasterisers keep the tile program."""
     gpu = plan.Tuning.for_device("gpu", False, inertia=True)
     wide = plan.wide_shape(gpu, 4096, 4096)
-    assert wide is not None and gpu.wide_ring is None
+    assert wide is not None
     call = plan.plan_call(gpu, 4096, 4096, 64)
     assert call.kernel == "blocked" and set(call.launches) == {wide}
     lay = plan.tile_layout(gpu, 4096, 4096, wide)
-    assert lay.climbs and lay.wide and lay.ring_tile == wide[0]
+    assert lay.climbs and lay.wide
     assert set(plan.plan_call(gpu, 512, 512, 64).launches) == {gpu.blocked}
     sleeping = plan.plan_call(gpu, 4096, 4096, 64, sleep_blocked=plan.blocked_sleeps(gpu))
     assert sleeping.sleep and set(sleeping.launches) == {gpu.sleep_climb}

@@ -98,8 +98,8 @@ def test_the_climb_on_the_tiles_gpus_take(ctx):
 
 @pytest.mark.parametrize("sleep_climb", [None, ((TILE, TILE), 2)], ids=["tile-program", "climbed"])
 def test_inertia_sleeps_beside_dense_calls_that_climb_wide_tiles(ctx, sleep_climb):
-    """With inertia, as GPUs plan it: dense calls climb the wide tiles (the ring on wide_ring's through the
-    tile program), sleeping ones climb sleep_climb's tiles (None: the tile program on `blocked`'s); once
+    """With inertia, as GPUs plan it: dense calls climb the wide tiles (the ring through the climb's EDGES
+    program), sleeping ones climb sleep_climb's tiles (None: the tile program on `blocked`'s); once
     most tiles wake, the calls go dense. The bits of every tile, whichever ran."""
     terrain, water = dam((80, 112))
     a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, inertia=True, manning=0.03)
@@ -107,7 +107,7 @@ def test_inertia_sleeps_beside_dense_calls_that_climb_wide_tiles(ctx, sleep_clim
     wide = ((8, 6), 2)
     for g in (a, b):
         retune(g, blocked=((TILE, TILE), 2), odd=((TILE, TILE), 1), sleep_blocked=True, split_from=0,
-               wide=((0, wide),), wide_open_from=0, wide_ring=(4, 3), sleep_climb=sleep_climb,
+               wide=((0, wide),), wide_open_from=0, sleep_climb=sleep_climb,
                sleep_dense_above=0.5, sleep_climb_dense_above=0.5)
     slept = []
     for call in range(12):
@@ -136,7 +136,7 @@ def test_the_climb_with_inertia_on_the_tiles_gpus_take(ctx):
     gpu = plan.Tuning.for_device("gpu", False, inertia=True)
     for g in (a, b):
         retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb,
-               wide=((0, ((8, 6), 2)),), wide_open_from=0, wide_ring=(4, 3), blocked=((TILE, TILE), 1),
+               wide=((0, ((8, 6), 2)),), wide_open_from=0, blocked=((TILE, TILE), 1),
                odd=((TILE, TILE), 1), split_from=0)
     awake = []
     for call in range(6):

@@ -73,7 +73,7 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 layout(local_size_x = GROUP_X) in;      // TILE_X + 2 HALO
 
 #if !EDGES && !SLEEP
-uniform ivec2 u_origin;                 // the interior rectangle's first texel, as blocked_tile.comp's
+uniform ivec2 u_first_tile;             // the interior rectangle's first tile, as blocked_tile.comp's
 #endif
 #if SLEEP
 bool g_change = false;                  // a substep changed a texel of the tile in this invocation's column
@@ -468,7 +468,7 @@ void main() {
     if (k < 0) return;
     ivec2 origin = ring_tile(k) * ivec2(TILE_X, TILE_Y);
 #else
-    ivec2 origin = u_origin + ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
+    ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #endif
     int x = origin.x - HALO + lane;
 #if EDGES

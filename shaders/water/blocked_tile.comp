@@ -54,11 +54,11 @@ layout(binding = B_PACKED_OUT, rgba32f) uniform restrict writeonly image2D u_sta
 layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;     // W2, H2
 
 // INTERIOR: the tiles whose halo lies inside the grid (nearly every tile of a large grid), a rectangle
-// from texel u_origin, or (walled calls) every tile against the ghost columns; this program has none of
+// from u_first_tile, or (walled calls) every tile against the ghost columns; this program has none of
 // the boundary tests. Otherwise the ring of tiles around that rectangle, one workgroup each
 // (common/ring.glsl); on small grids the rectangle is empty and the ring every tile.
 #if INTERIOR
-uniform ivec2 u_origin;             // the interior rectangle's first texel
+uniform ivec2 u_first_tile;
 #else
 #include "common/ring.glsl"
 #endif
@@ -312,7 +312,7 @@ void main() {
 #if INTERIOR
     const bool interior = true;
 #if !SLEEP
-    ivec2 origin = u_origin + ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
+    ivec2 origin = (ivec2(gl_WorkGroupID.xy) + u_first_tile) * ivec2(TILE_X, TILE_Y);
 #endif
 #else
 #if !SLEEP
