@@ -273,35 +273,6 @@ def test_the_climb_with_inertia_gives_the_cell_wise_bits(ctx, rng, climb, mannin
         g.release()
 
 
-@pytest.mark.parametrize("wide", [((5, 3), 3), ((7, 4), 4)], ids=["5x3x3", "7x4x4"])
-def test_the_climb_with_inertia_on_tiny_and_ragged_grids(ctx, rng, wide):
-    """The EDGES climb with inertia where its tiles do not fit: grids narrower or shorter than a tile and
-    its halo, one column or row past a multiple of it, every side a boundary of another kind: the
-    cell-wise bits, water, flows and ledger."""
-    for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
-        terrain, water = random_state(rng, shape)
-        grids = [GRIDS["square"](ctx, terrain, water=water, friction=0.1, manning=0.03, inertia=True, kernel=kernel,
-                                 sleep=False) for kernel in ("blocked", "cells")]
-        a, b = grids
-        retune(a, wide=((0, wide),), wide_open_from=0, blocked=((4, 4), 1), odd=((4, 4), 1))
-        for g in grids:
-            g.set_boundary("left", "inflow", 0.8)
-            g.set_boundary("right", "level", 0.9)
-            g.set_boundary("bottom", "outflow", 0.3)
-            g.set_boundary("top", "level", 0.4, span=(0, 1))
-            for n in (wide[1], 2 * wide[1] + 1, 1):
-                g.step(0.05 * n, substeps=n)
-                if g is a and n == wide[1]:
-                    assert a._last_call.launches == (wide,), shape
-        assert a.volume() > 0.0
-        assert_same_bits(a.water, b.water, err_msg=str(shape))
-        for fa, fb in zip(gpu_flows(a), gpu_flows(b)):
-            assert_same_bits(fa, fb, err_msg=str(shape))
-        assert_same_ledger(a.ledger(), b.ledger(), str(shape))
-        for g in grids:
-            g.release()
-
-
 def test_gpus_climb_with_inertia_where_the_climb_has_it():
     """GPUs' inertia tuning: square calls of two substeps and more climb wide tiles on large grids, the
     ring through the climb's EDGES program, and sleeping calls climb theirs; smaller grids, hex grids and

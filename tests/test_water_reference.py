@@ -430,15 +430,23 @@ def test_open_calls_climb_wide_tiles_with_their_edges_to_the_same_bits(ctx, rng,
         g.release()
 
 
+# the model's parameters, and what else the blocked kernel's tuning needs for it (inertia: a halo of three
+# cells a substep, which `blocked`'s default tiles would not leave room for in these grids)
+CLIMB_MODELS = {"classic": (dict(friction=0.2), {}),
+                "inertia": (dict(friction=0.1, manning=0.03, inertia=True), dict(blocked=((4, 4), 1), odd=((4, 4), 1)))}
+
+
+@pytest.mark.parametrize("model", list(CLIMB_MODELS))
 @pytest.mark.parametrize("wide", [((5, 3), 3), ((7, 4), 4)], ids=["5x3x3", "7x4x4"])
-def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide):
+def test_open_calls_climb_wide_tiles_on_tiny_and_ragged_grids(ctx, rng, wide, model):
     """The EDGES climb where its tiles do not fit: grids narrower or shorter than a tile and its halo,
-    one column or row past a multiple of it, every side a boundary of another kind: the cell-wise bits,
-    water, flows and ledger."""
+    one column or row past a multiple of it, every side a boundary of another kind, classic pipes and
+    with inertia: the cell-wise bits, water, flows and ledger."""
+    params, tuning = CLIMB_MODELS[model]
     for shape in [(2, 2), (3, 70), (70, 3), (9, 2), (2, 61), (36, 29)]:
         terrain, water = random_state(rng, shape)
-        a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, friction=0.2, sleep=False)
-        retune(a, wide=((0, wide),), wide_open_from=0)
+        a, b = _kernel_pair(ctx, "square", terrain, water, "blocked", boundaries=False, sleep=False, **params)
+        retune(a, wide=((0, wide),), wide_open_from=0, **tuning)
         for g in (a, b):
             g.set_boundary("left", "inflow", 0.8)
             g.set_boundary("right", "level", 0.9)

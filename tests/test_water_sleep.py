@@ -75,15 +75,25 @@ def test_a_dam_break_into_dry_land_gives_the_bits_of_every_tile(ctx, kind, model
         g.release()
 
 
-def test_the_climb_on_the_tiles_gpus_take(ctx):
+# GPUs' sleeping climb: the model's parameters and the tuning that puts this grid's dense calls on a
+# climb (classic: walled calls climb every tile; inertia: wide tiles, their ring through EDGES)
+GPU_SLEEP = {"classic": ({}, dict(climb_walled_from=0)),
+             "inertia": (dict(inertia=True, manning=0.03), dict(wide=((0, ((8, 6), 2)),), wide_open_from=0,
+                         blocked=((TILE, TILE), 1), odd=((TILE, TILE), 1), split_from=0))}
+
+
+@pytest.mark.parametrize("model", list(GPU_SLEEP))
+def test_the_climb_on_the_tiles_gpus_take(ctx, model):
     """The climb's sleeping tiles as GPUs take them (Tuning.sleep_climb: 48 texels, more than a
-    workgroup of the pack holds, which packs them a few rows an invocation): the bits of every tile."""
+    workgroup of the pack holds, which packs them a few rows an invocation; with inertia 52, two substeps
+    a launch, beside dense calls climbing wide tiles): the bits of every tile."""
+    params, tuning = GPU_SLEEP[model]
     terrain, water = dam((160, 208))
-    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep) for sleep in (True, False)]
-    gpu = plan.Tuning.for_device("gpu", False)
+    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, **params)
+            for sleep in (True, False)]
+    gpu = plan.Tuning.for_device("gpu", False, inertia=bool(params))
     for g in (a, b):
-        retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb,
-               climb_walled_from=0)
+        retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb, **tuning)
     awake = []
     for call in range(8):
         for g in (a, b):
@@ -123,29 +133,6 @@ def test_inertia_sleeps_beside_dense_calls_that_climb_wide_tiles(ctx, sleep_clim
             assert ran.launches[0] == wide, call
         slept.append(ran.sleep)
     assert slept[1] and not slept[-1], slept
-    for g in (a, b):
-        g.release()
-
-
-def test_the_climb_with_inertia_on_the_tiles_gpus_take(ctx):
-    """With inertia, GPUs' sleeping climb (Tuning.for_device's sleep_climb with inertia) beside dense
-    calls climbing wide tiles, on a grid with an interior rectangle: the bits of every tile."""
-    terrain, water = dam((160, 208))
-    a, b = [hydro.WaterGrid(ctx, terrain, water=water, kernel="blocked", sleep=sleep, inertia=True, manning=0.03)
-            for sleep in (True, False)]
-    gpu = plan.Tuning.for_device("gpu", False, inertia=True)
-    for g in (a, b):
-        retune(g, sleep_blocked=True, sleep_climb_dense_above=1.0, sleep_climb=gpu.sleep_climb,
-               wide=((0, ((8, 6), 2)),), wide_open_from=0, blocked=((TILE, TILE), 1),
-               odd=((TILE, TILE), 1), split_from=0)
-    awake = []
-    for call in range(6):
-        for g in (a, b):
-            g.step(3.0)
-        assert climbed(a)
-        assert_twins(a, b, f"call {call}")
-        awake.append(a.awake)
-    assert awake[1] < 0.5 and awake[-1] > awake[1], awake
     for g in (a, b):
         g.release()
 
