@@ -201,6 +201,38 @@ void fold_ring_faces(ivec2 origin, int lane) {
 }
 #endif
 
+// The outflow scale of the cell in this lane's column and row `row`, of faces f (EDGES: 1 outside the
+// grid).
+float row_k(float h, Faces f, int row) {
+    float k = outflow_scale(h, outgoing(f));
+#if EDGES
+    if (!(g_column && row >= 0 && row < u_size.y)) k = 1.0;
+#endif
+    return k;
+}
+
+// The texel of this lane's column in row `row` (depth h, bed z, its own K k) moved by its faces, each
+// scaled by its upwind cell's K: left and right by the columns beside it (k_left, k_right), top by the
+// row above (k_above), bottom as scaled a step before; its top face scaled into top_scaled. EDGES books
+// the faces it owns at substep s; SLEEP flags a change of a texel the tile owns from the depth and
+// faces (took) it held.
+vec4 move_row(float h, float z, float left, float right, float bottom, float top, float k, float k_left,
+              float k_right, float k_above, int row, int s, vec2 took, out float top_scaled) {
+    Faces f = Faces(upwind_scaled(left, k_left, k), upwind_scaled(right, k, k_right), bottom,
+                    upwind_scaled(top, k, k_above));
+#if EDGES
+    book_edges(row, s, f.left, f.bottom);
+#endif
+    top_scaled = f.top;
+    vec4 after = vec4(moved(h, g_rate, net_inflow(f)), f.left, f.bottom, z);
+#if SLEEP
+    // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
+    if (owned(row))
+        g_change = g_change || changed(after, vec4(h, took, z));
+#endif
+    return after;
+}
+
 #if INERTIA
 vec4 side(Stage st, vec4 row) { return vec4(st.ux1, st.uy1, st.ax2, st.k3); }
 
@@ -273,26 +305,18 @@ void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra, int 
     } else if (!(g_column && rf > 0 && rf < n.y))
         ay = 0.0;
 #endif
-    // K of row r - 2 (the order of outgoing(): left, right, bottom, top)
-    float k2 = outflow_scale(st.h2, outgoing(Faces(st.ax2, ra.z, st.ay2, ay)));
-#if EDGES
-    if (!(g_column && r >= 2 && r <= n.y + 1)) k2 = 1.0;         // row r - 2's cell is outside the grid
-#endif
-    // row r - 3 moved by its faces, each scaled by its upwind cell's K
-    Faces f3 = Faces(upwind_scaled(st.ax3, la.w, st.k3), upwind_scaled(st.axr3, st.k3, ra.w), st.ays3,
-                     upwind_scaled(st.ay2, st.k3, k2));
-#if EDGES
-    book_edges(r - 3, s, f3.left, f3.bottom);
-#endif
-    st.moved = vec4(moved(st.h3, g_rate, net_inflow(f3)), f3.left, f3.bottom, st.z3);
+    // K of row r - 2 (the order of outgoing(): left, right, bottom, top), row r - 3 moved
+    float k2 = row_k(st.h2, Faces(st.ax2, ra.z, st.ay2, ay), r - 2);
+    vec2 took = vec2(0.0);
 #if SLEEP
-    // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
-    if (owned(r - 3))
-        g_change = g_change || changed(st.moved, vec4(st.h3, st.fx3, st.fy3, st.z3));
+    took = vec2(st.fx3, st.fy3);
     st.fx3 = st.qx2; st.fy3 = st.qy2;
 #endif
+    float top;
+    st.moved = move_row(st.h3, st.z3, st.ax3, st.axr3, st.ays3, st.ay2, st.k3, la.w, ra.w, k2, r - 3, s, took,
+                        top);
     // the rows move up one
-    st.z3 = st.z2; st.h3 = st.h2; st.ax3 = st.ax2; st.axr3 = ra.z; st.k3 = k2; st.ays3 = f3.top;
+    st.z3 = st.z2; st.h3 = st.h2; st.ax3 = st.ax2; st.axr3 = ra.z; st.k3 = k2; st.ays3 = top;
     st.e2 = st.e1; st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qy2 = st.qy1;
     st.ux2 = st.ux1; st.uy2 = st.uy1; st.ax2 = ax; st.ay2 = ay; st.qr2 = st.qr1;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = row.y; st.qy1 = row.z; st.ux1 = ux; st.uy1 = uy;
@@ -323,28 +347,19 @@ void advance(inout Stage st, vec4 row, vec4 l, vec4 rt, int r, int s) {
     } else if (!(g_column && r > 0 && r < u_size.y))
         qy = 0.0;
 #endif
-    // K of row r - 1 (the order of outgoing(): left, right, bottom, top)
+    // K of row r - 1 (the order of outgoing(): left, right, bottom, top), row r - 2 moved
     float qxr1 = rt.z;
-    Faces f1 = Faces(st.qx1, qxr1, st.qy1, qy);
-    float k1 = outflow_scale(st.h1, outgoing(f1));
-#if EDGES
-    if (!(g_column && r >= 1 && r <= u_size.y)) k1 = 1.0;        // row r - 1's cell is outside the grid
-#endif
-    // row r - 2 moved by its faces, each scaled by its upwind cell's K
-    Faces f2 = Faces(upwind_scaled(st.qx2, l.w, st.k2), upwind_scaled(st.qxr2, st.k2, rt.w), st.qys2,
-                     upwind_scaled(st.qy1, st.k2, k1));
-#if EDGES
-    book_edges(r - 2, s, f2.left, f2.bottom);
-#endif
-    st.moved = vec4(moved(st.h2, g_rate, net_inflow(f2)), f2.left, f2.bottom, st.z2);
+    float k1 = row_k(st.h1, Faces(st.qx1, qxr1, st.qy1, qy), r - 1);
+    vec2 took = vec2(0.0);
 #if SLEEP
-    // a texel of the tile this substep changed: its depth or a face it stores (its bed never changes)
-    if (owned(r - 2))
-        g_change = g_change || changed(st.moved, vec4(st.h2, st.fx2, st.fy2, st.z2));
+    took = vec2(st.fx2, st.fy2);
     st.fx2 = st.fx1; st.fy2 = st.fy1; st.fx1 = row.y; st.fy1 = row.z;
 #endif
+    float top;
+    st.moved = move_row(st.h2, st.z2, st.qx2, st.qxr2, st.qys2, st.qy1, st.k2, l.w, rt.w, k1, r - 2, s, took,
+                        top);
     // the rows move up one
-    st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = f2.top;
+    st.z2 = st.z1; st.h2 = st.h1; st.qx2 = st.qx1; st.qxr2 = qxr1; st.k2 = k1; st.qys2 = top;
     st.e1 = e; st.z1 = z; st.h1 = h; st.qx1 = qx; st.qy1 = qy;
 }
 #endif
