@@ -270,25 +270,14 @@ void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra, int 
 #endif
     // row r - 1's x face (cells x - 1 and x): along it the x faces beside it in its row, across it
     // the y faces of both cells and the x faces below and above it
-    FaceStencil fx;
-    fx.q = st.qx1;
-    fx.q_before = st.ql1;
-    fx.q_after = st.qr1;
-    fx.u = st.ux1;
-    fx.u_before = la.x;
-    fx.u_after = ra.x;
-    fx.first = Across(lt.z, row.z, st.qyl1, st.qy1, st.ux2, ux);
+    // (FaceStencil's members: q, q_before, q_after, u, u_before, u_after, first)
+    FaceStencil fx = FaceStencil(st.qx1, st.ql1, st.qr1, st.ux1, la.x, ra.x,
+                                 Across(lt.z, row.z, st.qyl1, st.qy1, st.ux2, ux));
     float ax = inertial_flow(fx, st.dx1, st.el1, st.e1);
     // its y face (cells in rows r - 2 and r - 1): along it the y faces below and above it, across it
     // the x faces of both cells and the y faces beside it
-    FaceStencil fy;
-    fy.q = st.qy1;
-    fy.q_before = st.qy2;
-    fy.q_after = row.z;
-    fy.u = st.uy1;
-    fy.u_before = st.uy2;
-    fy.u_after = uy;
-    fy.first = Across(st.qr2, st.qr1, st.qx2, st.qx1, la.y, ra.y);
+    FaceStencil fy = FaceStencil(st.qy1, st.qy2, row.z, st.uy1, st.uy2, uy,
+                                 Across(st.qr2, st.qr1, st.qx2, st.qx1, la.y, ra.y));
     float ay = inertial_flow(fy, st.dy1, st.e2, st.e1);
 #if EDGES
     // row r - 1's faces on the grid's edges take the boundary face rule from their inside column, those
