@@ -7,8 +7,9 @@ both lattices, both pipe areas (square), walls and open sides, and with the plan
 at 0 so that the small grid takes every program large grids take (the wide climbs, their EDGES ring,
 the climbed and split programs), this runs the same calls of 2, 1, 2, 4, 3 and 8 substeps through the
 planner's choice, the fused kernel and the blocked kernel in every call, and through the cell-wise
-kernel, and compares water and flows after every call and the volume with the ledger at the end. Each
-call starts from the flows the last one left, which a grid's first call, from rest, does not test. The
+kernel (with inertia and Manning's friction: the planner's choice and the blocked kernel, square grids
+climbing wide tiles from any size), and compares water and flows after every call and the volume with
+the ledger at the end. Each call starts from the flows the last one left, which a grid's first call, from rest, does not test. The
 grids sleep as GPUs do (the blocked kernel over its awake tiles), and a third of the land starts dry, so
 their first calls skip tiles. Erosion in the planner's kernel (from two substeps a call the tile program's
 phases, its interior tiles too) runs against the cell-wise kernel's passes, classic and with inertia:
@@ -35,13 +36,18 @@ OPEN_SIDES = (("left", "inflow", 0.5), ("right", "level", 0.3), ("top", "outflow
 # calls that climb tiles of 16 texels with an interior rectangle (their edge tiles listed apart).
 FORCED = dict(wide=((0, ((7, 4), 4)),), wide_open_from=0, split_from=0, climb_from=0, climb_walled_from=0,
               sleep_climb=((16, 16), 4))
+# With inertia (square): the climb on wide tiles of 7 x 4 cells two substeps a launch and its EDGES ring,
+# from any size, beside the tile program's calls of an odd count.
+FORCED_INERTIA = dict(wide=((0, ((7, 4), 2)),), wide_open_from=0, split_from=0)
 
 
-def grid(ctx, cls, terrain, water, kernel, pipe_area, sides, forced):
-    g = cls(ctx, terrain, water=water, friction=0.1, kernel=kernel, pipe_area=pipe_area)
-    tuning = water_plan.Tuning.for_device("gpu", cls is hydro.HexWaterGrid)   # the GPU's plan, on any device
+def grid(ctx, cls, terrain, water, kernel, pipe_area, sides, forced, inertia=False):
+    g = cls(ctx, terrain, water=water, friction=0.1, kernel=kernel, pipe_area=pipe_area, inertia=inertia,
+            manning=0.03 if inertia else 0.0)
+    # the GPU's plan, on any device
+    tuning = water_plan.Tuning.for_device("gpu", cls is hydro.HexWaterGrid, inertia=inertia)
     if forced:
-        tuning = tuning.replace(**{k: v for k, v in FORCED.items()
+        tuning = tuning.replace(**{k: v for k, v in (FORCED_INERTIA if inertia else FORCED).items()
                                    if cls is hydro.WaterGrid or k in ("split_from",)})
     g._retune(tuning)
     for side, kind, value in OPEN_SIDES if sides == "open" else ():
@@ -53,12 +59,13 @@ def flows(g):
     return [g.flow_x, g.flow_y] + ([g.flow_z] if isinstance(g, hydro.HexWaterGrid) else [])
 
 
-def check_case(ctx, cls, terrain, water, pipe_area, sides, tolerance, forced):
+def check_case(ctx, cls, terrain, water, pipe_area, sides, tolerance, forced, inertia=False):
     """(worst water difference, worst flow difference, worst ledger error, ok) of every kernel against
-    the cell-wise one over CALLS, each relative to the deepest water / largest flow of the cell-wise one."""
-    grids = {kernel: grid(ctx, cls, terrain, water, kernel, pipe_area, sides, forced)
-             for kernel in (None, "fused", "blocked")}
-    ref = grid(ctx, cls, terrain, water, "cells", pipe_area, sides, forced)
+    the cell-wise one over CALLS, each relative to the deepest water / largest flow of the cell-wise one
+    (with inertia, which the fused kernel lacks, the planner's choice and the blocked kernel)."""
+    kernels = (None, "blocked") if inertia else (None, "fused", "blocked")
+    grids = {kernel: grid(ctx, cls, terrain, water, kernel, pipe_area, sides, forced, inertia) for kernel in kernels}
+    ref = grid(ctx, cls, terrain, water, "cells", pipe_area, sides, forced, inertia)
     worst = {"water": 0.0, "flows": 0.0, "ledger": 0.0}
     try:
         for n in CALLS:
@@ -145,6 +152,12 @@ def main(argv=None, ctx=None) -> int:
                     print(f"{'forced' if forced else 'default':8s} {cls.__name__:13s} pipe_area={pipe_area!s:6s}"
                           f" {sides:6s} water {worst['water']:.1e} flows {worst['flows']:.1e}"
                           f" ledger {worst['ledger']:.1e} {'ok' if ok else 'FAIL'}", flush=True)
+    for cls in (hydro.WaterGrid, hydro.HexWaterGrid):
+        for sides in ("walls", "open"):
+            worst, ok = check_case(ctx, cls, terrain, water, "depth", sides, args.tolerance, True, inertia=True)
+            failed += not ok
+            print(f"inertia  {cls.__name__:13s} {sides:6s} water {worst['water']:.1e} flows {worst['flows']:.1e}"
+                  f" ledger {worst['ledger']:.1e} {'ok' if ok else 'FAIL'}", flush=True)
     for cls in (hydro.WaterGrid, hydro.HexWaterGrid):
         for inertia in (False, True):
             worst, ok = check_erosion(ctx, cls, inertia, terrain + 1.0, water, args.tolerance)
