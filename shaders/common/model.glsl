@@ -60,6 +60,19 @@ float face_velocity(float q, float depth) {
     return depth > MIN_DEPTH ? clamp(speed, -u_speed_cap, u_speed_cap) : 0.0;
 }
 
+// The inertia depth of a face between columns a and b, each (depth, bed).
+float columns_depth(vec2 a, vec2 b) {
+    return inertia_depth(a.x, b.x, face_depth(a.y + a.x, b.y + b.x, a.y, b.y));
+}
+
+// The velocity of a face of flow q between columns a and b, each (depth, bed), where a_in and b_in say
+// which lie in the grid: a boundary face takes its inside column for both sides, a face with no cell in
+// the grid has none.
+float columns_velocity(float q, vec2 a, vec2 b, bool a_in, bool b_in) {
+    if (!(a_in || b_in)) return 0.0;
+    return face_velocity(q, columns_depth(a_in ? a : b, b_in ? b : a));
+}
+
 // The momentum a side of a face's control volume passes on: the mean of the two flows across it
 // (volume rate) times the velocity upwind of it, `behind` where the mean runs forward.
 float momentum_flux(float q_1, float q_2, float u_behind, float u_ahead) {

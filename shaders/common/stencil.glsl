@@ -4,16 +4,14 @@
 // (INERTIA) and, before it, flow_of(k, f) (0 where there is no such face), depth_at(c), terrain_at(c);
 // a pass that has the faces' velocities already (cells_velocity.comp's) defines VELOCITY_OF(k, f).
 
-// The velocity of face f of axis k: a boundary face takes its inside column for both sides; a face
-// with no cell in the grid has none.
+// Column c's (depth, bed), where it lies in the grid.
+vec2 column_at(ivec2 c, bool in_grid) { return in_grid ? vec2(depth_at(c), terrain_at(c)) : vec2(0.0); }
+
+// The velocity of face f of axis k (model.glsl's columns_velocity).
 float velocity_of(int k, ivec2 f) {
     ivec2 a = f + from_cell(k), b = a + axis(k);
     bool a_in = inside(a), b_in = inside(b);
-    if (!(a_in || b_in)) return 0.0;
-    ivec2 ca = a_in ? a : b, cb = b_in ? b : a;
-    float z_a = terrain_at(ca), h_a = depth_at(ca), z_b = terrain_at(cb), h_b = depth_at(cb);
-    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
-    return face_velocity(flow_of(k, f), depth);
+    return columns_velocity(flow_of(k, f), column_at(a, a_in), column_at(b, b_in), a_in, b_in);
 }
 
 #ifndef VELOCITY_OF
@@ -42,6 +40,5 @@ float inertial_face(int k, ivec2 f) {
     st.second = across(k, second_across(k), f, a, b);
 #endif
     float z_a = terrain_at(a), h_a = depth_at(a), z_b = terrain_at(b), h_b = depth_at(b);
-    float depth = inertia_depth(h_a, h_b, face_depth(z_a + h_a, z_b + h_b, z_a, z_b));
-    return inertial_flow(st, depth, z_a + h_a, z_b + h_b);
+    return inertial_flow(st, columns_depth(vec2(h_a, z_a), vec2(h_b, z_b)), z_a + h_a, z_b + h_b);
 }

@@ -236,16 +236,6 @@ vec4 move_row(float h, float z, float left, float right, float bottom, float top
 #if INERTIA
 vec4 side(Stage st, vec4 row) { return vec4(st.ux1, st.uy1, st.ax2, st.k3); }
 
-#if EDGES
-// The velocity of a face of flow q between columns a and b (depth, bed, surface), where a_in and b_in
-// say which lie in the grid: a boundary face takes its inside column for both sides, a face with no cell
-// in the grid has none (blocked_tile.comp's speed()).
-float edge_speed(float q, vec3 a, vec3 b, bool a_in, bool b_in) {
-    if (!(a_in || b_in)) return 0.0;
-    vec3 ca = a_in ? a : b, cb = b_in ? b : a;
-    return face_velocity(q, inertia_depth(ca.x, cb.x, face_depth(ca.z, cb.z, ca.y, cb.y)));
-}
-#endif
 
 // One step of stage s on its row r (depth, flow_x, flow_y, bed), given the texels the columns at its
 // left (lt) and right (rtt) took and their sides (la, ra): the velocities of row r's faces, row r - 1's
@@ -255,15 +245,14 @@ void advance(inout Stage st, vec4 row, vec4 lt, vec4 la, vec4 rtt, vec4 ra, int 
     float z = row.w, h = row.x, e = z + h;
     float zl = lt.w, hl = lt.x, el = zl + hl;
     // row r's velocities: x from the column at its left, y from the row below
-    float dx = inertia_depth(hl, h, face_depth(el, e, zl, z));
-    float dy = inertia_depth(st.h1, h, face_depth(st.e1, e, st.z1, z));
+    float dx = columns_depth(vec2(hl, zl), vec2(h, z));
+    float dy = columns_depth(vec2(st.h1, st.z1), vec2(h, z));
 #if EDGES
     ivec2 n = u_size;
     bool row_in = r >= 0 && r < n.y, below_in = r >= 1 && r <= n.y;
-    float ux = edge_speed(row.y, vec3(hl, zl, el), vec3(h, z, e), row_in && g_x >= 1 && g_x <= n.x,
-                          row_in && g_column);
-    float uy = edge_speed(row.z, vec3(st.h1, st.z1, st.e1), vec3(h, z, e), below_in && g_column,
-                          row_in && g_column);
+    float ux = columns_velocity(row.y, vec2(hl, zl), vec2(h, z), row_in && g_x >= 1 && g_x <= n.x,
+                                row_in && g_column);
+    float uy = columns_velocity(row.z, vec2(st.h1, st.z1), vec2(h, z), below_in && g_column, row_in && g_column);
 #else
     float ux = face_velocity(row.y, dx);
     float uy = face_velocity(row.z, dy);

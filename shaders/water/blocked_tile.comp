@@ -144,15 +144,6 @@ float accelerate(float q, ivec2 from, ivec2 to, vec2 a, vec2 b, int bi) {
 #if INERTIA
 int step_of(ivec2 d) { return d.x * DX + d.y * DY; }
 
-// The velocity of a face between columns a and b (as s_hz holds them) of flow q: a boundary face takes
-// its inside column for both sides, a face with no cell in the grid has none.
-float speed(float q, vec2 a, vec2 b, bool a_in, bool b_in) {
-    if (!(a_in || b_in)) return 0.0;
-    vec2 ca = a_in ? a : b, cb = b_in ? b : a;
-    float depth = inertia_depth(ca.x, cb.x, face_depth(ca.y + ca.x, cb.y + cb.x, ca.y, cb.y));
-    return face_velocity(q, depth);
-}
-
 // Texel i's face of axis k: its flow at the substep's start, and its velocity.
 float q0_of(int i, int k) {
 #if HEX
@@ -171,8 +162,9 @@ float u_of(int i, int k) {
 // The velocity of texel c's face of axis k (region index i).
 float face_speed(int i, ivec2 c, int k) {
     ivec2 a = c + from_cell(k), b = a + axis(k);
-    return speed(q0_of(i, k), s_hz[i + step_of(from_cell(k))], s_hz[i + step_of(from_cell(k) + axis(k))],
-                 g_interior || inside(a), g_interior || inside(b));
+    return columns_velocity(q0_of(i, k), s_hz[i + step_of(from_cell(k))],
+                            s_hz[i + step_of(from_cell(k) + axis(k))], g_interior || inside(a),
+                            g_interior || inside(b));
 }
 
 // The velocities of texel c's faces into s_ux, s_uy (and s_uz).
@@ -207,8 +199,7 @@ float inertial_face(int i, int k) {
     st.second = across(i, k, second_across(k), a, b);
 #endif
     vec2 ca = s_hz[a], cb = s_hz[b];
-    float depth = inertia_depth(ca.x, cb.x, face_depth(ca.y + ca.x, cb.y + cb.x, ca.y, cb.y));
-    return inertial_flow(st, depth, ca.y + ca.x, cb.y + cb.x);
+    return inertial_flow(st, columns_depth(ca, cb), ca.y + ca.x, cb.y + cb.x);
 }
 
 // Whether the face of axis k at texel c joins two cells of the grid.
